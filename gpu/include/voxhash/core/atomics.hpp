@@ -1,0 +1,80 @@
+// The few atomic read-modify-writes the algorithms need, one spelling for both backends:
+// CUDA atomics in device code, std::atomic_ref (relaxed) on the host.
+#pragma once
+
+#include <voxhash/core/host_device.hpp>
+
+#include <cstdint>
+#if !defined(__CUDA_ARCH__)
+#include <atomic>
+#endif
+
+namespace voxhash::core {
+
+VOXHASH_HD std::uint64_t atomic_exchange(std::uint64_t* address, std::uint64_t value) {
+#if defined(__CUDA_ARCH__)
+  return atomicExch(reinterpret_cast<unsigned long long*>(address), value);
+#else
+  return std::atomic_ref<std::uint64_t>(*address).exchange(value, std::memory_order_relaxed);
+#endif
+}
+
+VOXHASH_HD std::uint32_t atomic_add(std::uint32_t* address, std::uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  return atomicAdd(address, value);
+#else
+  return std::atomic_ref<std::uint32_t>(*address).fetch_add(value, std::memory_order_relaxed);
+#endif
+}
+
+VOXHASH_HD void atomic_max(std::uint32_t* address, std::uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  atomicMax(address, value);
+#else
+  std::atomic_ref<std::uint32_t> ref(*address);
+  std::uint32_t seen = ref.load(std::memory_order_relaxed);
+  while (seen < value && !ref.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+#endif
+}
+
+/// Atomically replaces `*address` with `value` if it holds `expected`; returns the old value.
+VOXHASH_HD std::uint32_t atomic_cas(std::uint32_t* address, std::uint32_t expected,
+                                    std::uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  return atomicCAS(address, expected, value);
+#else
+  std::atomic_ref<std::uint32_t>(*address).compare_exchange_strong(expected, value,
+                                                                   std::memory_order_relaxed);
+  return expected;
+#endif
+}
+
+VOXHASH_HD std::uint32_t atomic_load(const std::uint32_t* address) {
+#if defined(__CUDA_ARCH__)
+  return *reinterpret_cast<const volatile std::uint32_t*>(address);
+#else
+  return std::atomic_ref<std::uint32_t>(*const_cast<std::uint32_t*>(address))
+      .load(std::memory_order_relaxed);
+#endif
+}
+
+}  // namespace voxhash::core
+
+namespace voxhash::core {
+
+/// atomic_max for values many threads report at once (a longest chain, a failure flag): reads
+/// first and only writes a larger value; on the GPU one lane per warp writes the warp's maximum.
+VOXHASH_HD void record_max(std::uint32_t* address, std::uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  const unsigned mask   = __activemask();
+  const std::uint32_t m = __reduce_max_sync(mask, value);
+  if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(mask) - 1) && m > atomic_load(address)) {
+    atomicMax(address, m);
+  }
+#else
+  if (value > atomic_load(address)) atomic_max(address, value);
+#endif
+}
+
+}  // namespace voxhash::core

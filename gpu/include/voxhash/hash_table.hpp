@@ -1,0 +1,88 @@
+// The one host interface both hash tables implement, so front ends can switch algorithms live:
+// build from n keys (and values) on a stream; find / contains / count / dense id for a batch;
+// the unique keys with dense ids; build statistics as values. Pointers passed to a table live in
+// the memory of the table's backend (device memory for Cuda, host memory for Cpu).
+#pragma once
+
+#include <voxhash/backend.hpp>
+#include <voxhash/types.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace voxhash {
+
+enum class TableKind { Cuckoo, HashGraphV1, HashGraphV2 };
+
+[[nodiscard]] std::string_view to_string(TableKind kind);
+/// Parses "cuckoo", "hashgraph-v1" or "hashgraph-v2" (also "v1", "v2"); throws InvalidInput.
+[[nodiscard]] TableKind parse_table_kind(std::string_view name);
+
+struct BuildOptions {
+  std::uint64_t seed = 0x9e3779b97f4a7c15ull;  // hash constants are drawn from this per build
+  /// Number the unique keys 0..u-1 (the cuckoo chapter's compacting table) and keep their list;
+  /// also enables count() on the cuckoo table. Off for pure insert-rate measurements.
+  bool unique_ids = true;
+
+  // Cuckoo (Alcantara): slots = ceil(cuckoo_space * n); eviction chains of at most max_chain
+  // exchanges (0 = 7 lg n, the chapter's limit); at most max_attempts builds with fresh constants.
+  double cuckoo_space     = 1.25;
+  std::uint32_t max_chain = 0;
+  int max_attempts        = 8;
+
+  // HashGraph (Green): hash range V = ceil(n / load) vertices; the paper's best loads are 1-2.
+  double load = 1.0;
+};
+
+struct BuildStats {
+  std::size_t keys          = 0;  // input keys
+  std::size_t unique_keys   = 0;  // 0 when built without unique ids
+  int attempts              = 0;  // builds tried (cuckoo restarts = attempts - 1)
+  std::uint32_t longest_chain = 0;  // longest eviction chain of the successful attempt (cuckoo)
+  std::uint32_t chain_limit = 0;  // the eviction chain limit used (cuckoo)
+  std::size_t slots         = 0;  // cuckoo slots, or HashGraph vertices (hash range)
+  std::size_t bytes         = 0;  // device (or host) memory the table holds
+};
+
+class HashTable {
+ public:
+  virtual ~HashTable() = default;
+
+  [[nodiscard]] virtual TableKind kind() const = 0;
+  [[nodiscard]] virtual Backend backend() const = 0;
+
+  /// Builds the table from keys[0..n) and values[0..n) (values may be null: each key's value is
+  /// then its input index). Keys equal to kEmptyKey are rejected with InvalidInput. Synchronizes
+  /// `stream`. On BuildFailed or InvalidInput the input is untouched and the table is empty.
+  virtual BuildStats build(const Key* keys, const Value* values, std::size_t n,
+                           Stream stream = nullptr) = 0;
+
+  /// out[i] = the value of one occurrence of queries[i], or kNotFound. Does not synchronize.
+  virtual void find_async(const Key* queries, std::size_t n, Value* out,
+                          Stream stream = nullptr) const = 0;
+  /// out[i] = 1 if queries[i] is in the table, else 0. Does not synchronize.
+  virtual void contains_async(const Key* queries, std::size_t n, std::uint8_t* out,
+                              Stream stream = nullptr) const = 0;
+  /// out[i] = how many times queries[i] occurred in the build input. Needs unique_ids for cuckoo.
+  virtual void count_async(const Key* queries, std::size_t n, std::uint32_t* out,
+                           Stream stream = nullptr) const = 0;
+  /// out[i] = dense id in [0, unique_count()) of queries[i], or kNotFound. Needs unique_ids.
+  virtual void find_id_async(const Key* queries, std::size_t n, std::uint32_t* out,
+                             Stream stream = nullptr) const = 0;
+
+  /// Number of distinct keys of the last build (needs unique_ids).
+  [[nodiscard]] virtual std::size_t unique_count() const = 0;
+  /// unique_keys()[id] is the key with dense id `id`, in the backend's memory (needs unique_ids).
+  [[nodiscard]] virtual const Key* unique_keys() const = 0;
+
+  [[nodiscard]] virtual const BuildStats& stats() const = 0;
+};
+
+/// Creates an empty table of the given kind on the given backend.
+[[nodiscard]] std::unique_ptr<HashTable> make_table(TableKind kind, Backend backend,
+                                                    const BuildOptions& options = {});
+
+}  // namespace voxhash

@@ -1,0 +1,110 @@
+// CudaExec: how the shared algorithm templates run on the CUDA backend. for_each launches a thin
+// kernel (one thread per element) calling the per-element function; scans and sorts are CUB's.
+// Everything is asynchronous on the executor's stream except read().
+#pragma once
+
+#include "cuda/cuda_check.cuh"
+
+#include <voxhash/buffer.hpp>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace voxhash {
+namespace cuda {
+
+/// Thread i calls f(i) for i < n.
+template <class F>
+__global__ void for_each_kernel(std::uint32_t n, F f) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) f(i);
+}
+
+struct Max {
+  __device__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const {
+    return a > b ? a : b;
+  }
+};
+
+}  // namespace cuda
+
+class CudaExec {
+ public:
+  static constexpr Backend kBackend = Backend::Cuda;
+
+  explicit CudaExec(Stream stream = nullptr) : m_stream(reinterpret_cast<cudaStream_t>(stream)) {}
+  void set_stream(Stream stream) { m_stream = reinterpret_cast<cudaStream_t>(stream); }
+
+  template <class F>
+  void for_each(std::size_t n, F f, int block_size = 256) {
+    if (n == 0) return;
+    const auto blocks = static_cast<unsigned>((n + block_size - 1) / block_size);
+    cuda::for_each_kernel<<<blocks, block_size, 0, m_stream>>>(static_cast<std::uint32_t>(n), f);
+    VOXHASH_CUDA_CHECK_LAUNCH();
+  }
+
+  void exclusive_sum(const std::uint32_t* in, std::uint32_t* out, std::size_t n) {
+    if (n == 0) return;
+    std::size_t bytes = 0;
+    VOXHASH_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, m_stream));
+    VOXHASH_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp(bytes), bytes, in, out, n, m_stream));
+  }
+
+  /// data[i] = max(data[0..i]), in place.
+  void inclusive_max(std::uint32_t* data, std::size_t n) {
+    if (n == 0) return;
+    std::size_t bytes = 0;
+    VOXHASH_CUDA_TRY(
+        cub::DeviceScan::InclusiveScan(nullptr, bytes, data, data, cuda::Max{}, n, m_stream));
+    VOXHASH_CUDA_TRY(
+        cub::DeviceScan::InclusiveScan(temp(bytes), bytes, data, data, cuda::Max{}, n, m_stream));
+  }
+
+  template <class V>
+  void sort_pairs(std::uint32_t* keys_in, std::uint32_t* keys_out, V* values_in, V* values_out,
+                  std::size_t n, int end_bit) {
+    if (n == 0) return;
+    std::size_t bytes = 0;
+    VOXHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, values_in,
+                                                     values_out, n, 0, end_bit, m_stream));
+    VOXHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp(bytes), bytes, keys_in, keys_out,
+                                                     values_in, values_out, n, 0, end_bit,
+                                                     m_stream));
+  }
+
+  template <class T>
+  void fill(T* data, std::size_t n, T value) {
+    for_each(n, [=] __device__(std::uint32_t i) { data[i] = value; });
+  }
+
+  template <class T>
+  T read(const T* src) {
+    T value;
+    VOXHASH_CUDA_TRY(cudaMemcpyAsync(&value, src, sizeof(T), cudaMemcpyDeviceToHost, m_stream));
+    VOXHASH_CUDA_TRY(cudaStreamSynchronize(m_stream));
+    return value;
+  }
+  template <class T>
+  void write(T* dst, const T& value) {
+    VOXHASH_CUDA_TRY(cudaMemcpyAsync(dst, &value, sizeof(T), cudaMemcpyHostToDevice, m_stream));
+    VOXHASH_CUDA_TRY(cudaStreamSynchronize(m_stream));
+  }
+
+  void synchronize() { VOXHASH_CUDA_TRY(cudaStreamSynchronize(m_stream)); }
+
+  [[nodiscard]] cudaStream_t stream() const { return m_stream; }
+
+ private:
+  void* temp(std::size_t bytes) {
+    m_temp.resize(bytes);
+    return m_temp.data();
+  }
+
+  cudaStream_t m_stream;
+  Buffer<std::byte> m_temp{Backend::Cuda, 0};
+};
+
+}  // namespace voxhash

@@ -1,0 +1,37 @@
+// What a build's per-element loops report back to the host in one small read: whether a key equal
+// to the sentinel was seen, whether an eviction chain hit its limit, and the longest chain.
+#pragma once
+
+#include <voxhash/core/host_device.hpp>
+#include <voxhash/error.hpp>
+#include <voxhash/types.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace voxhash::tables {
+
+struct BuildStatus {
+  std::uint32_t sentinel_key = 0;  // 1 if some input key equals kEmptyKey
+  std::uint32_t failed       = 0;  // 1 if an eviction chain reached its limit
+  std::uint32_t longest_chain = 0;
+};
+
+/// The value stored with input element i: the caller's value, or the input index.
+VOXHASH_HD Value value_or_index(const Value* values, std::uint32_t i) { return values ? values[i] : i; }
+
+[[noreturn]] inline void throw_sentinel_key(const char* table) {
+  throw InvalidInput(std::string(table) +
+                     ": input contains key 0xFFFFFFFF, which is reserved as the empty-slot "
+                     "sentinel; remap it before building");
+}
+
+inline void check_size(std::size_t n, const char* table) {
+  // Indices and offsets are 32-bit; keep one value free for kNotFound.
+  if (n >= 0x80000000ull) {
+    throw InvalidInput(std::string(table) + ": " + std::to_string(n) +
+                       " keys exceed the supported 2^31 - 1");
+  }
+}
+
+}  // namespace voxhash::tables

@@ -1,0 +1,217 @@
+// CuckooTableImpl<Exec>: the cuckoo table's host logic, written once for both backends. Exec is
+// CpuExec or CudaExec; the per-element work is in core/cuckoo.hpp.
+//
+// Build: fill slots with ∅, one insertion per key (eviction chains of at most 7 lg n exchanges),
+// restart with fresh constants if any chain hit the limit; then the compacting clean-up: flag the
+// first copy of each key, prefix-sum the flags into dense ids, list the unique keys and count each
+// key's multiplicity.
+#pragma once
+
+#include "tables/build_status.hpp"
+
+#include <voxhash/buffer.hpp>
+#include <voxhash/cuckoo_table.hpp>
+#include <voxhash/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <sstream>
+
+namespace voxhash::tables {
+
+/// Inserts keys[0..n) into the (already emptied) table; records failures and chain lengths.
+template <class Exec>
+void cuckoo_insert_all(Exec& exec, core::CuckooView view, const Key* keys, const Value* values,
+                       std::uint32_t n, std::uint32_t max_chain, BuildStatus* status) {
+  exec.for_each(
+      n,
+      [=] VOXHASH_LAMBDA(std::uint32_t i) {
+        const Key key = keys[i];
+        if (key == kEmptyKey) {
+          status->sentinel_key = 1;
+          return;
+        }
+        if (status->failed) return;  // this attempt is lost already: stop early
+        const core::InsertResult r = core::cuckoo_insert(view, key, value_or_index(values, i),
+                                                         max_chain);
+        if (!r.placed) status->failed = 1;
+        core::record_max(&status->longest_chain, r.chain);
+      },
+      128);
+}
+
+/// Compacting clean-up, step one: flags[s] = 1 where slot s holds the first copy of its key.
+template <class Exec>
+void cuckoo_flag_first_copies(Exec& exec, core::CuckooView view, std::uint32_t* flags) {
+  exec.for_each(view.size, [=] VOXHASH_LAMBDA(std::uint32_t s) {
+    flags[s] = core::is_first_copy(view, s);
+  });
+}
+
+/// Step two (after the scan): list each unique key at its dense id.
+template <class Exec>
+void cuckoo_list_unique(Exec& exec, core::CuckooView view, const std::uint32_t* flags,
+                        Key* unique_keys) {
+  exec.for_each(view.size, [=] VOXHASH_LAMBDA(std::uint32_t s) {
+    if (flags[s]) unique_keys[view.slot_rank[s]] = core::entry_key(view.slots[s]);
+  });
+}
+
+/// Step three: counts[id] = multiplicity of the key with that id in the input.
+template <class Exec>
+void cuckoo_count_input(Exec& exec, core::CuckooView view, const Key* keys, std::uint32_t n,
+                        std::uint32_t* counts) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    core::atomic_add(&counts[view.find_id(keys[i])], 1u);
+  });
+}
+
+template <class Exec>
+class CuckooTableImpl final : public CuckooTable {
+ public:
+  explicit CuckooTableImpl(const BuildOptions& options) : m_options(options), m_rng(options.seed) {
+    if (!(options.cuckoo_space >= 1.0)) {
+      throw InvalidInput("cuckoo table: space must be at least 1.0 slots per key");
+    }
+  }
+
+  [[nodiscard]] Backend backend() const override { return Exec::kBackend; }
+
+  BuildStats build(const Key* keys, const Value* values, std::size_t n, Stream stream) override {
+    check_size(n, "cuckoo table");
+    clear();
+    m_exec.set_stream(stream);
+    BuildStats stats;
+    stats.keys = n;
+    if (n == 0) return m_stats = stats;
+
+    const auto slots = static_cast<std::uint32_t>(
+        std::max<double>(std::ceil(m_options.cuckoo_space * static_cast<double>(n)), 1.0));
+    const std::uint32_t max_chain =
+        m_options.max_chain ? m_options.max_chain
+                            : static_cast<std::uint32_t>(std::ceil(
+                                  7.0 * std::log2(std::max<double>(static_cast<double>(n), 2.0))));
+    m_slots.resize(slots);
+    m_status.resize(1);
+    stats.slots       = slots;
+    stats.chain_limit = max_chain;
+
+    core::CuckooView view{m_slots.data(), slots};
+    for (int attempt = 1; attempt <= m_options.max_attempts; ++attempt) {
+      draw_constants(view);
+      m_exec.fill(m_slots.data(), slots, core::kEmptyEntry);
+      m_exec.write(m_status.data(), BuildStatus{});
+      cuckoo_insert_all(m_exec, view, keys, values, static_cast<std::uint32_t>(n), max_chain,
+                        m_status.data());
+      const BuildStatus status = m_exec.read(m_status.data());
+      stats.attempts           = attempt;
+      if (status.sentinel_key) {
+        clear();
+        throw_sentinel_key("cuckoo table");
+      }
+      if (!status.failed) {
+        stats.longest_chain = status.longest_chain;
+        m_view              = view;
+        break;
+      }
+    }
+    if (m_view.size == 0) {
+      clear();
+      std::ostringstream msg;
+      msg << "cuckoo table: build of " << n << " keys into " << slots << " slots failed "
+          << m_options.max_attempts << " times (an eviction chain exceeded " << max_chain
+          << " exchanges each time); give the table more space or a longer chain limit";
+      throw BuildFailed(msg.str());
+    }
+    if (m_options.unique_ids) compact(keys, static_cast<std::uint32_t>(n), stats);
+    stats.bytes = m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes();
+    return m_stats = stats;
+  }
+
+  void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
+    const core::CuckooView v = m_view;
+    run(stream, n, [=] VOXHASH_LAMBDA(std::uint32_t i) { out[i] = v.find(q[i]); });
+  }
+  void contains_async(const Key* q, std::size_t n, std::uint8_t* out, Stream stream) const override {
+    const core::CuckooView v = m_view;
+    run(stream, n, [=] VOXHASH_LAMBDA(std::uint32_t i) { out[i] = v.contains(q[i]); });
+  }
+  void count_async(const Key* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
+    require_unique_ids("count");
+    const core::CuckooView v = m_view;
+    run(stream, n, [=] VOXHASH_LAMBDA(std::uint32_t i) { out[i] = v.count(q[i]); });
+  }
+  void find_id_async(const Key* q, std::size_t n, std::uint32_t* out,
+                     Stream stream) const override {
+    require_unique_ids("find_id");
+    const core::CuckooView v = m_view;
+    run(stream, n, [=] VOXHASH_LAMBDA(std::uint32_t i) { out[i] = v.find_id(q[i]); });
+  }
+
+  [[nodiscard]] std::size_t unique_count() const override { return m_unique.size(); }
+  [[nodiscard]] const Key* unique_keys() const override { return m_unique.data(); }
+  [[nodiscard]] const BuildStats& stats() const override { return m_stats; }
+  [[nodiscard]] core::CuckooView view() const override { return m_view; }
+
+ private:
+  template <class F>
+  void run(Stream stream, std::size_t n, F f) const {
+    m_exec.set_stream(stream);
+    m_exec.for_each(n, f);
+  }
+
+  void require_unique_ids(const char* what) const {
+    if (m_view.size != 0 && !m_view.slot_rank) {
+      throw InvalidInput(std::string("cuckoo table: ") + what +
+                         " needs a build with BuildOptions::unique_ids");
+    }
+  }
+
+  void clear() {
+    m_view = core::CuckooView{};
+    m_unique.resize(0);
+    m_counts.resize(0);
+    m_rank.resize(0);
+    m_stats = BuildStats{};
+  }
+
+  void draw_constants(core::CuckooView& view) {
+    std::uniform_int_distribution<std::uint32_t> a(1, core::kCuckooPrime - 1);
+    std::uniform_int_distribution<std::uint32_t> b(0, core::kCuckooPrime - 1);
+    for (auto& c : view.hash) c = {a(m_rng), b(m_rng)};
+  }
+
+  void compact(const Key* keys, std::uint32_t n, BuildStats& stats) {
+    const std::uint32_t slots = m_view.size;
+    m_rank.resize(slots);
+    m_flags.resize(slots);
+    cuckoo_flag_first_copies(m_exec, m_view, m_flags.data());
+    m_exec.exclusive_sum(m_flags.data(), m_rank.data(), slots);
+    const std::uint32_t unique =
+        m_exec.read(m_rank.data() + slots - 1) + m_exec.read(m_flags.data() + slots - 1);
+    m_view.slot_rank = m_rank.data();
+    m_unique.resize(unique);
+    cuckoo_list_unique(m_exec, m_view, m_flags.data(), m_unique.data());
+    m_counts.resize(unique);
+    m_exec.fill(m_counts.data(), unique, 0u);
+    cuckoo_count_input(m_exec, m_view, keys, n, m_counts.data());
+    m_view.counts     = m_counts.data();
+    stats.unique_keys = unique;
+    m_flags.resize(0);
+  }
+
+  BuildOptions m_options;
+  std::mt19937_64 m_rng;
+  mutable Exec m_exec;
+  Buffer<core::CuckooEntry> m_slots{Exec::kBackend, 0};
+  Buffer<BuildStatus> m_status{Exec::kBackend, 0};
+  Buffer<std::uint32_t> m_flags{Exec::kBackend, 0};
+  Buffer<std::uint32_t> m_rank{Exec::kBackend, 0};
+  Buffer<Key> m_unique{Exec::kBackend, 0};
+  Buffer<std::uint32_t> m_counts{Exec::kBackend, 0};
+  core::CuckooView m_view{};
+  BuildStats m_stats{};
+};
+
+}  // namespace voxhash::tables
