@@ -1,0 +1,123 @@
+// The per-frame voxel intersection pipeline (the cuckoo chapter's Figure 4.1 demo): two point
+// clouds are animated, voxelized into one shared grid, a table of each model's voxels is built with
+// the selected algorithm, each model's voxels are probed against the other's table (intersection),
+// and a flood fill labels every surface voxel inside / outside the other model. Front ends (viewer,
+// headless bench, tests) drive it; all buffers live in the backend's memory.
+#pragma once
+
+#include <voxhash/backend.hpp>
+#include <voxhash/buffer.hpp>
+#include <voxhash/geometry.hpp>
+#include <voxhash/hash_table.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace voxhash {
+
+enum class VoxelLabel : std::uint8_t { Outside = 0, Inside = 1, Intersection = 2 };
+
+enum class Deformation { None, Twist, Bend, Wobble };
+
+struct GridParams {
+  Int3 resolution{512, 512, 512};             // voxels per axis; bits per axis sum to <= 31
+  Bounds bounds{{-1.6f, -1.6f, -1.6f}, {1.6f, 1.6f, 1.6f}};  // the world box the grid covers
+};
+
+struct AnimationParams {
+  float speed          = 1.0f;   // 1 = one pass through each other every ~6 s
+  float separation     = 1.1f;   // how far apart the models start (world units, along x)
+  Deformation deformation = Deformation::Wobble;
+  float amount         = 0.1f;   // deformation strength
+  bool animate         = true;   // false: models stay at their rest pose, centred (tests)
+  Float3 offset_a{}, offset_b{};  // extra rest translation per model (tests place models with it)
+};
+
+struct PipelineConfig {
+  GridParams grid;
+  AnimationParams animation;
+  TableKind algorithm = TableKind::Cuckoo;
+  BuildOptions table_options;
+};
+
+/// Milliseconds per stage, both models together (CUDA events on the GPU, steady clock on the CPU).
+struct StageTimes {
+  double animate = 0, voxelize = 0, build = 0, probe = 0, flood_fill = 0, total = 0;
+};
+
+struct ModelFrameStats {
+  std::size_t points        = 0;
+  std::size_t outside_grid  = 0;  // points dropped because they fell outside the grid
+  std::size_t voxels        = 0;  // unique occupied voxels
+  std::size_t intersection  = 0;  // voxels occupied by both models
+  std::size_t inside        = 0;  // surface voxels inside the other model
+  std::size_t outside       = 0;
+  std::size_t components    = 0;  // flood-fill regions (connected components) labelled
+};
+
+struct FrameStats {
+  std::array<ModelFrameStats, 2> model;
+  StageTimes ms;
+  double build_keys_per_s = 0;  // voxel keys (points that landed in the grid) inserted per second
+  double probe_keys_per_s = 0;  // unique voxels probed per second
+};
+
+/// A model's labelled voxels, on the host, sorted by key.
+struct ModelVoxels {
+  std::vector<Key> keys;
+  std::vector<VoxelLabel> labels;
+};
+
+class Pipeline {
+ public:
+  Pipeline(Backend backend, const PipelineConfig& config);
+  ~Pipeline();
+  Pipeline(const Pipeline&)            = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  [[nodiscard]] Backend backend() const;
+  [[nodiscard]] const PipelineConfig& config() const;
+
+  /// Sets model `index` (0 or 1) from rest-pose points on the host (copied to the backend).
+  /// Non-finite points throw InvalidInput (loaders drop them first).
+  void set_model(int index, std::span<const Float3> rest_points);
+  /// Takes effect on the next frame; no output voxel changes with the algorithm.
+  void set_algorithm(TableKind kind);
+  void set_grid(const GridParams& grid);
+  void set_animation(const AnimationParams& animation);
+
+  /// Runs one frame at `time` seconds. animated_points[i], if not null, receives model i's
+  /// animated points (backend memory with room for all of them, e.g. a CUDA-mapped GL buffer);
+  /// otherwise an internal buffer does. Synchronizes.
+  FrameStats run_frame(double time, std::array<Float3*, 2> animated_points = {nullptr, nullptr});
+
+  /// The last frame's voxels of model `index` (backend memory, unspecified order) and labels.
+  [[nodiscard]] std::span<const Key> voxels(int index) const;
+  [[nodiscard]] std::span<const VoxelLabel> labels(int index) const;
+  /// The last frame's animated points of model `index` (backend memory).
+  [[nodiscard]] std::span<const Float3> points(int index) const;
+
+  /// Host copy of the last frame's voxels and labels of model `index`, sorted by key.
+  [[nodiscard]] ModelVoxels download(int index) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> m;
+};
+
+/// World-space centre of the voxel with key `key` in `grid`.
+[[nodiscard]] Float3 voxel_center(const GridParams& grid, Key key);
+/// Key of the voxel containing world point p, or kEmptyKey if p is outside the grid.
+[[nodiscard]] Key voxel_key(const GridParams& grid, Float3 p);
+
+/// Writes both models' labelled voxels as a coloured PLY point cloud (voxel centres):
+/// intersection yellow, inside red, outside grey (model 0) / blue (model 1).
+void export_voxels_ply(const std::string& path, const GridParams& grid,
+                       const std::array<ModelVoxels, 2>& models);
+
+}  // namespace voxhash
