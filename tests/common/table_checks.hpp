@@ -1,0 +1,221 @@
+// Checks shared by the CPU and GPU table tests: seeded inputs, a std::unordered_map reference, and
+// one function per property, each run on a given backend. Outputs are poisoned before every call
+// so an element that was never written fails the comparison.
+#pragma once
+
+#include <voxhash/buffer.hpp>
+#include <voxhash/hash_graph.hpp>
+#include <voxhash/hash_table.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace voxhash::test {
+
+inline constexpr TableKind kAllKinds[] = {TableKind::Cuckoo, TableKind::HashGraphV1,
+                                          TableKind::HashGraphV2};
+
+/// n keys drawn from `distinct` random values (average multiplicity n / distinct), never the
+/// sentinel.
+inline std::vector<Key> random_keys(std::size_t n, std::size_t distinct, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Key> pool;
+  std::unordered_set<Key> seen;
+  while (pool.size() < distinct) {
+    const Key k = static_cast<Key>(rng());
+    if (k != kEmptyKey && seen.insert(k).second) pool.push_back(k);
+  }
+  std::vector<Key> keys(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = i < distinct ? pool[i] : pool[rng() % distinct];
+  std::shuffle(keys.begin(), keys.end(), rng);
+  return keys;
+}
+
+/// Keys that are certainly not in `keys`.
+inline std::vector<Key> absent_keys(const std::vector<Key>& keys, std::size_t n,
+                                    std::uint64_t seed) {
+  std::unordered_set<Key> present(keys.begin(), keys.end());
+  std::mt19937_64 rng(seed);
+  std::vector<Key> out;
+  while (out.size() < n) {
+    const Key k = static_cast<Key>(rng());
+    if (k != kEmptyKey && !present.count(k)) out.push_back(k);
+  }
+  return out;
+}
+
+struct Reference {
+  explicit Reference(const std::vector<Key>& keys) {
+    for (std::size_t i = 0; i < keys.size(); ++i) indices[keys[i]].push_back(static_cast<Value>(i));
+  }
+  std::unordered_map<Key, std::vector<Value>> indices;  // key -> input positions, ascending
+};
+
+template <class T>
+std::vector<T> run_query(Backend backend, const std::vector<Key>& queries, T poison,
+                         const std::function<void(const Key*, std::size_t, T*)>& call) {
+  auto q   = Buffer<Key>::from_host(backend, queries);
+  auto out = Buffer<T>::from_host(backend, std::vector<T>(queries.size(), poison));
+  call(q.data(), queries.size(), out.data());
+  return out.to_host();
+}
+
+/// Builds `kind` on `backend` from `keys` and checks find / contains / count / find_id and the
+/// unique key list against the reference, for all keys and for absent keys.
+inline void check_table(Backend backend, TableKind kind, const std::vector<Key>& keys,
+                        const BuildOptions& options = {}) {
+  SCOPED_TRACE(std::string(to_string(kind)) + " on " + std::string(to_string(backend)) + ", n=" +
+               std::to_string(keys.size()));
+  const Reference ref(keys);
+  auto table  = make_table(kind, backend, options);
+  auto d_keys = Buffer<Key>::from_host(backend, keys);
+  const BuildStats stats = table->build(d_keys.data(), nullptr, keys.size());
+  EXPECT_EQ(stats.keys, keys.size());
+  ASSERT_EQ(table->unique_count(), ref.indices.size());
+  EXPECT_EQ(stats.unique_keys, ref.indices.size());
+  EXPECT_EQ(d_keys.to_host(), keys) << "the build must not modify its input";
+
+  std::vector<Key> queries = keys;
+  const auto misses        = absent_keys(keys, std::max<std::size_t>(keys.size() / 4, 16), 99);
+  queries.insert(queries.end(), misses.begin(), misses.end());
+
+  const auto found = run_query<Value>(backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
+    table->find_async(q, n, o);
+  });
+  const auto has = run_query<std::uint8_t>(backend, queries, 7, [&](auto q, auto n, auto o) {
+    table->contains_async(q, n, o);
+  });
+  const auto counts = run_query<std::uint32_t>(backend, queries, 0xDEADBEEFu,
+                                               [&](auto q, auto n, auto o) {
+                                                 table->count_async(q, n, o);
+                                               });
+  const auto ids = run_query<std::uint32_t>(backend, queries, 0xDEADBEEFu,
+                                            [&](auto q, auto n, auto o) {
+                                              table->find_id_async(q, n, o);
+                                            });
+  std::vector<Key> unique(table->unique_count());
+  detail::copy_bytes(unique.data(), Backend::Cpu, table->unique_keys(), backend,
+                     unique.size() * sizeof(Key));
+
+  std::size_t errors = 0;
+  for (std::size_t i = 0; i < queries.size() && errors < 10; ++i) {
+    const Key q = queries[i];
+    const auto it = ref.indices.find(q);
+    if (it == ref.indices.end()) {
+      errors += found[i] != kNotFound || has[i] != 0 || counts[i] != 0 || ids[i] != kNotFound;
+      EXPECT_EQ(found[i], kNotFound) << "miss " << q;
+      EXPECT_EQ(has[i], 0) << "miss " << q;
+      EXPECT_EQ(counts[i], 0u) << "miss " << q;
+      EXPECT_EQ(ids[i], kNotFound) << "miss " << q;
+      continue;
+    }
+    const auto& positions = it->second;
+    const bool value_ok =
+        std::find(positions.begin(), positions.end(), found[i]) != positions.end();
+    const bool id_ok = ids[i] < unique.size() && unique[ids[i]] == q;
+    errors += !value_ok || has[i] != 1 || counts[i] != positions.size() || !id_ok;
+    EXPECT_TRUE(value_ok) << "find(" << q << ") = " << found[i] << " is not an input index of it";
+    EXPECT_EQ(has[i], 1) << "contains(" << q << ")";
+    EXPECT_EQ(counts[i], positions.size()) << "count(" << q << ")";
+    EXPECT_TRUE(id_ok) << "find_id(" << q << ") = " << ids[i];
+  }
+  std::sort(unique.begin(), unique.end());
+  EXPECT_TRUE(std::adjacent_find(unique.begin(), unique.end()) == unique.end())
+      << "unique keys repeat";
+}
+
+/// HashGraph's CSR invariants: offsets start at 0, never decrease, end at n; every edge sits in
+/// its key's vertex; the edges are exactly the input's (key, index) pairs.
+inline void check_hash_graph_invariants(Backend backend, TableKind kind,
+                                        const std::vector<Key>& keys, double load) {
+  SCOPED_TRACE(std::string(to_string(kind)) + " invariants, load " + std::to_string(load));
+  BuildOptions options;
+  options.load = load;
+  auto table   = make_table(kind, backend, options);
+  auto& graph  = dynamic_cast<HashGraph&>(*table);
+  auto d_keys  = Buffer<Key>::from_host(backend, keys);
+  table->build(d_keys.data(), nullptr, keys.size());
+  const core::HashGraphView view = graph.view();
+  ASSERT_EQ(view.range, std::max<std::size_t>(1, static_cast<std::size_t>(
+                                                     std::ceil(keys.size() / load))));
+  std::vector<std::uint32_t> offsets(view.range + 1);
+  detail::copy_bytes(offsets.data(), Backend::Cpu, view.bucket_offsets, backend,
+                     offsets.size() * 4);
+  std::vector<core::HashGraphEdge> edges(keys.size());
+  detail::copy_bytes(edges.data(), Backend::Cpu, view.edges, backend, edges.size() * 8);
+  ASSERT_EQ(offsets.front(), 0u);
+  ASSERT_EQ(offsets.back(), keys.size());
+  ASSERT_TRUE(std::is_sorted(offsets.begin(), offsets.end()));
+  std::size_t misplaced = 0;
+  for (std::uint32_t v = 0; v < view.range; ++v) {
+    for (std::uint32_t e = offsets[v]; e < offsets[v + 1]; ++e) {
+      misplaced += core::hash_graph_vertex(edges[e].key, view.seed, view.range) != v;
+    }
+  }
+  EXPECT_EQ(misplaced, 0u);
+  std::vector<bool> seen(keys.size(), false);
+  for (const auto& e : edges) {
+    ASSERT_LT(e.value, keys.size());
+    EXPECT_FALSE(seen[e.value]) << "input index " << e.value << " appears twice";
+    seen[e.value] = true;
+    EXPECT_EQ(keys[e.value], e.key);
+  }
+}
+
+/// probe-standard and probe-intersect give identical find / count / find_id / find_all answers.
+inline void check_probe_methods_agree(Backend backend, TableKind kind,
+                                      const std::vector<Key>& keys) {
+  SCOPED_TRACE(std::string(to_string(kind)) + " probe methods");
+  auto table  = make_table(kind, backend);
+  auto& graph = dynamic_cast<HashGraph&>(*table);
+  auto d_keys = Buffer<Key>::from_host(backend, keys);
+  table->build(d_keys.data(), nullptr, keys.size());
+  std::vector<Key> queries = keys;
+  const auto misses        = absent_keys(keys, keys.size() / 2 + 1, 5);
+  queries.insert(queries.end(), misses.begin(), misses.end());
+  std::shuffle(queries.begin(), queries.end(), std::mt19937(3));
+
+  std::vector<std::uint32_t> results[2][3];
+  std::vector<std::vector<Value>> all[2];
+  for (int m = 0; m < 2; ++m) {
+    graph.set_probe_method(m == 0 ? ProbeMethod::Standard : ProbeMethod::Intersect);
+    results[m][0] = run_query<Value>(backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
+      table->find_async(q, n, o);
+    });
+    results[m][1] = run_query<std::uint32_t>(backend, queries, 0xDEADBEEFu,
+                                             [&](auto q, auto n, auto o) {
+                                               table->count_async(q, n, o);
+                                             });
+    results[m][2] = run_query<std::uint32_t>(backend, queries, 0xDEADBEEFu,
+                                             [&](auto q, auto n, auto o) {
+                                               table->find_id_async(q, n, o);
+                                             });
+    auto d_q            = Buffer<Key>::from_host(backend, queries);
+    const MatchList lst = graph.find_all(d_q.data(), queries.size());
+    const auto offsets  = lst.offsets.to_host();
+    const auto values   = lst.values.to_host();
+    all[m].resize(queries.size());
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+      all[m][i].assign(values.begin() + offsets[i], values.begin() + offsets[i + 1]);
+    }
+  }
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(results[0][r], results[1][r]) << "result " << r;
+  EXPECT_EQ(all[0], all[1]);
+  // find_all against the reference multimap (as sets: bucket order is the table's).
+  const Reference ref(keys);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    auto got = all[0][i];
+    std::sort(got.begin(), got.end());
+    const auto it = ref.indices.find(queries[i]);
+    wrong += got != (it == ref.indices.end() ? std::vector<Value>{} : it->second);
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
+}  // namespace voxhash::test

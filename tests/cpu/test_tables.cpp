@@ -1,0 +1,249 @@
+// Hash-table tests on the CPU backend (label cpu): cuckoo and HashGraph V1/V2 against
+// std::unordered_map on seeded inputs, edge cases, bad input, forced cuckoo failures.
+#include "common/table_checks.hpp"
+
+#include <voxhash/cuckoo_table.hpp>
+#include <voxhash/error.hpp>
+
+#include <numeric>
+
+namespace voxhash::test {
+namespace {
+
+constexpr Backend kCpu = Backend::Cpu;
+
+class AllTables : public ::testing::TestWithParam<TableKind> {};
+INSTANTIATE_TEST_SUITE_P(Kinds, AllTables, ::testing::ValuesIn(kAllKinds),
+                         [](const auto& info) {
+                           std::string s(to_string(info.param));
+                           std::replace(s.begin(), s.end(), '-', '_');
+                           return s;
+                         });
+
+TEST_P(AllTables, UniqueKeys2To20) { check_table(kCpu, GetParam(), random_keys(1 << 20, 1 << 20, 1)); }
+
+TEST_P(AllTables, DuplicatesMultiplicity1) {
+  check_table(kCpu, GetParam(), random_keys(200000, 200000, 2));
+}
+TEST_P(AllTables, DuplicatesMultiplicity4) {
+  check_table(kCpu, GetParam(), random_keys(200000, 50000, 3));
+}
+TEST_P(AllTables, DuplicatesMultiplicity32) {
+  check_table(kCpu, GetParam(), random_keys(320000, 10000, 4));
+}
+
+TEST_P(AllTables, EmptyInput) {
+  auto table             = make_table(GetParam(), kCpu);
+  const BuildStats stats = table->build(nullptr, nullptr, 0);
+  EXPECT_EQ(stats.keys, 0u);
+  EXPECT_EQ(table->unique_count(), 0u);
+  const std::vector<Key> q{1, 2, 3};
+  std::vector<Value> out(3, 0);
+  table->find_async(q.data(), q.size(), out.data());
+  EXPECT_EQ(out, std::vector<Value>(3, kNotFound));
+}
+
+TEST_P(AllTables, OneAndTwoKeys) {
+  check_table(kCpu, GetParam(), {42});
+  check_table(kCpu, GetParam(), {7, 9});
+  check_table(kCpu, GetParam(), {7, 7});
+}
+
+TEST_P(AllTables, AllKeysEqual) { check_table(kCpu, GetParam(), std::vector<Key>(5000, 123456u)); }
+
+TEST_P(AllTables, KeysAtTopOfRange) {
+  std::vector<Key> keys;
+  for (Key k = 0xFFFFFFFEu; k > 0xFFFFFFFEu - 2000; --k) keys.push_back(k);
+  keys.push_back(0);
+  keys.push_back(0xFFFFFFFEu);
+  check_table(kCpu, GetParam(), keys);
+}
+
+TEST_P(AllTables, CallerValuesAreStored) {
+  const auto keys = random_keys(10000, 10000, 5);
+  std::vector<Value> values(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) values[i] = keys[i] ^ 0x5A5A5A5Au;
+  auto table = make_table(GetParam(), kCpu);
+  table->build(keys.data(), values.data(), keys.size());
+  std::vector<Value> out(keys.size(), 0);
+  table->find_async(keys.data(), keys.size(), out.data());
+  EXPECT_EQ(out, values);
+}
+
+TEST_P(AllTables, SentinelKeyRejectedAndNothingLost) {
+  auto keys        = random_keys(1000, 1000, 6);
+  keys[500]        = kEmptyKey;
+  const auto input = keys;
+  auto table       = make_table(GetParam(), kCpu);
+  try {
+    table->build(keys.data(), nullptr, keys.size());
+    FAIL() << "expected InvalidInput";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("0xFFFFFFFF"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sentinel"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(keys, input);
+  EXPECT_EQ(table->unique_count(), 0u);
+  // The table is usable again afterwards.
+  keys[500] = 17;
+  table->build(keys.data(), nullptr, keys.size());
+  std::uint8_t has = 0;
+  const Key q      = 17;
+  table->contains_async(&q, 1, &has);
+  EXPECT_EQ(has, 1);
+}
+
+TEST(CuckooTable, TooSmallFailsWithClearErrorAndNothingLost) {
+  BuildOptions options;
+  options.cuckoo_space = 1.0;  // a full table with chains of at most 2 exchanges cannot be built
+  options.max_chain    = 2;
+  options.max_attempts = 3;
+  auto table           = make_table(TableKind::Cuckoo, kCpu, options);
+  auto keys            = random_keys(20000, 20000, 7);
+  const auto input     = keys;
+  try {
+    table->build(keys.data(), nullptr, keys.size());
+    FAIL() << "expected BuildFailed";
+  } catch (const BuildFailed& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("failed 3 times"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("20000 keys"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(keys, input);
+  EXPECT_EQ(table->unique_count(), 0u);
+  std::uint8_t has = 1;
+  table->contains_async(&keys[0], 1, &has);
+  EXPECT_EQ(has, 0) << "a failed build leaves an empty table";
+}
+
+TEST(CuckooTable, RestartsWithFreshConstantsThenSucceeds) {
+  // A short chain limit makes some attempts fail; the build must restart and end correct.
+  const auto keys = random_keys(50000, 50000, 8);
+  bool restarted  = false;
+  for (std::uint64_t seed = 1; seed < 40 && !restarted; ++seed) {
+    BuildOptions options;
+    options.max_chain    = 38;  // about half of the attempts at this size fail
+    options.max_attempts = 50;
+    options.seed         = seed;
+    auto table           = make_table(TableKind::Cuckoo, kCpu, options);
+    const BuildStats s   = table->build(keys.data(), nullptr, keys.size());
+    if (s.attempts > 1) {
+      restarted = true;
+      EXPECT_LE(s.longest_chain, 38u);
+      check_table(kCpu, TableKind::Cuckoo, keys, options);
+    }
+  }
+  EXPECT_TRUE(restarted) << "no seed needed a restart: tighten the chain limit";
+}
+
+TEST(CuckooTable, DefaultChainLimitIsSevenLgN) {
+  auto table           = make_table(TableKind::Cuckoo, kCpu);
+  const auto keys      = random_keys(1 << 16, 1 << 16, 9);
+  const BuildStats s   = table->build(keys.data(), nullptr, keys.size());
+  EXPECT_EQ(s.chain_limit, 7u * 16u);
+  EXPECT_EQ(s.slots, static_cast<std::size_t>((1 << 16) * 1.25));
+  EXPECT_LE(s.longest_chain, s.chain_limit);
+  EXPECT_GE(s.attempts, 1);
+}
+
+TEST(CuckooTable, LookupsProbeAtMostFourSlotsAndViewMatches) {
+  const auto keys = random_keys(100000, 60000, 10);
+  auto table      = make_table(TableKind::Cuckoo, kCpu);
+  table->build(keys.data(), nullptr, keys.size());
+  const core::CuckooView view = dynamic_cast<CuckooTable&>(*table).view();
+  for (std::size_t i = 0; i < 1000; ++i) {
+    const std::uint32_t slot = view.find_slot(keys[i]);
+    ASSERT_NE(slot, kNotFound);
+    bool among_four = false;
+    for (int f = 0; f < core::kCuckooFunctions; ++f) among_four |= view.location(f, keys[i]) == slot;
+    EXPECT_TRUE(among_four);
+  }
+}
+
+TEST(CuckooTable, CountNeedsUniqueIds) {
+  BuildOptions options;
+  options.unique_ids = false;
+  auto table         = make_table(TableKind::Cuckoo, kCpu, options);
+  const std::vector<Key> keys{1, 2, 3};
+  table->build(keys.data(), nullptr, keys.size());
+  std::uint32_t out = 0;
+  EXPECT_THROW(table->count_async(keys.data(), 1, &out), InvalidInput);
+  Value v = 0;
+  table->find_async(keys.data() + 1, 1, &v);
+  EXPECT_EQ(v, 1u);
+}
+
+TEST(HashGraph, OffsetAndBucketInvariants) {
+  const auto unique = random_keys(100000, 100000, 11);
+  const auto dups   = random_keys(100000, 3000, 12);
+  for (TableKind kind : {TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+    for (double load : {0.25, 1.0, 2.0}) {
+      check_hash_graph_invariants(kCpu, kind, unique, load);
+      check_hash_graph_invariants(kCpu, kind, dups, load);
+    }
+    check_hash_graph_invariants(kCpu, kind, std::vector<Key>(1000, 5u), 1.0);
+  }
+}
+
+TEST(HashGraph, ProbeStandardEqualsProbeIntersect) {
+  for (TableKind kind : {TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+    check_probe_methods_agree(kCpu, kind, random_keys(50000, 50000, 13));
+    check_probe_methods_agree(kCpu, kind, random_keys(50000, 2000, 14));
+  }
+}
+
+TEST(HashGraph, V1AndV2BuildTheSameBuckets) {
+  const auto keys = random_keys(30000, 9000, 15);
+  auto v1         = make_table(TableKind::HashGraphV1, kCpu);
+  auto v2         = make_table(TableKind::HashGraphV2, kCpu);
+  v1->build(keys.data(), nullptr, keys.size());
+  v2->build(keys.data(), nullptr, keys.size());
+  const auto g1 = dynamic_cast<HashGraph&>(*v1).view();
+  const auto g2 = dynamic_cast<HashGraph&>(*v2).view();
+  ASSERT_EQ(g1.range, g2.range);
+  ASSERT_EQ(g1.seed, g2.seed) << "same seed option, same hash";
+  EXPECT_TRUE(std::equal(g1.bucket_offsets, g1.bucket_offsets + g1.range + 1, g2.bucket_offsets));
+  // V2 keeps input order inside a bucket (stable sort); V1's order is the atomics' order.
+  for (std::uint32_t v = 0; v < g2.range; ++v) {
+    for (std::uint32_t e = g2.bucket_offsets[v] + 1; e < g2.bucket_offsets[v + 1]; ++e) {
+      ASSERT_LT(g2.edges[e - 1].value, g2.edges[e].value);
+    }
+  }
+}
+
+TEST(Tables, CuckooAndHashGraphGiveTheSameAnswers) {
+  const auto keys = random_keys(100000, 25000, 16);
+  auto queries    = keys;
+  const auto miss = absent_keys(keys, 20000, 17);
+  queries.insert(queries.end(), miss.begin(), miss.end());
+  std::vector<std::vector<std::uint32_t>> counts;
+  std::vector<std::vector<std::uint8_t>> has;
+  for (TableKind kind : kAllKinds) {
+    auto table = make_table(kind, kCpu);
+    table->build(keys.data(), nullptr, keys.size());
+    counts.emplace_back(queries.size());
+    has.emplace_back(queries.size());
+    table->count_async(queries.data(), queries.size(), counts.back().data());
+    table->contains_async(queries.data(), queries.size(), has.back().data());
+  }
+  EXPECT_EQ(counts[0], counts[1]);
+  EXPECT_EQ(counts[0], counts[2]);
+  EXPECT_EQ(has[0], has[1]);
+  EXPECT_EQ(has[0], has[2]);
+}
+
+TEST(Tables, ParseNamesAndBadOptions) {
+  EXPECT_EQ(parse_table_kind("cuckoo"), TableKind::Cuckoo);
+  EXPECT_EQ(parse_table_kind("hashgraph-v2"), TableKind::HashGraphV2);
+  EXPECT_THROW((void)parse_table_kind("robinhood"), InvalidInput);
+  EXPECT_THROW((void)parse_backend("opencl"), InvalidInput);
+  BuildOptions bad;
+  bad.cuckoo_space = 0.5;
+  EXPECT_THROW((void)make_table(TableKind::Cuckoo, kCpu, bad), InvalidInput);
+  bad      = {};
+  bad.load = 0;
+  EXPECT_THROW((void)make_table(TableKind::HashGraphV1, kCpu, bad), InvalidInput);
+}
+
+}  // namespace
+}  // namespace voxhash::test
