@@ -13,7 +13,8 @@ int device_count(std::string& reason) {
   int count                = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
-    reason = std::string("no CUDA device: ") + cudaGetErrorString(status);
+    reason = std::string("no usable CUDA device (cudaGetDeviceCount: ") +
+             cudaGetErrorName(status) + ")";
     (void)cudaGetLastError();
     return 0;
   }

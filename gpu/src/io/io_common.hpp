@@ -1,0 +1,64 @@
+// Helpers shared by the model loaders: opening files with path-first error messages, walking text
+// line by line with line numbers, strict number parsing, and the point-cloud format readers that
+// load_point_cloud dispatches to.
+#pragma once
+
+#include <voxhash/io.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace voxhash::io {
+
+/// Throws InvalidInput reading "<path>: <message>".
+[[noreturn]] void fail(const std::filesystem::path& path, const std::string& message);
+
+/// Opens a regular file for binary reading; throws (path first) when it is missing or unreadable.
+[[nodiscard]] std::ifstream open_input(const std::filesystem::path& path);
+
+/// The whole file's bytes; throws like open_input, or when reading fails part way.
+[[nodiscard]] std::string read_file(const std::filesystem::path& path);
+
+/// Walks text one line at a time ('\n' or "\r\n" endings), counting lines from 1.
+class LineReader {
+ public:
+  explicit LineReader(std::string_view text) : m_text(text) {}
+
+  /// The next line without its ending, or nothing at the end of the text.
+  [[nodiscard]] std::optional<std::string_view> next();
+  /// Number of the line that next() returned last (0 before the first call).
+  [[nodiscard]] std::size_t line_number() const { return m_line_number; }
+  /// Byte offset just past the last line returned.
+  [[nodiscard]] std::size_t offset() const { return m_offset; }
+
+ private:
+  std::string_view m_text;
+  std::size_t m_offset      = 0;
+  std::size_t m_line_number = 0;
+};
+
+/// Splits on spaces, tabs and other ASCII whitespace; empty fields are skipped.
+[[nodiscard]] std::vector<std::string_view> split_whitespace(std::string_view text);
+
+/// A whole token as a double ("nan" and "inf" included, leading '+' allowed), or nothing.
+[[nodiscard]] std::optional<double> parse_double(std::string_view token);
+
+/// A whole token as an unsigned count, or nothing.
+[[nodiscard]] std::optional<std::uint64_t> parse_count(std::string_view token);
+
+/// Appends (x, y, z) as floats, or counts it in dropped_non_finite when any is NaN / Inf.
+void add_point(PointCloud& cloud, double x, double y, double z);
+
+/// Appends the vertices of an ASCII or binary little-endian PLY file.
+void read_ply_points(const std::filesystem::path& path, PointCloud& cloud);
+
+/// Appends the points of an XYZ text file ("x y z [more columns]" per line, '#' comments).
+void read_xyz_points(const std::filesystem::path& path, PointCloud& cloud);
+
+}  // namespace voxhash::io

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The README's two commands: `tools/setup.sh run` and `tools/setup.sh test`. Each installs the
+# Debian packages that are missing (apt-get, as root or through sudo), configures and builds in
+# build/, then runs the main job (the viewer with a display, else the headless frame benchmark) or
+# the test suite. CUDA is used when nvcc is installed (/usr/local/cuda); nothing is downloaded
+# except Debian packages.
+set -euo pipefail
+
+mode=${1:-}
+case "$mode" in
+  run | test) shift ;;
+  *)
+    echo "usage: tools/setup.sh run|test [extra arguments for voxhash or ctest]" >&2
+    exit 2
+    ;;
+esac
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+packages=(build-essential cmake ninja-build git pkg-config libgtest-dev libglfw3-dev libglm-dev
+  libimgui-dev libtinyobjloader-dev python3-glad libstb-dev libegl-dev libgl-dev xvfb xauth
+  python3-matplotlib)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+jobs=$(nproc)
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$jobs"
+
+if [ "$mode" = test ]; then
+  # cpu: algorithms on the CPU backend; gpu: CUDA vs CPU (skipped without a device);
+  # render: the viewer under Xvfb.
+  exec ctest --test-dir build --output-on-failure -j "$jobs" "$@"
+fi
+
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  exec ./build/app/voxhash "$@"
+fi
+echo "setup: no display; running the headless frame benchmark (voxhash bench frame)" >&2
+exec ./build/app/voxhash bench frame "$@"
