@@ -8,6 +8,8 @@
 #include <voxhash/buffer.hpp>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
@@ -55,6 +57,30 @@ class CpuExec {
     }
   }
 
+  /// Copies the keys of in[0..n) that differ from `drop` to out, in order; returns how many.
+  std::size_t select_not_equal(const std::uint32_t* in, std::uint32_t* out, std::size_t n,
+                               std::uint32_t drop) {
+    return static_cast<std::size_t>(
+        std::copy_if(in, in + n, out, [=](std::uint32_t k) { return k != drop; }) - out);
+  }
+
+  /// Writes the indices i with flags[i] != 0 to out, ascending; returns how many.
+  std::size_t select_flagged_indices(const std::uint8_t* flags, std::uint32_t* out,
+                                     std::size_t n) {
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (flags[i]) out[count++] = static_cast<std::uint32_t>(i);
+    }
+    return count;
+  }
+
+  /// Timestamps for per-stage timings: mark(i) records now, elapsed_ms(a, b) the time between.
+  void mark(int i) { m_marks[i] = std::chrono::steady_clock::now(); }
+  double elapsed_ms(int a, int b) {
+    return std::chrono::duration<double, std::milli>(m_marks[b] - m_marks[a]).count();
+  }
+  static constexpr int kMarks = 16;
+
   template <class T>
   void fill(T* data, std::size_t n, T value) {
     for_each(n, [=](std::uint32_t i) { data[i] = value; });
@@ -70,6 +96,9 @@ class CpuExec {
   }
 
   void synchronize() {}
+
+ private:
+  std::array<std::chrono::steady_clock::time_point, kMarks> m_marks{};
 };
 
 }  // namespace voxhash

@@ -9,6 +9,8 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +25,11 @@ __global__ void for_each_kernel(std::uint32_t n, F f) {
   if (i < n) f(i);
 }
 
+struct NotEqual {
+  std::uint32_t drop;
+  __device__ bool operator()(std::uint32_t k) const { return k != drop; }
+};
+
 struct Max {
   __device__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const {
     return a > b ? a : b;
@@ -36,6 +43,13 @@ class CudaExec {
   static constexpr Backend kBackend = Backend::Cuda;
 
   explicit CudaExec(Stream stream = nullptr) : m_stream(reinterpret_cast<cudaStream_t>(stream)) {}
+  CudaExec(const CudaExec&)            = delete;
+  CudaExec& operator=(const CudaExec&) = delete;
+  ~CudaExec() {
+    for (cudaEvent_t e : m_events) {
+      if (e) cudaEventDestroy(e);
+    }
+  }
   void set_stream(Stream stream) { m_stream = reinterpret_cast<cudaStream_t>(stream); }
 
   template <class F>
@@ -75,6 +89,47 @@ class CudaExec {
                                                      m_stream));
   }
 
+  /// Copies the keys of in[0..n) that differ from `drop` to out, in order; returns how many
+  /// (synchronizes).
+  std::size_t select_not_equal(const std::uint32_t* in, std::uint32_t* out, std::size_t n,
+                               std::uint32_t drop) {
+    if (n == 0) return 0;
+    std::size_t bytes = 0;
+    const cuda::NotEqual pred{drop};
+    VOXHASH_CUDA_TRY(
+        cub::DeviceSelect::If(nullptr, bytes, in, out, count_slot(), n, pred, m_stream));
+    VOXHASH_CUDA_TRY(
+        cub::DeviceSelect::If(temp(bytes), bytes, in, out, count_slot(), n, pred, m_stream));
+    return read(count_slot());
+  }
+
+  /// Writes the indices i with flags[i] != 0 to out, ascending; returns how many (synchronizes).
+  std::size_t select_flagged_indices(const std::uint8_t* flags, std::uint32_t* out,
+                                     std::size_t n) {
+    if (n == 0) return 0;
+    std::size_t bytes = 0;
+    thrust::counting_iterator<std::uint32_t> indices(0);
+    VOXHASH_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes, indices, flags, out,
+                                                count_slot(), n, m_stream));
+    VOXHASH_CUDA_TRY(cub::DeviceSelect::Flagged(temp(bytes), bytes, indices, flags, out,
+                                                count_slot(), n, m_stream));
+    return read(count_slot());
+  }
+
+  /// Timestamps for per-stage timings (CUDA events on the stream): mark(i) records event i,
+  /// elapsed_ms(a, b) waits for b and returns the GPU time between them.
+  static constexpr int kMarks = 16;
+  void mark(int i) {
+    if (!m_events[i]) VOXHASH_CUDA_TRY(cudaEventCreate(&m_events[i]));
+    VOXHASH_CUDA_TRY(cudaEventRecord(m_events[i], m_stream));
+  }
+  double elapsed_ms(int a, int b) {
+    VOXHASH_CUDA_TRY(cudaEventSynchronize(m_events[b]));
+    float ms = 0;
+    VOXHASH_CUDA_TRY(cudaEventElapsedTime(&ms, m_events[a], m_events[b]));
+    return ms;
+  }
+
   template <class T>
   void fill(T* data, std::size_t n, T value) {
     for_each(n, [=] __device__(std::uint32_t i) { data[i] = value; });
@@ -103,8 +158,15 @@ class CudaExec {
     return m_temp.data();
   }
 
+  std::uint32_t* count_slot() {
+    if (m_count.empty()) m_count.resize(1);
+    return m_count.data();
+  }
+
   cudaStream_t m_stream;
   Buffer<std::byte> m_temp{Backend::Cuda, 0};
+  Buffer<std::uint32_t> m_count{Backend::Cuda, 0};
+  cudaEvent_t m_events[kMarks] = {};
 };
 
 }  // namespace voxhash

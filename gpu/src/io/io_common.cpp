@@ -13,13 +13,11 @@
 
 namespace voxhash::io {
 
-void fail(const std::filesystem::path& path, const std::string& message)
-{
+void fail(const std::filesystem::path& path, const std::string& message) {
   throw InvalidInput(path.string() + ": " + message);
 }
 
-std::ifstream open_input(const std::filesystem::path& path)
-{
+std::ifstream open_input(const std::filesystem::path& path) {
   std::error_code error;
   const auto status = std::filesystem::status(path, error);
   if (!std::filesystem::exists(status)) fail(path, "file not found");
@@ -29,18 +27,16 @@ std::ifstream open_input(const std::filesystem::path& path)
   return stream;
 }
 
-std::string read_file(const std::filesystem::path& path)
-{
+std::string read_file(const std::filesystem::path& path) {
   std::ifstream stream = open_input(path);
   std::string bytes{std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>()};
   if (stream.bad()) fail(path, "read error");
   return bytes;
 }
 
-std::optional<std::string_view> LineReader::next()
-{
+std::optional<std::string_view> LineReader::next() {
   if (m_offset >= m_text.size()) return std::nullopt;
-  const std::size_t end = m_text.find('\n', m_offset);
+  const std::size_t end  = m_text.find('\n', m_offset);
   const std::size_t stop = end == std::string_view::npos ? m_text.size() : end;
   std::string_view line  = m_text.substr(m_offset, stop - m_offset);
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -49,8 +45,7 @@ std::optional<std::string_view> LineReader::next()
   return line;
 }
 
-std::vector<std::string_view> split_whitespace(std::string_view text)
-{
+std::vector<std::string_view> split_whitespace(std::string_view text) {
   constexpr std::string_view kWhitespace = " \t\r\n\v\f";
   std::vector<std::string_view> fields;
   std::size_t begin = text.find_first_not_of(kWhitespace);
@@ -62,11 +57,10 @@ std::vector<std::string_view> split_whitespace(std::string_view text)
   return fields;
 }
 
-std::optional<double> parse_double(std::string_view token)
-{
+std::optional<double> parse_double(std::string_view token) {
   if (token.size() > 1 && token.front() == '+' && token[1] != '-') token.remove_prefix(1);
-  double value       = 0;
-  const char* end    = token.data() + token.size();
+  double value         = 0;
+  const char* end      = token.data() + token.size();
   const auto [ptr, ec] = std::from_chars(token.data(), end, value);
   if (ec == std::errc::result_out_of_range && ptr == end) {
     // Valid syntax beyond double's range: from_chars only reports it, a stream in the classic
@@ -80,8 +74,7 @@ std::optional<double> parse_double(std::string_view token)
   return value;
 }
 
-std::optional<std::uint64_t> parse_count(std::string_view token)
-{
+std::optional<std::uint64_t> parse_count(std::string_view token) {
   std::uint64_t value  = 0;
   const char* end      = token.data() + token.size();
   const auto [ptr, ec] = std::from_chars(token.data(), end, value);
@@ -89,8 +82,7 @@ std::optional<std::uint64_t> parse_count(std::string_view token)
   return value;
 }
 
-void add_point(PointCloud& cloud, double x, double y, double z)
-{
+void add_point(PointCloud& cloud, double x, double y, double z) {
   const Float3 p{static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)};
   if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z)) {
     cloud.points.push_back(p);

@@ -13,8 +13,7 @@
 
 namespace voxhash {
 
-Mesh load_obj_mesh(const std::filesystem::path& path)
-{
+Mesh load_obj_mesh(const std::filesystem::path& path) {
   std::ifstream stream = io::open_input(path);
   tinyobj::attrib_t attrib;
   std::vector<tinyobj::shape_t> shapes;
@@ -30,8 +29,10 @@ Mesh load_obj_mesh(const std::filesystem::path& path)
                                        /*readMatFn=*/nullptr,
                                        /*triangulate=*/false);
   if (!loaded) {
-    while (!error.empty() && (error.back() == '\n' || error.back() == '\r')) error.pop_back();
-    io::fail(path, "malformed OBJ: " + (error.empty() ? std::string("tinyobjloader failed") : error));
+    while (!error.empty() && (error.back() == '\n' || error.back() == '\r'))
+      error.pop_back();
+    io::fail(path,
+             "malformed OBJ: " + (error.empty() ? std::string("tinyobjloader failed") : error));
   }
 
   Mesh mesh;
@@ -39,7 +40,7 @@ Mesh load_obj_mesh(const std::filesystem::path& path)
   mesh.vertices.reserve(vertex_count);
   for (std::size_t v = 0; v < vertex_count; ++v) {
     mesh.vertices.push_back(
-      {attrib.vertices[3 * v], attrib.vertices[3 * v + 1], attrib.vertices[3 * v + 2]});
+        {attrib.vertices[3 * v], attrib.vertices[3 * v + 1], attrib.vertices[3 * v + 2]});
   }
 
   for (const tinyobj::shape_t& shape : shapes) {
@@ -49,18 +50,20 @@ Mesh load_obj_mesh(const std::filesystem::path& path)
       for (std::size_t c = 0; c < corners; ++c) {
         const int index = shape.mesh.indices[first + c].vertex_index;
         if (index < 0 || static_cast<std::size_t>(index) >= vertex_count) {
+          const std::string shape_name = shape.name.empty() ? "" : " of '" + shape.name + "'";
           io::fail(path,
-                   "face " + std::to_string(face + 1) + " of shape '" + shape.name +
-                     "' refers to vertex " + std::to_string(index + 1) + ", but the file has " +
-                     std::to_string(vertex_count) + " vertices");
+                   "face " + std::to_string(face + 1) + shape_name + " refers to vertex " +
+                       std::to_string(index + 1) + ", but the file has " +
+                       std::to_string(vertex_count) + " vertices");
         }
       }
       for (std::size_t k = 1; k + 1 < corners; ++k) {
-        mesh.triangles.push_back(static_cast<std::uint32_t>(shape.mesh.indices[first].vertex_index));
         mesh.triangles.push_back(
-          static_cast<std::uint32_t>(shape.mesh.indices[first + k].vertex_index));
+            static_cast<std::uint32_t>(shape.mesh.indices[first].vertex_index));
         mesh.triangles.push_back(
-          static_cast<std::uint32_t>(shape.mesh.indices[first + k + 1].vertex_index));
+            static_cast<std::uint32_t>(shape.mesh.indices[first + k].vertex_index));
+        mesh.triangles.push_back(
+            static_cast<std::uint32_t>(shape.mesh.indices[first + k + 1].vertex_index));
       }
       first += corners;
     }

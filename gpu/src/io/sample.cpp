@@ -16,13 +16,16 @@ struct Double3 {
   double x, y, z;
 };
 
-Double3 to_double(Float3 p) { return {p.x, p.y, p.z}; }
+Double3 to_double(Float3 p) {
+  return {p.x, p.y, p.z};
+}
 
 /// Uniform in [0, 1) from the top 53 bits: the same numbers with every standard library.
-double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+double uniform01(std::mt19937_64& rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
 
-double triangle_area(Double3 a, Double3 b, Double3 c)
-{
+double triangle_area(Double3 a, Double3 b, Double3 c) {
   const Double3 u{b.x - a.x, b.y - a.y, b.z - a.z};
   const Double3 v{c.x - a.x, c.y - a.y, c.z - a.z};
   const Double3 n{u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x};
@@ -31,8 +34,7 @@ double triangle_area(Double3 a, Double3 b, Double3 c)
 
 }  // namespace
 
-std::vector<Float3> sample_surface(const Mesh& mesh, std::size_t count, std::uint64_t seed)
-{
+std::vector<Float3> sample_surface(const Mesh& mesh, std::size_t count, std::uint64_t seed) {
   if (mesh.triangles.size() % 3 != 0) {
     throw InvalidInput("sample_surface: " + std::to_string(mesh.triangles.size()) +
                        " triangle indices is not a multiple of 3");
@@ -70,9 +72,9 @@ std::vector<Float3> sample_surface(const Mesh& mesh, std::size_t count, std::uin
     // upper_bound never lands on a zero-area triangle: its cumulative value equals its
     // predecessor's. The clamp guards a target that rounds up to the total.
     const double target = uniform01(rng) * total_area;
-    const auto found = std::upper_bound(cumulative_area.begin(), cumulative_area.end(), target);
+    const auto found    = std::upper_bound(cumulative_area.begin(), cumulative_area.end(), target);
     const std::size_t t =
-      std::min(static_cast<std::size_t>(found - cumulative_area.begin()), triangle_count - 1);
+        std::min(static_cast<std::size_t>(found - cumulative_area.begin()), triangle_count - 1);
     const Double3 a = to_double(mesh.vertices[mesh.triangles[3 * t]]);
     const Double3 b = to_double(mesh.vertices[mesh.triangles[3 * t + 1]]);
     const Double3 c = to_double(mesh.vertices[mesh.triangles[3 * t + 2]]);

@@ -50,6 +50,25 @@ VOXHASH_HD std::uint32_t atomic_cas(std::uint32_t* address, std::uint32_t expect
 #endif
 }
 
+VOXHASH_HD void atomic_store(std::uint32_t* address, std::uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<volatile std::uint32_t*>(address) = value;
+#else
+  std::atomic_ref<std::uint32_t>(*address).store(value, std::memory_order_relaxed);
+#endif
+}
+
+VOXHASH_HD void atomic_min(std::uint32_t* address, std::uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  atomicMin(address, value);
+#else
+  std::atomic_ref<std::uint32_t> ref(*address);
+  std::uint32_t seen = ref.load(std::memory_order_relaxed);
+  while (seen > value && !ref.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+#endif
+}
+
 VOXHASH_HD std::uint32_t atomic_load(const std::uint32_t* address) {
 #if defined(__CUDA_ARCH__)
   return *reinterpret_cast<const volatile std::uint32_t*>(address);
@@ -74,6 +93,17 @@ VOXHASH_HD void record_max(std::uint32_t* address, std::uint32_t value) {
   }
 #else
   if (value > atomic_load(address)) atomic_max(address, value);
+#endif
+}
+
+/// atomic_add for counters many threads bump at once: on the GPU the warp adds its sum once.
+VOXHASH_HD void aggregate_add(std::uint32_t* address, std::uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  const unsigned mask   = __activemask();
+  const std::uint32_t s = __reduce_add_sync(mask, value);
+  if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(mask) - 1) && s) atomicAdd(address, s);
+#else
+  if (value) atomic_add(address, value);
 #endif
 }
 

@@ -1,0 +1,76 @@
+// What `voxhash bench` produces: one Result per measured figure, the run's Report (device, build,
+// limits, results, skipped sizes) and its three forms: JSON (schema voxhash-bench/1, described in
+// docs/BENCH_SCHEMA.md), CSV (one row per result) and a readable table on stdout.
+#pragma once
+
+#include <voxhash/device_limits.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace voxhash::bench {
+
+/// Marks a numeric field that does not apply (null in JSON, empty in CSV).
+inline constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+
+struct Result {
+  std::string suite;      // "tables" or "frame"
+  std::string sweep;      // tables: "default", "load", "multiplicity", "size", "misses"
+  std::string algorithm;  // cuckoo, hashgraph-v1, hashgraph-v2, sorted-array
+  std::string operation;  // insert, build, find-hit, find-miss, find, probe-standard, ...
+  std::uint64_t keys  = 0;     // keys in the table (frame: points of both models)
+  double multiplicity = kNone;  // average copies of each key in the build input
+  double load         = kNone;  // keys per slot (cuckoo 1/space) or per vertex (HashGraph)
+  double seconds      = kNone;  // median of the timed runs
+  double rate_gkeys   = kNone;  // G keys (or queries) per second at the median
+  std::string bound;            // the DeviceLimits field the rate is held against; "" for none
+  double bound_gkeys       = kNone;
+  double fraction_of_bound = kNone;
+  std::vector<std::pair<std::string, double>> extra;  // further numeric fields, by name
+
+  /// Sets bound, bound_gkeys and fraction_of_bound from the limits field named `name`.
+  void set_bound(const DeviceLimits& limits, std::string_view name);
+};
+
+struct Report {
+  std::string device, backend, driver, git_commit, command_line, date;
+  std::optional<DeviceLimits> limits;
+  std::vector<Result> results;
+  std::vector<std::string> skipped;       // one line per size or configuration not run, and why
+  std::optional<bool> outputs_identical;  // frame --all-algos: every algorithm's output matched
+};
+
+/// The DeviceLimits fields by name, in the order JSON and the printed table list them.
+struct LimitField {
+  std::string_view name;
+  double DeviceLimits::*member;
+  std::string_view unit;
+  std::string_view what;
+};
+[[nodiscard]] std::span<const LimitField> limit_fields();
+
+/// Writes the report; throws Error if the file cannot be written.
+void write_json(const Report& report, const std::string& path);
+void write_csv(const Report& report, const std::string& path);
+
+void print_limits(std::ostream& out, const DeviceLimits& limits);
+
+/// Prints results as rows of a table, the header before the first row.
+class ResultPrinter {
+ public:
+  explicit ResultPrinter(std::ostream& out) : m_out(out) {}
+  void print(const Result& result);
+
+ private:
+  std::ostream& m_out;
+  bool m_header_done = false;
+};
+
+}  // namespace voxhash::bench

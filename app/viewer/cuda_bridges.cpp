@@ -1,0 +1,192 @@
+// CUDA-GL interop (cuda-samples' simpleGL pattern: register the GL buffers once, then per frame
+// map all four in ONE call, let the pipeline and the instance kernel write them, unmap) and the
+// same frame into plain device buffers, which --timing compares against.
+#include "viewer/cuda_bridges.hpp"
+
+#include "viewer/gl.hpp"
+#include "viewer/stopwatch.hpp"
+#include "viewer/voxel_instances.hpp"
+
+#include <voxhash/buffer.hpp>
+#include <voxhash/error.hpp>
+
+#include <cuda_gl_interop.h>
+#include <cuda_runtime.h>
+
+#include <string>
+
+namespace voxhash::viewer {
+namespace {
+
+void check(cudaError_t status, const char* call) {
+  if (status == cudaSuccess) return;
+  (void)cudaGetLastError();
+  throw CudaError(std::string(call) + ": " + cudaGetErrorName(status) + ": " +
+                      cudaGetErrorString(status),
+                  static_cast<int>(status));
+}
+
+/// A non-blocking stream owned by a bridge.
+class OwnedStream {
+ public:
+  OwnedStream() { check(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking), "stream"); }
+  OwnedStream(const OwnedStream&)            = delete;
+  OwnedStream& operator=(const OwnedStream&) = delete;
+  ~OwnedStream() { cudaStreamDestroy(m_stream); }
+  [[nodiscard]] cudaStream_t get() const { return m_stream; }
+  [[nodiscard]] Stream handle() const { return reinterpret_cast<Stream>(m_stream); }
+
+ private:
+  cudaStream_t m_stream = nullptr;
+};
+
+class CudaInteropBridge final : public BufferBridge {
+ public:
+  CudaInteropBridge(SceneBuffers& buffers, bool timing) : m_buffers(buffers), m_timing(timing) {}
+  CudaInteropBridge(const CudaInteropBridge&)            = delete;
+  CudaInteropBridge& operator=(const CudaInteropBridge&) = delete;
+  ~CudaInteropBridge() override { unregister(); }
+
+  [[nodiscard]] std::string_view name() const override { return "CUDA-GL interop"; }
+  [[nodiscard]] const TransferTimes& times() const override { return m_times; }
+
+  void reserve(const std::array<std::size_t, 2>& points) override {
+    if (!m_buffers.reserve(points) && m_registered) return;
+    unregister();
+    for (int i = 0; i < 2; ++i) {
+      check(cudaGraphicsGLRegisterBuffer(&m_resources[i],
+                                         m_buffers.points_buffer(i),
+                                         cudaGraphicsRegisterFlagsWriteDiscard),
+            "cudaGraphicsGLRegisterBuffer (points)");
+      check(cudaGraphicsGLRegisterBuffer(&m_resources[2 + i],
+                                         m_buffers.voxels_buffer(i),
+                                         cudaGraphicsRegisterFlagsWriteDiscard),
+            "cudaGraphicsGLRegisterBuffer (voxels)");
+    }
+    m_registered = true;
+  }
+
+  FrameStats run_frame(Pipeline& pipeline, double time) override {
+    Stopwatch watch;
+    m_times = {};
+    check(cudaGraphicsMapResources(kResources, m_resources, m_stream.get()),
+          "cudaGraphicsMapResources");
+    // The pipeline writes on its own stream: make the map (GL done with the buffers) complete first.
+    check(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize (map)");
+    m_times.map = watch.lap();
+    FrameStats stats;
+    try {
+      std::array<void*, kResources> mapped{};
+      for (int r = 0; r < kResources; ++r) {
+        std::size_t bytes = 0;
+        check(cudaGraphicsResourceGetMappedPointer(&mapped[r], &bytes, m_resources[r]),
+              "cudaGraphicsResourceGetMappedPointer");
+      }
+      stats = pipeline.run_frame(
+          time, {static_cast<Float3*>(mapped[0]), static_cast<Float3*>(mapped[1])});
+      m_times.pipeline          = watch.lap();
+      const core::GridView grid = grid_view(pipeline.config().grid);
+      for (int i = 0; i < 2; ++i) {
+        const auto voxels = pipeline.voxels(i);
+        if (voxels.size() > m_buffers.capacity(i)) {
+          throw Error("viewer: model " + std::to_string(i) + " has more voxels than points");
+        }
+        write_voxel_instances_async(grid,
+                                    voxels.data(),
+                                    pipeline.labels(i).data(),
+                                    voxels.size(),
+                                    static_cast<VoxelInstance*>(mapped[2 + i]),
+                                    m_stream.handle());
+        m_buffers.point_count[i] = pipeline.points(i).size();
+        m_buffers.voxel_count[i] = voxels.size();
+      }
+      if (m_timing) check(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize");
+      m_times.instances = watch.lap();
+    } catch (...) {
+      cudaGraphicsUnmapResources(kResources, m_resources, m_stream.get());
+      throw;
+    }
+    check(cudaGraphicsUnmapResources(kResources, m_resources, m_stream.get()),
+          "cudaGraphicsUnmapResources");
+    if (m_timing) check(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize");
+    m_times.unmap = watch.lap();
+    return stats;
+  }
+
+ private:
+  static constexpr int kResources = 4;  // points of models 0 and 1, then their voxels
+
+  void unregister() noexcept {
+    for (auto*& resource : m_resources) {
+      if (resource) cudaGraphicsUnregisterResource(resource);
+      resource = nullptr;
+    }
+    m_registered = false;
+  }
+
+  SceneBuffers& m_buffers;
+  bool m_timing;
+  bool m_registered = false;
+  OwnedStream m_stream;
+  cudaGraphicsResource_t m_resources[kResources] = {};
+  TransferTimes m_times;
+};
+
+class PlainDeviceBridge final : public BufferBridge {
+ public:
+  explicit PlainDeviceBridge(bool timing) : m_timing(timing) {}
+
+  [[nodiscard]] std::string_view name() const override { return "plain device buffers"; }
+  [[nodiscard]] const TransferTimes& times() const override { return m_times; }
+
+  void reserve(const std::array<std::size_t, 2>& points) override {
+    for (int i = 0; i < 2; ++i) {
+      m_points[i].resize(points[i]);
+      m_instances[i].resize(points[i]);
+    }
+  }
+
+  FrameStats run_frame(Pipeline& pipeline, double time) override {
+    Stopwatch watch;
+    m_times                = {};
+    const FrameStats stats = pipeline.run_frame(time, {m_points[0].data(), m_points[1].data()});
+    m_times.pipeline          = watch.lap();
+    const core::GridView grid = grid_view(pipeline.config().grid);
+    for (int i = 0; i < 2; ++i) {
+      const auto voxels = pipeline.voxels(i);
+      if (voxels.size() > m_instances[i].size()) {
+        throw Error("viewer: model " + std::to_string(i) + " has more voxels than points");
+      }
+      write_voxel_instances_async(grid,
+                                  voxels.data(),
+                                  pipeline.labels(i).data(),
+                                  voxels.size(),
+                                  m_instances[i].data(),
+                                  m_stream.handle());
+    }
+    if (m_timing) check(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize");
+    m_times.instances = watch.lap();
+    return stats;
+  }
+
+ private:
+  bool m_timing;
+  OwnedStream m_stream;
+  std::array<Buffer<Float3>, 2> m_points{Buffer<Float3>(Backend::Cuda, 0),
+                                         Buffer<Float3>(Backend::Cuda, 0)};
+  std::array<Buffer<VoxelInstance>, 2> m_instances{Buffer<VoxelInstance>(Backend::Cuda, 0),
+                                                   Buffer<VoxelInstance>(Backend::Cuda, 0)};
+  TransferTimes m_times;
+};
+
+}  // namespace
+
+std::unique_ptr<BufferBridge> make_cuda_interop_bridge(SceneBuffers& buffers, bool timing) {
+  return std::make_unique<CudaInteropBridge>(buffers, timing);
+}
+
+std::unique_ptr<BufferBridge> make_plain_device_bridge(bool timing) {
+  return std::make_unique<PlainDeviceBridge>(timing);
+}
+
+}  // namespace voxhash::viewer

@@ -1,0 +1,167 @@
+// Per-element steps of the flood fill that labels one model's surface voxels inside / outside the
+// other model, shared by both backends. Neighbours are found by probing the hash tables.
+//
+//  1. Barrier: a voxel of this model that the other model occupies (intersection) or touches
+//     (one of its 26 neighbours is the other's: a one-voxel closing of the other's surface, so a
+//     sparse surface with one-voxel gaps still separates inside from outside).
+//  2. Connected components of the non-barrier voxels (26-connectivity) by union-find with pointer
+//     jumping (ECL-CC style hooking: the larger root is hooked under the smaller with atomicCAS).
+//  3. Each component is labelled by an inside test of one representative voxel (its smallest key,
+//     so the answer does not depend on which table numbered the voxels): rays along ±x, ±y, ±z
+//     count crossings of the other surface (runs of occupied 3x3 cross-sections); odd = inside;
+//     the majority of the six rays decides.
+//  4. Barrier voxels that are not intersections take the majority label of their labelled
+//     neighbours, a few rounds; any left get their own inside test.
+#pragma once
+
+#include <voxhash/core/atomics.hpp>
+#include <voxhash/core/host_device.hpp>
+#include <voxhash/core/voxel.hpp>
+
+#include <cstdint>
+
+namespace voxhash::core {
+
+inline constexpr std::uint8_t kLabelOutside      = 0;
+inline constexpr std::uint8_t kLabelInside       = 1;
+inline constexpr std::uint8_t kLabelIntersection = 2;
+inline constexpr std::uint8_t kLabelUnknown      = 3;
+
+inline constexpr std::uint8_t kStateIntersect = 1;  // the other model occupies this voxel
+inline constexpr std::uint8_t kStateNear      = 2;  // the other model occupies a 26-neighbour
+
+inline constexpr int kRayDirections   = 6;
+inline constexpr std::uint32_t kRaySegment = 64;  // ray steps one thread walks
+
+VOXHASH_HD Int3 offset(Int3 c, int dx, int dy, int dz) { return {c.x + dx, c.y + dy, c.z + dz}; }
+
+template <class View>
+VOXHASH_HD bool occupied(const View& table, const GridView& g, Int3 c) {
+  return g.in_grid(c) && table.contains(g.key(c));
+}
+
+/// Whether any of the 26 neighbours of c is occupied in `table`.
+template <class View>
+VOXHASH_HD bool touches(const View& table, const GridView& g, Int3 c) {
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        if ((dx | dy | dz) != 0 && occupied(table, g, offset(c, dx, dy, dz))) return true;
+      }
+  return false;
+}
+
+/// Root of x's tree, halving the path on the way (parents only ever decrease).
+VOXHASH_HD std::uint32_t find_root(std::uint32_t* parent, std::uint32_t x) {
+  std::uint32_t curr = atomic_load(&parent[x]);
+  if (curr != x) {
+    std::uint32_t prev = x, next;
+    while (curr > (next = atomic_load(&parent[curr]))) {
+      atomic_store(&parent[prev], next);
+      prev = curr;
+      curr = next;
+    }
+  }
+  return curr;
+}
+
+/// Joins the trees of a and b, hooking the larger root under the smaller.
+VOXHASH_HD void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
+  std::uint32_t ra = find_root(parent, a);
+  std::uint32_t rb = find_root(parent, b);
+  while (ra != rb) {
+    if (ra < rb) {
+      const std::uint32_t seen = atomic_cas(&parent[rb], rb, ra);
+      if (seen == rb) return;
+      rb = seen;
+    } else {
+      const std::uint32_t seen = atomic_cas(&parent[ra], ra, rb);
+      if (seen == ra) return;
+      ra = seen;
+    }
+  }
+}
+
+/// Unites voxel `id` (at cell c) with each of its 13 "forward" 26-neighbours that is a voxel of
+/// the same model and not a barrier (the other 13 are covered by their own threads).
+template <class View>
+VOXHASH_HD void unite_with_neighbours(const View& self, const GridView& g, Int3 c, std::uint32_t id,
+                                      const std::uint8_t* state, std::uint32_t* parent) {
+  for (int n = 0; n < 13; ++n) {
+    // The 13 offsets (dx, dy, dz) greater than (0, 0, 0) in lexicographic (z, y, x) order.
+    const int code = n + 14;  // 14..26 of the 27 offsets numbered 0..26
+    const Int3 d   = {code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1};
+    const Int3 nc  = offset(c, d.x, d.y, d.z);
+    if (!g.in_grid(nc)) continue;
+    const std::uint32_t nid = self.find_id(g.key(nc));
+    if (nid != kNotFound && state[nid] == 0) unite(parent, id, nid);
+  }
+}
+
+/// Whether the other model occupies the 3x3 cross-section centred on c, perpendicular to `axis`.
+template <class View>
+VOXHASH_HD bool cross_section_occupied(const View& other, const GridView& g, Int3 c, int axis) {
+  for (int a = -1; a <= 1; ++a)
+    for (int b = -1; b <= 1; ++b) {
+      const Int3 n = axis == 0 ? offset(c, 0, a, b) : axis == 1 ? offset(c, a, 0, b)
+                                                                : offset(c, a, b, 0);
+      if (occupied(other, g, n)) return true;
+    }
+  return false;
+}
+
+/// Steps from c to the grid border along direction `dir` (0..5: +x, -x, +y, -y, +z, -z).
+VOXHASH_HD std::int32_t ray_length(const GridView& g, Int3 c, int dir) {
+  const int axis = dir / 2;
+  const std::int32_t coord = axis == 0 ? c.x : axis == 1 ? c.y : c.z;
+  const std::int32_t res   = axis == 0 ? g.resolution.x : axis == 1 ? g.resolution.y
+                                                                    : g.resolution.z;
+  return (dir & 1) ? coord : res - 1 - coord;
+}
+
+/// Crossings of the other surface that start in steps [first, last] of the ray from c along dir:
+/// steps whose cross-section is occupied while the previous step's is not.
+template <class View>
+VOXHASH_HD std::uint32_t ray_crossings(const View& other, const GridView& g, Int3 c, int dir,
+                                       std::int32_t first, std::int32_t last) {
+  const int axis = dir / 2;
+  const int sign = (dir & 1) ? -1 : 1;
+  auto at        = [&](std::int32_t s) {
+    return offset(c, axis == 0 ? sign * s : 0, axis == 1 ? sign * s : 0, axis == 2 ? sign * s : 0);
+  };
+  bool previous       = cross_section_occupied(other, g, at(first - 1), axis);
+  std::uint32_t count = 0;
+  for (std::int32_t s = first; s <= last; ++s) {
+    const bool occ = cross_section_occupied(other, g, at(s), axis);
+    count += occ && !previous;
+    previous = occ;
+  }
+  return count;
+}
+
+/// Inside if most of the six rays cross the other surface an odd number of times.
+VOXHASH_HD std::uint8_t inside_by_majority(const std::uint32_t* crossings) {
+  int odd = 0;
+  for (int d = 0; d < kRayDirections; ++d) odd += crossings[d] & 1u;
+  return odd > kRayDirections / 2 ? kLabelInside : kLabelOutside;
+}
+
+/// Majority label (inside / outside) of the labelled 26-neighbours of c; unknown on a tie or none.
+template <class View>
+VOXHASH_HD std::uint8_t neighbour_vote(const View& self, const GridView& g, Int3 c,
+                                       const std::uint8_t* labels) {
+  int inside = 0, outside = 0;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const Int3 n = offset(c, dx, dy, dz);
+        if ((dx | dy | dz) == 0 || !g.in_grid(n)) continue;
+        const std::uint32_t id = self.find_id(g.key(n));
+        if (id == kNotFound) continue;
+        inside += labels[id] == kLabelInside;
+        outside += labels[id] == kLabelOutside;
+      }
+  return inside > outside ? kLabelInside : outside > inside ? kLabelOutside : kLabelUnknown;
+}
+
+}  // namespace voxhash::core

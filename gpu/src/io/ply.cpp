@@ -1,0 +1,367 @@
+// PLY point clouds: the header is parsed in full (elements, scalar and list properties of every
+// standard type); the vertex element's x/y/z are read from ASCII or binary little-endian data, and
+// whatever precedes it is skipped. Elements after the vertex element are not read.
+#include "io/io_common.hpp"
+
+#include <voxhash/io.hpp>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <string>
+#include <utility>
+
+namespace voxhash::io {
+namespace {
+
+enum class PlyFormat { Ascii, BinaryLittleEndian };
+
+enum class PlyType { Int8, UInt8, Int16, UInt16, Int32, UInt32, Float32, Float64 };
+
+constexpr std::array<std::pair<std::string_view, PlyType>, 16> kTypeNames{{
+    {"char", PlyType::Int8},
+    {"int8", PlyType::Int8},
+    {"uchar", PlyType::UInt8},
+    {"uint8", PlyType::UInt8},
+    {"short", PlyType::Int16},
+    {"int16", PlyType::Int16},
+    {"ushort", PlyType::UInt16},
+    {"uint16", PlyType::UInt16},
+    {"int", PlyType::Int32},
+    {"int32", PlyType::Int32},
+    {"uint", PlyType::UInt32},
+    {"uint32", PlyType::UInt32},
+    {"float", PlyType::Float32},
+    {"float32", PlyType::Float32},
+    {"double", PlyType::Float64},
+    {"float64", PlyType::Float64},
+}};
+
+struct PlyProperty {
+  std::string name;
+  PlyType type;                            // the value's type, or a list's item type
+  std::optional<PlyType> list_count_type;  // set for list properties
+};
+
+struct PlyElement {
+  std::string name;
+  std::uint64_t count = 0;
+  std::vector<PlyProperty> properties;
+};
+
+struct PlyHeader {
+  PlyFormat format = PlyFormat::Ascii;
+  std::vector<PlyElement> elements;
+  std::size_t vertex_element = 0;        // index into elements
+  std::vector<std::size_t> vertex_axis;  // per vertex property: 0, 1, 2 for x, y, z, else kNoAxis
+};
+
+constexpr std::size_t kNoAxis = 3;
+
+std::size_t type_size(PlyType type) {
+  switch (type) {
+    case PlyType::Int8:
+    case PlyType::UInt8:
+      return 1;
+    case PlyType::Int16:
+    case PlyType::UInt16:
+      return 2;
+    case PlyType::Int32:
+    case PlyType::UInt32:
+    case PlyType::Float32:
+      return 4;
+    case PlyType::Float64:
+      return 8;
+  }
+  return 0;
+}
+
+bool is_integer(PlyType type) {
+  return type != PlyType::Float32 && type != PlyType::Float64;
+}
+
+template <std::size_t Bytes>
+struct UnsignedOfSize;
+template <>
+struct UnsignedOfSize<1> {
+  using Type = std::uint8_t;
+};
+template <>
+struct UnsignedOfSize<2> {
+  using Type = std::uint16_t;
+};
+template <>
+struct UnsignedOfSize<4> {
+  using Type = std::uint32_t;
+};
+template <>
+struct UnsignedOfSize<8> {
+  using Type = std::uint64_t;
+};
+
+/// A T stored little-endian at p, whatever the host's byte order.
+template <typename T>
+T load_little_endian(const char* p) {
+  using Bits = typename UnsignedOfSize<sizeof(T)>::Type;
+  Bits bits  = 0;
+  for (std::size_t b = 0; b < sizeof(T); ++b) {
+    bits |= static_cast<Bits>(static_cast<Bits>(static_cast<unsigned char>(p[b])) << (8 * b));
+  }
+  return std::bit_cast<T>(bits);
+}
+
+double load_value(const char* p, PlyType type) {
+  switch (type) {
+    case PlyType::Int8:
+      return load_little_endian<std::int8_t>(p);
+    case PlyType::UInt8:
+      return load_little_endian<std::uint8_t>(p);
+    case PlyType::Int16:
+      return load_little_endian<std::int16_t>(p);
+    case PlyType::UInt16:
+      return load_little_endian<std::uint16_t>(p);
+    case PlyType::Int32:
+      return load_little_endian<std::int32_t>(p);
+    case PlyType::UInt32:
+      return load_little_endian<std::uint32_t>(p);
+    case PlyType::Float32:
+      return load_little_endian<float>(p);
+    case PlyType::Float64:
+      return load_little_endian<double>(p);
+  }
+  return 0;
+}
+
+std::string at_line(std::size_t line) {
+  return "line " + std::to_string(line) + ": ";
+}
+
+PlyType parse_type(const std::filesystem::path& path, std::size_t line, std::string_view name) {
+  const auto* found = std::find_if(
+      kTypeNames.begin(), kTypeNames.end(), [&](const auto& entry) { return entry.first == name; });
+  if (found == kTypeNames.end()) {
+    fail(path, at_line(line) + "unknown PLY property type '" + std::string(name) + "'");
+  }
+  return found->second;
+}
+
+/// Reads the header up to and including end_header; `lines` is left at the first data line.
+PlyHeader parse_header(const std::filesystem::path& path, LineReader& lines) {
+  const std::optional<std::string_view> magic = lines.next();
+  if (!magic || split_whitespace(*magic) != std::vector<std::string_view>{"ply"}) {
+    fail(path, "not a PLY file (the first line must be 'ply')");
+  }
+  PlyHeader header;
+  bool has_format = false;
+  for (;;) {
+    const std::optional<std::string_view> line = lines.next();
+    if (!line) fail(path, "malformed PLY header: no end_header line");
+    const std::size_t number                   = lines.line_number();
+    const std::vector<std::string_view> fields = split_whitespace(*line);
+    if (fields.empty() || fields[0] == "comment" || fields[0] == "obj_info") continue;
+    const std::string_view keyword = fields[0];
+    if (keyword == "end_header") break;
+    if (keyword == "format") {
+      if (fields.size() != 3) fail(path, at_line(number) + "expected 'format <type> <version>'");
+      if (fields[1] == "ascii") {
+        header.format = PlyFormat::Ascii;
+      } else if (fields[1] == "binary_little_endian") {
+        header.format = PlyFormat::BinaryLittleEndian;
+      } else if (fields[1] == "binary_big_endian") {
+        fail(path,
+             at_line(number) +
+                 "binary_big_endian PLY is unsupported (convert it to binary_little_endian or "
+                 "ascii)");
+      } else {
+        fail(path, at_line(number) + "unknown PLY format '" + std::string(fields[1]) + "'");
+      }
+      has_format = true;
+    } else if (keyword == "element") {
+      if (fields.size() != 3) fail(path, at_line(number) + "expected 'element <name> <count>'");
+      const std::optional<std::uint64_t> count = parse_count(fields[2]);
+      if (!count) {
+        fail(path,
+             at_line(number) + "element count '" + std::string(fields[2]) +
+                 "' is not a non-negative integer");
+      }
+      header.elements.push_back({std::string(fields[1]), *count, {}});
+    } else if (keyword == "property") {
+      if (header.elements.empty()) fail(path, at_line(number) + "property before any element");
+      PlyProperty property;
+      if (fields.size() == 5 && fields[1] == "list") {
+        property.list_count_type = parse_type(path, number, fields[2]);
+        if (!is_integer(*property.list_count_type)) {
+          fail(path, at_line(number) + "a list's length type must be an integer type");
+        }
+        property.type = parse_type(path, number, fields[3]);
+        property.name = std::string(fields[4]);
+      } else if (fields.size() == 3 && fields[1] != "list") {
+        property.type = parse_type(path, number, fields[1]);
+        property.name = std::string(fields[2]);
+      } else {
+        fail(path,
+             at_line(number) +
+                 "expected 'property <type> <name>' or 'property list <type> <type> <name>'");
+      }
+      header.elements.back().properties.push_back(std::move(property));
+    } else {
+      fail(path, at_line(number) + "unknown PLY header keyword '" + std::string(keyword) + "'");
+    }
+  }
+  if (!has_format) fail(path, "malformed PLY header: no format line");
+
+  const auto vertex =
+      std::find_if(header.elements.begin(), header.elements.end(), [](const PlyElement& element) {
+        return element.name == "vertex";
+      });
+  if (vertex == header.elements.end()) fail(path, "PLY header declares no 'vertex' element");
+  header.vertex_element = static_cast<std::size_t>(vertex - header.elements.begin());
+  constexpr std::array<std::string_view, 3> kAxes{"x", "y", "z"};
+  header.vertex_axis.assign(vertex->properties.size(), kNoAxis);
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    const auto property = std::find_if(
+        vertex->properties.begin(), vertex->properties.end(), [&](const PlyProperty& candidate) {
+          return candidate.name == kAxes[axis];
+        });
+    if (property == vertex->properties.end()) {
+      fail(path, "PLY vertex element has no '" + std::string(kAxes[axis]) + "' property");
+    }
+    if (property->list_count_type) {
+      fail(path, "PLY vertex property '" + std::string(kAxes[axis]) + "' is a list");
+    }
+    header.vertex_axis[static_cast<std::size_t>(property - vertex->properties.begin())] = axis;
+  }
+  return header;
+}
+
+/// Upper bound on how many elements `remaining` bytes can hold, so a lying count cannot make us
+/// reserve more memory than the file justifies.
+std::size_t plausible_count(const PlyElement& element,
+                            std::size_t remaining,
+                            std::size_t min_bytes) {
+  return static_cast<std::size_t>(std::min<std::uint64_t>(element.count, remaining / min_bytes));
+}
+
+void read_ascii(const std::filesystem::path& path,
+                const PlyHeader& header,
+                LineReader& lines,
+                std::size_t data_size,
+                PointCloud& cloud) {
+  for (std::size_t e = 0; e <= header.vertex_element; ++e) {
+    const PlyElement& element = header.elements[e];
+    const bool is_vertex      = e == header.vertex_element;
+    if (is_vertex) {
+      // Each vertex line holds at least "0 0 0\n".
+      cloud.points.reserve(plausible_count(element, data_size - lines.offset(), 6));
+    }
+    for (std::uint64_t i = 0; i < element.count; ++i) {
+      std::optional<std::string_view> line = lines.next();
+      while (line && split_whitespace(*line).empty())
+        line = lines.next();
+      if (!line) {
+        fail(path,
+             "truncated data: the file ends after " + std::to_string(i) + " of " +
+                 std::to_string(element.count) + " '" + element.name + "' elements");
+      }
+      if (!is_vertex) continue;
+
+      const std::vector<std::string_view> fields = split_whitespace(*line);
+      const std::string where                    = at_line(lines.line_number());
+      std::array<double, 3> xyz{};
+      std::size_t field = 0;
+      for (std::size_t p = 0; p < element.properties.size(); ++p) {
+        if (field >= fields.size()) {
+          fail(path,
+               where + "too few values for a vertex (the header declares " +
+                   std::to_string(element.properties.size()) + " properties)");
+        }
+        if (element.properties[p].list_count_type) {
+          const std::optional<std::uint64_t> length = parse_count(fields[field]);
+          if (!length) {
+            fail(path, where + "list length '" + std::string(fields[field]) + "' is not a count");
+          }
+          field += 1 + static_cast<std::size_t>(std::min<std::uint64_t>(*length, fields.size()));
+          continue;
+        }
+        if (const std::size_t axis = header.vertex_axis[p]; axis != kNoAxis) {
+          const std::optional<double> value = parse_double(fields[field]);
+          if (!value) {
+            fail(path, where + "cannot parse '" + std::string(fields[field]) + "' as a number");
+          }
+          xyz[axis] = *value;
+        }
+        ++field;
+      }
+      if (field != fields.size()) {
+        fail(path,
+             where + "expected " + std::to_string(field) + " values for a vertex, found " +
+                 std::to_string(fields.size()));
+      }
+      add_point(cloud, xyz[0], xyz[1], xyz[2]);
+    }
+  }
+}
+
+void read_binary(const std::filesystem::path& path,
+                 const PlyHeader& header,
+                 std::string_view data,
+                 PointCloud& cloud) {
+  std::size_t offset = 0;
+  for (std::size_t e = 0; e <= header.vertex_element; ++e) {
+    const PlyElement& element = header.elements[e];
+    const bool is_vertex      = e == header.vertex_element;
+    if (is_vertex) {
+      std::size_t min_bytes = 0;
+      for (const PlyProperty& property : element.properties) {
+        min_bytes += type_size(property.list_count_type.value_or(property.type));
+      }
+      cloud.points.reserve(plausible_count(element, data.size() - offset, min_bytes));
+    }
+    for (std::uint64_t i = 0; i < element.count; ++i) {
+      const auto take = [&](std::uint64_t bytes) {
+        if (data.size() - offset < bytes) {
+          fail(path,
+               "truncated binary data: '" + element.name + "' element " + std::to_string(i + 1) +
+                   " of " + std::to_string(element.count) + " runs past the end of the file");
+        }
+        const char* start = data.data() + offset;
+        offset += static_cast<std::size_t>(bytes);
+        return start;
+      };
+      std::array<double, 3> xyz{};
+      for (std::size_t p = 0; p < element.properties.size(); ++p) {
+        const PlyProperty& property = element.properties[p];
+        if (property.list_count_type) {
+          const double length =
+              load_value(take(type_size(*property.list_count_type)), *property.list_count_type);
+          if (length < 0) {
+            fail(path,
+                 "negative list length in '" + element.name + "' element " + std::to_string(i + 1));
+          }
+          take(static_cast<std::uint64_t>(length) * type_size(property.type));
+          continue;
+        }
+        const char* value = take(type_size(property.type));
+        if (is_vertex && header.vertex_axis[p] != kNoAxis) {
+          xyz[header.vertex_axis[p]] = load_value(value, property.type);
+        }
+      }
+      if (is_vertex) add_point(cloud, xyz[0], xyz[1], xyz[2]);
+    }
+  }
+}
+
+}  // namespace
+
+void read_ply_points(const std::filesystem::path& path, PointCloud& cloud) {
+  const std::string bytes = read_file(path);
+  LineReader lines(bytes);
+  const PlyHeader header = parse_header(path, lines);
+  if (header.format == PlyFormat::Ascii) {
+    read_ascii(path, header, lines, bytes.size(), cloud);
+  } else {
+    read_binary(path, header, std::string_view(bytes).substr(lines.offset()), cloud);
+  }
+}
+
+}  // namespace voxhash::io

@@ -1,0 +1,151 @@
+// The frame pipeline's loops, written once for both backends (Exec = CpuExec or CudaExec): animate,
+// voxelize, probe, and the flood fill's passes. The per-element logic is in core/.
+#pragma once
+
+#include <voxhash/buffer.hpp>
+#include <voxhash/core/animation.hpp>
+#include <voxhash/core/flood_fill.hpp>
+#include <voxhash/core/voxel.hpp>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace voxhash::pipeline {
+
+/// Scratch arrays of one model's flood fill, kept across frames so frames do not allocate.
+struct FillBuffers {
+  explicit FillBuffers(Backend b)
+      : state(b, 0), labels(b, 0), labels_next(b, 0), flags(b, 0), parent(b, 0), rep_key(b, 0),
+        roots(b, 0), crossings(b, 0), counts(b, 4) {}
+  Buffer<std::uint8_t> state, labels, labels_next, flags;
+  Buffer<std::uint32_t> parent, rep_key, roots, crossings, counts;
+};
+
+template <class Exec>
+void animate_points(Exec& exec, core::MotionParams motion, const Float3* rest, std::uint32_t n,
+                    Float3* out) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    out[i] = core::animate_point(motion, rest[i]);
+  });
+}
+
+template <class Exec>
+void voxelize_points(Exec& exec, core::GridView grid, const Float3* points, std::uint32_t n,
+                     Key* keys) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) { keys[i] = grid.voxelize(points[i]); });
+}
+
+/// state[id] = kStateIntersect where the other model's table holds this model's voxel id.
+template <class Exec, class View>
+void probe_other(Exec& exec, View other, const Key* voxels, std::uint32_t n, std::uint8_t* state) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    state[id] = other.contains(voxels[id]) ? core::kStateIntersect : 0;
+  });
+}
+
+/// Flood fill, step 1: mark voxels whose 26-neighbourhood touches the other model.
+template <class Exec, class View>
+void mark_near(Exec& exec, View other, core::GridView g, const Key* voxels, std::uint32_t n,
+               std::uint8_t* state) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    if (state[id] == 0 && core::touches(other, g, g.cell(voxels[id]))) state[id] = core::kStateNear;
+  });
+}
+
+/// Step 2: union-find over the non-barrier voxels, then full path compression.
+template <class Exec, class View>
+void connect_components(Exec& exec, View self, core::GridView g, const Key* voxels,
+                        std::uint32_t n, const std::uint8_t* state, std::uint32_t* parent) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) { parent[id] = id; });
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    if (state[id] == 0) core::unite_with_neighbours(self, g, g.cell(voxels[id]), id, state, parent);
+  });
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    parent[id] = core::find_root(parent, id);
+  });
+}
+
+/// Step 3a: each component's representative is its smallest key; flags mark component roots.
+template <class Exec>
+void pick_representatives(Exec& exec, const Key* voxels, std::uint32_t n,
+                          const std::uint8_t* state, const std::uint32_t* parent,
+                          std::uint32_t* rep_key, std::uint8_t* root_flags) {
+  exec.fill(rep_key, n, kEmptyKey);
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    if (state[id] == 0) core::atomic_min(&rep_key[parent[id]], voxels[id]);
+    root_flags[id] = state[id] == 0 && parent[id] == id;
+  });
+}
+
+/// Step 3b: inside test of `count` voxels (start keys start_key[subject[r]]): crossings of the
+/// other surface along six rays, each ray split into segments of kRaySegment steps (one thread
+/// each); label[subject[r]] = majority verdict. `crossings` needs count * 6 entries.
+template <class Exec, class View>
+void inside_test(Exec& exec, View other, core::GridView g, const std::uint32_t* subject,
+                 std::uint32_t count, const std::uint32_t* start_key, std::uint32_t* crossings,
+                 std::uint8_t* label) {
+  if (count == 0) return;
+  const std::int32_t longest =
+      std::max(g.resolution.x, std::max(g.resolution.y, g.resolution.z));
+  const std::uint32_t segments = (longest + core::kRaySegment - 1) / core::kRaySegment;
+  const std::uint32_t per_subject = core::kRayDirections * segments;
+  exec.fill(crossings, std::size_t{count} * core::kRayDirections, 0u);
+  exec.for_each(std::size_t{count} * per_subject, [=] VOXHASH_LAMBDA(std::uint32_t t) {
+    const std::uint32_t r   = t / per_subject;
+    const int dir           = static_cast<int>((t % per_subject) / segments);
+    const std::uint32_t seg = t % segments;
+    const Int3 c            = g.cell(start_key[subject[r]]);
+    const std::int32_t first = static_cast<std::int32_t>(seg * core::kRaySegment) + 1;
+    const std::int32_t last  = std::min<std::int32_t>(first + core::kRaySegment - 1,
+                                                      core::ray_length(g, c, dir));
+    const std::uint32_t n = first <= last ? core::ray_crossings(other, g, c, dir, first, last) : 0;
+    if (n) core::atomic_add(&crossings[r * core::kRayDirections + dir], n);
+  });
+  exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) {
+    label[subject[r]] = core::inside_by_majority(&crossings[r * core::kRayDirections]);
+  });
+}
+
+/// Step 4a: intersection voxels, component labels for the rest, unknown for the barrier.
+/// component_label is indexed by root id (written by inside_test).
+template <class Exec>
+void label_from_components(Exec& exec, std::uint32_t n, const std::uint8_t* state,
+                           const std::uint32_t* parent, const std::uint8_t* component_label,
+                           std::uint8_t* labels) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    labels[id] = (state[id] & core::kStateIntersect) ? core::kLabelIntersection
+                 : state[id]                         ? core::kLabelUnknown
+                                                     : component_label[parent[id]];
+  });
+}
+
+/// Step 4b: one round of neighbour voting for unknown labels (reads `labels`, writes `next`).
+template <class Exec, class View>
+void vote_round(Exec& exec, View self, core::GridView g, const Key* voxels, std::uint32_t n,
+                const std::uint8_t* labels, std::uint8_t* next) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    next[id] = labels[id] == core::kLabelUnknown
+                   ? core::neighbour_vote(self, g, g.cell(voxels[id]), labels)
+                   : labels[id];
+  });
+}
+
+template <class Exec>
+void flag_label(Exec& exec, const std::uint8_t* labels, std::uint32_t n, std::uint8_t label,
+                std::uint8_t* flags) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) { flags[id] = labels[id] == label; });
+}
+
+/// counts[0..2] = voxels labelled outside, inside, intersection.
+template <class Exec>
+void count_labels(Exec& exec, const std::uint8_t* labels, std::uint32_t n, std::uint32_t* counts) {
+  exec.fill(counts, 3, 0u);
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    const std::uint8_t l = labels[id];
+    core::aggregate_add(&counts[0], l == core::kLabelOutside);
+    core::aggregate_add(&counts[1], l == core::kLabelInside);
+    core::aggregate_add(&counts[2], l == core::kLabelIntersection);
+  });
+}
+
+}  // namespace voxhash::pipeline

@@ -1,0 +1,210 @@
+// PipelineImpl<Exec>: one frame of the voxel intersection pipeline for one backend. Stages are
+// timed with the executor's marks (CUDA events on the GPU). The flood fill (frame_steps.hpp,
+// core/flood_fill.hpp) probes the tables through their device views.
+#pragma once
+
+#include "pipeline/frame_steps.hpp"
+#include "pipeline/pipeline_backend.hpp"
+
+#include <voxhash/cuckoo_table.hpp>
+#include <voxhash/error.hpp>
+#include <voxhash/hash_graph.hpp>
+
+#include <array>
+#include <cmath>
+#include <memory>
+#include <string>
+
+namespace voxhash::pipeline {
+
+template <class View>
+View view_of(const HashTable& table) {
+  if constexpr (std::is_same_v<View, core::CuckooView>) {
+    return dynamic_cast<const CuckooTable&>(table).view();
+  } else {
+    return dynamic_cast<const HashGraph&>(table).view();
+  }
+}
+
+/// Labels the voxels of model `self` against model `other` (see core/flood_fill.hpp for the
+/// steps); returns the number of components. state holds the probe's intersection flags.
+template <class Exec, class View>
+std::uint32_t flood_fill(Exec& exec, View self, View other, core::GridView g, const Key* voxels,
+                         std::uint32_t n, FillBuffers& b) {
+  if (n == 0) return 0;
+  b.labels.resize(n);
+  b.labels_next.resize(n);
+  b.flags.resize(n);
+  b.parent.resize(n);
+  b.rep_key.resize(n);
+  b.roots.resize(n);
+  mark_near(exec, other, g, voxels, n, b.state.data());
+  connect_components(exec, self, g, voxels, n, b.state.data(), b.parent.data());
+  pick_representatives(exec, voxels, n, b.state.data(), b.parent.data(), b.rep_key.data(),
+                       b.flags.data());
+  const auto components =
+      static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
+  b.crossings.resize(std::size_t{components} * core::kRayDirections);
+  std::uint8_t* component_label = b.labels_next.data();  // indexed by root id
+  inside_test(exec, other, g, b.roots.data(), components, b.rep_key.data(), b.crossings.data(),
+              component_label);
+  label_from_components(exec, n, b.state.data(), b.parent.data(), component_label,
+                        b.labels.data());
+  for (int round = 0; round < 3; ++round) {
+    vote_round(exec, self, g, voxels, n, b.labels.data(), b.labels_next.data());
+    b.labels.swap(b.labels_next);
+  }
+  flag_label(exec, b.labels.data(), n, core::kLabelUnknown, b.flags.data());
+  const auto left =
+      static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
+  b.crossings.resize(std::size_t{left} * core::kRayDirections);
+  inside_test(exec, other, g, b.roots.data(), left, voxels, b.crossings.data(), b.labels.data());
+  return components;
+}
+
+template <class Exec>
+class PipelineImpl final : public PipelineBackend {
+ public:
+  void set_model(int index, std::span<const Float3> rest) override {
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+      const Float3 p = rest[i];
+      if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) {
+        throw InvalidInput("model " + std::to_string(index) + ": point " + std::to_string(i) +
+                           " is not finite (NaN or Inf)");
+      }
+    }
+    if (rest.size() >= 0x80000000ull) {
+      throw InvalidInput("model " + std::to_string(index) + ": too many points (max 2^31 - 1)");
+    }
+    Model& m = m_models.at(index);
+    m.rest   = Buffer<Float3>::from_host(Exec::kBackend, rest);
+    m.animated.resize(rest.size());
+    m.points = m.animated.data();
+  }
+
+  FrameStats run_frame(const PipelineConfig& config, double time,
+                       std::array<Float3*, 2> out) override {
+    const core::GridView g = make_grid_view(config.grid);
+    ensure_tables(config);
+    FrameStats stats;
+    m_exec.mark(0);
+    for (int i = 0; i < 2; ++i) {
+      Model& m = m_models[i];
+      m.points = out[i] ? out[i] : m.animated.data();
+      animate_points(m_exec, make_motion(config.animation, i, time), m.rest.data(), count(m),
+                     m.points);
+    }
+    m_exec.mark(1);
+    std::size_t keys_in_grid = 0;
+    for (int i = 0; i < 2; ++i) {
+      Model& m = m_models[i];
+      m.keys_all.resize(count(m));
+      m.keys.resize(count(m));
+      voxelize_points(m_exec, g, m.points, count(m), m.keys_all.data());
+      m.key_count = m_exec.select_not_equal(m.keys_all.data(), m.keys.data(), count(m), kEmptyKey);
+      stats.model[i].points       = count(m);
+      stats.model[i].outside_grid = count(m) - m.key_count;
+      keys_in_grid += m.key_count;
+    }
+    m_exec.mark(2);
+    for (int i = 0; i < 2; ++i) {
+      Model& m = m_models[i];
+      m.table->build(m.keys.data(), nullptr, m.key_count);
+      m.unique              = static_cast<std::uint32_t>(m.table->unique_count());
+      stats.model[i].voxels = m.unique;
+    }
+    m_exec.mark(3);
+    if (config.algorithm == TableKind::Cuckoo) {
+      probe_and_fill<core::CuckooView>(g, stats);
+    } else {
+      probe_and_fill<core::HashGraphView>(g, stats);
+    }
+    m_exec.mark(5);
+    for (int i = 0; i < 2; ++i) {
+      Model& m = m_models[i];
+      count_labels(m_exec, m.fill.labels.data(), m.unique, m.fill.counts.data());
+      std::uint32_t c[3];
+      detail::copy_bytes(c, Backend::Cpu, m.fill.counts.data(), Exec::kBackend, sizeof(c));
+      stats.model[i].outside      = m.unique ? c[0] : 0;
+      stats.model[i].inside       = m.unique ? c[1] : 0;
+      stats.model[i].intersection = m.unique ? c[2] : 0;
+    }
+    stats.ms.animate    = m_exec.elapsed_ms(0, 1);
+    stats.ms.voxelize   = m_exec.elapsed_ms(1, 2);
+    stats.ms.build      = m_exec.elapsed_ms(2, 3);
+    stats.ms.probe      = m_exec.elapsed_ms(3, 4);
+    stats.ms.flood_fill = m_exec.elapsed_ms(4, 5);
+    stats.ms.total      = m_exec.elapsed_ms(0, 5);
+    const double probed = static_cast<double>(m_models[0].unique) + m_models[1].unique;
+    stats.build_keys_per_s = stats.ms.build > 0 ? keys_in_grid / (stats.ms.build * 1e-3) : 0;
+    stats.probe_keys_per_s = stats.ms.probe > 0 ? probed / (stats.ms.probe * 1e-3) : 0;
+    return stats;
+  }
+
+  [[nodiscard]] std::span<const Key> voxels(int i) const override {
+    const Model& m = m_models.at(i);
+    return {m.table ? m.table->unique_keys() : nullptr, m.unique};
+  }
+  [[nodiscard]] std::span<const VoxelLabel> labels(int i) const override {
+    const Model& m = m_models.at(i);
+    return {reinterpret_cast<const VoxelLabel*>(m.fill.labels.data()), m.unique};
+  }
+  [[nodiscard]] std::span<const Float3> points(int i) const override {
+    const Model& m = m_models.at(i);
+    return {m.points, m.rest.size()};
+  }
+
+  /// Probe (each model's voxels against the other's table) and flood fill, for one view type.
+  template <class View>
+  void probe_and_fill(const core::GridView& g, FrameStats& stats) {
+    const View views[2] = {view_of<View>(*m_models[0].table), view_of<View>(*m_models[1].table)};
+    for (int i = 0; i < 2; ++i) {
+      Model& m = m_models[i];
+      m.fill.state.resize(m.unique);
+      probe_other(m_exec, views[1 - i], m.table->unique_keys(), m.unique, m.fill.state.data());
+    }
+    m_exec.mark(4);
+    for (int i = 0; i < 2; ++i) {
+      Model& m                    = m_models[i];
+      stats.model[i].components = flood_fill(m_exec, views[i], views[1 - i], g,
+                                             m.table->unique_keys(), m.unique, m.fill);
+    }
+  }
+
+ private:
+  struct Model {
+    Buffer<Float3> rest{Exec::kBackend, 0}, animated{Exec::kBackend, 0};
+    Float3* points = nullptr;  // where the last frame's animated points are
+    Buffer<Key> keys_all{Exec::kBackend, 0}, keys{Exec::kBackend, 0};
+    std::size_t key_count = 0;
+    std::unique_ptr<HashTable> table;
+    std::uint32_t unique = 0;
+    FillBuffers fill{Exec::kBackend};
+  };
+
+  static std::uint32_t count(const Model& m) { return static_cast<std::uint32_t>(m.rest.size()); }
+
+  void ensure_tables(const PipelineConfig& config) {
+    BuildOptions options = config.table_options;
+    options.unique_ids   = true;  // the flood fill numbers voxels by dense id
+    if (m_models[0].table && m_kind == config.algorithm && same(options, m_options)) return;
+    for (Model& m : m_models) {
+      m.table  = make_table(config.algorithm, Exec::kBackend, options);
+      m.unique = 0;
+    }
+    m_kind    = config.algorithm;
+    m_options = options;
+  }
+
+  static bool same(const BuildOptions& a, const BuildOptions& b) {
+    return a.seed == b.seed && a.cuckoo_space == b.cuckoo_space && a.max_chain == b.max_chain &&
+           a.max_attempts == b.max_attempts && a.load == b.load;
+  }
+
+  Exec m_exec;
+  std::array<Model, 2> m_models;
+  TableKind m_kind = TableKind::Cuckoo;
+  BuildOptions m_options;
+};
+
+}  // namespace voxhash::pipeline

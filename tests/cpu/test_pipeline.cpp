@@ -1,0 +1,154 @@
+// Frame pipeline tests on the CPU backend (label cpu): exact ground truth on spheres and a torus,
+// identical outputs across cuckoo / HashGraph V1 / V2, and the edge cases (apart, nested, empty,
+// points outside the grid, bad input).
+#include "common/pipeline_checks.hpp"
+
+#include <voxhash/error.hpp>
+
+#include <limits>
+
+namespace voxhash::test {
+namespace {
+
+constexpr Backend kCpu = Backend::Cpu;
+constexpr int kRes     = 128;  // voxel = 0.025 over the default 3.2-wide bounds
+
+TEST(Pipeline, TwoOverlappingSpheresExactLabels) {
+  const auto a      = sphere({-0.3f, 0, 0}, 0.8f, 200000, 1);
+  const auto b      = sphere({0.3f, 0, 0}, 0.8f, 200000, 2);
+  const auto config = static_config(kRes, TableKind::Cuckoo);
+  const auto r      = run_scene(kCpu, config, a, b);
+  check_labels(config.grid, r.voxels[0], a, b, "sphere A");
+  check_labels(config.grid, r.voxels[1], b, a, "sphere B");
+  check_curve_covered(config.grid, r.voxels[0], sphere_sphere_curve(-0.3f, 0.8f, 0.3f, 0.8f, 400));
+  EXPECT_GT(r.stats.model[0].inside, 0u);
+  EXPECT_GT(r.stats.model[0].outside, 0u);
+  EXPECT_GT(r.stats.model[0].intersection, 0u);
+  EXPECT_EQ(r.stats.model[0].intersection, r.stats.model[1].intersection)
+      << "intersection voxels are shared by both models";
+}
+
+TEST(Pipeline, SphereCrossingTorusExactLabels) {
+  const auto t      = torus({0, 0, 0}, 0.7f, 0.3f, 300000, 3);
+  const auto s      = sphere({0.7f, 0, 0.2f}, 0.45f, 150000, 4);
+  const auto config = static_config(kRes, TableKind::HashGraphV2);
+  const auto r      = run_scene(kCpu, config, t, s);
+  check_labels(config.grid, r.voxels[0], t, s, "torus");
+  check_labels(config.grid, r.voxels[1], s, t, "sphere");
+  EXPECT_GT(r.stats.model[1].inside, 0u);
+  EXPECT_GT(r.stats.model[1].outside, 0u);
+}
+
+TEST(Pipeline, AlgorithmsGiveIdenticalFrames) {
+  const auto t = torus({0, 0, 0}, 0.7f, 0.3f, 100000, 5);
+  const auto s = sphere({0.6f, 0.1f, 0}, 0.5f, 80000, 6);
+  std::vector<SceneResult> results;
+  for (TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+    results.push_back(run_scene(kCpu, static_config(96, kind), t, s));
+  }
+  for (int m = 0; m < 2; ++m) {
+    for (std::size_t k = 1; k < results.size(); ++k) {
+      EXPECT_EQ(results[0].voxels[m].keys, results[k].voxels[m].keys) << "model " << m;
+      EXPECT_TRUE(results[0].voxels[m].labels == results[k].voxels[m].labels) << "model " << m;
+    }
+  }
+}
+
+TEST(Pipeline, SwitchingAlgorithmBetweenFramesKeepsTheOutput) {
+  const auto a = sphere({-0.2f, 0, 0}, 0.7f, 60000, 7);
+  const auto b = sphere({0.3f, 0, 0}, 0.6f, 60000, 8);
+  Pipeline pipeline(kCpu, static_config(96, TableKind::Cuckoo));
+  pipeline.set_model(0, a.points);
+  pipeline.set_model(1, b.points);
+  pipeline.run_frame(0);
+  const auto first = pipeline.download(0);
+  pipeline.set_algorithm(TableKind::HashGraphV1);
+  pipeline.run_frame(0);
+  EXPECT_EQ(pipeline.download(0).keys, first.keys);
+  EXPECT_TRUE(pipeline.download(0).labels == first.labels);
+}
+
+TEST(Pipeline, ModelsApartHaveNoIntersection) {
+  const auto a = sphere({-0.8f, 0, 0}, 0.5f, 50000, 9);
+  const auto b = sphere({0.8f, 0, 0}, 0.5f, 50000, 10);
+  const auto r = run_scene(kCpu, static_config(96, TableKind::Cuckoo), a, b);
+  for (int m = 0; m < 2; ++m) {
+    EXPECT_EQ(r.stats.model[m].intersection, 0u);
+    EXPECT_EQ(r.stats.model[m].inside, 0u);
+    EXPECT_EQ(r.stats.model[m].outside, r.stats.model[m].voxels);
+  }
+}
+
+TEST(Pipeline, ModelWhollyInsideTheOther) {
+  const auto big   = sphere({0, 0, 0}, 1.0f, 200000, 11);
+  const auto small = sphere({0.1f, 0, 0}, 0.4f, 50000, 12);
+  const auto r     = run_scene(kCpu, static_config(kRes, TableKind::HashGraphV1), big, small);
+  EXPECT_EQ(r.stats.model[0].outside, r.stats.model[0].voxels);
+  EXPECT_EQ(r.stats.model[1].inside, r.stats.model[1].voxels);
+  EXPECT_EQ(r.stats.model[1].intersection, 0u);
+}
+
+TEST(Pipeline, EmptyCloud) {
+  const auto a = sphere({0, 0, 0}, 0.5f, 20000, 13);
+  Shape empty;
+  const auto r = run_scene(kCpu, static_config(64, TableKind::Cuckoo), a, empty);
+  EXPECT_EQ(r.stats.model[1].voxels, 0u);
+  EXPECT_TRUE(r.voxels[1].keys.empty());
+  EXPECT_EQ(r.stats.model[0].outside, r.stats.model[0].voxels);
+  EXPECT_GT(r.stats.model[0].voxels, 0u);
+}
+
+TEST(Pipeline, PointsOutsideTheGridAreDroppedAndCounted) {
+  auto a = sphere({0, 0, 0}, 0.5f, 10000, 14);
+  a.points.push_back({5, 0, 0});
+  a.points.push_back({0, -1.6001f, 0});
+  a.points.push_back({0, 0, 1.6f});  // the max face is outside (cells are half-open)
+  const auto b = sphere({0.2f, 0, 0}, 0.5f, 10000, 15);
+  const auto r = run_scene(kCpu, static_config(64, TableKind::Cuckoo), a, b);
+  EXPECT_EQ(r.stats.model[0].points, 10003u);
+  EXPECT_EQ(r.stats.model[0].outside_grid, 3u);
+  EXPECT_EQ(r.stats.model[1].outside_grid, 0u);
+}
+
+TEST(Pipeline, BadInputIsRejectedClearly) {
+  Pipeline pipeline(kCpu, static_config(32, TableKind::Cuckoo));
+  std::vector<Float3> bad{{0, 0, 0}, {std::numeric_limits<float>::quiet_NaN(), 0, 0}};
+  EXPECT_THROW(pipeline.set_model(0, bad), InvalidInput);
+  EXPECT_THROW(pipeline.set_model(2, {}), InvalidInput);
+  GridParams grid;
+  grid.resolution = {4096, 4096, 4096};
+  EXPECT_THROW(pipeline.set_grid(grid), InvalidInput);
+  grid.resolution = {2048, 2048, 512};
+  EXPECT_NO_THROW(pipeline.set_grid(grid));
+  grid.bounds.max.x = grid.bounds.min.x;
+  EXPECT_THROW(pipeline.set_grid(grid), InvalidInput);
+}
+
+TEST(Pipeline, VoxelKeysNeverEqualTheSentinelAndRoundTrip) {
+  GridParams grid;
+  grid.resolution = {2048, 2048, 512};
+  const Key corner = voxel_key(grid, {1.5999f, 1.5999f, 1.5999f});
+  EXPECT_NE(corner, kEmptyKey);
+  EXPECT_LT(corner, 0x80000000u);
+  const Float3 c = voxel_center(grid, corner);
+  EXPECT_EQ(voxel_key(grid, c), corner);
+  EXPECT_EQ(voxel_key(grid, {std::numeric_limits<float>::quiet_NaN(), 0, 0}), kEmptyKey);
+}
+
+TEST(Pipeline, AnimationMovesModelsThroughEachOther) {
+  const auto a = sphere({0, 0, 0}, 0.4f, 20000, 16);
+  const auto b = sphere({0, 0, 0}, 0.4f, 20000, 17);
+  PipelineConfig config = static_config(64, TableKind::Cuckoo);
+  config.animation.animate = true;
+  Pipeline pipeline(kCpu, config);
+  pipeline.set_model(0, a.points);
+  pipeline.set_model(1, b.points);
+  const FrameStats apart = pipeline.run_frame(0.0);  // start: far apart along x
+  const FrameStats met   = pipeline.run_frame(3.0);  // a quarter swing: centres meet
+  EXPECT_EQ(apart.model[0].intersection, 0u);
+  EXPECT_GT(met.model[0].intersection, 0u);
+  EXPECT_GT(met.model[0].inside, 0u);
+}
+
+}  // namespace
+}  // namespace voxhash::test

@@ -1,0 +1,105 @@
+// Frame pipeline tests on the CUDA backend (label gpu): the ground-truth scenes of the CPU tests,
+// and every frame output compared with the CPU backend's, voxel by voxel. Skipped, saying why,
+// where no CUDA device exists.
+#include "common/pipeline_checks.hpp"
+
+#include <voxhash/buffer.hpp>
+#include <voxhash/error.hpp>
+
+namespace voxhash::test {
+namespace {
+
+#define REQUIRE_CUDA()                                                                   \
+  do {                                                                                   \
+    if (!cuda_available()) GTEST_SKIP() << "skipped: " << cuda_unavailable_reason();     \
+  } while (0)
+
+void expect_same(const SceneResult& a, const SceneResult& b, const char* what) {
+  for (int m = 0; m < 2; ++m) {
+    EXPECT_EQ(a.voxels[m].keys, b.voxels[m].keys) << what << " model " << m;
+    EXPECT_TRUE(a.voxels[m].labels == b.voxels[m].labels) << what << " model " << m;
+    EXPECT_EQ(a.stats.model[m].outside_grid, b.stats.model[m].outside_grid) << what;
+    EXPECT_EQ(a.stats.model[m].components, b.stats.model[m].components) << what;
+  }
+}
+
+TEST(GpuPipeline, SpheresAndTorusMatchGroundTruthAndCpu) {
+  REQUIRE_CUDA();
+  const auto a = sphere({-0.3f, 0, 0}, 0.8f, 200000, 1);
+  const auto b = sphere({0.3f, 0, 0}, 0.8f, 200000, 2);
+  const auto t = torus({0, 0, 0}, 0.7f, 0.3f, 300000, 3);
+  const auto s = sphere({0.7f, 0, 0.2f}, 0.45f, 150000, 4);
+  for (TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+    SCOPED_TRACE(std::string(to_string(kind)));
+    const auto config = static_config(128, kind);
+    const auto gpu    = run_scene(Backend::Cuda, config, a, b);
+    check_labels(config.grid, gpu.voxels[0], a, b, "sphere A");
+    check_labels(config.grid, gpu.voxels[1], b, a, "sphere B");
+    check_curve_covered(config.grid, gpu.voxels[0],
+                        sphere_sphere_curve(-0.3f, 0.8f, 0.3f, 0.8f, 400));
+    expect_same(gpu, run_scene(Backend::Cpu, config, a, b), "spheres, CUDA vs CPU");
+    const auto gt = run_scene(Backend::Cuda, config, t, s);
+    check_labels(config.grid, gt.voxels[0], t, s, "torus");
+    check_labels(config.grid, gt.voxels[1], s, t, "sphere");
+    expect_same(gt, run_scene(Backend::Cpu, config, t, s), "torus, CUDA vs CPU");
+  }
+}
+
+TEST(GpuPipeline, LargeAnimatedFrameMatchesCpuForEveryAlgorithm) {
+  REQUIRE_CUDA();
+  const auto t = torus({0, 0, 0}, 0.7f, 0.3f, 2000000, 5);
+  const auto s = sphere({0, 0, 0}, 0.6f, 2000000, 6);
+  PipelineConfig config = static_config(512, TableKind::Cuckoo);
+  config.animation.animate = true;
+  std::vector<SceneResult> results;
+  for (TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+    config.algorithm = kind;
+    for (Backend backend : {Backend::Cuda, Backend::Cpu}) {
+      Pipeline pipeline(backend, config);
+      pipeline.set_model(0, t.points);
+      pipeline.set_model(1, s.points);
+      SceneResult r;
+      r.stats     = pipeline.run_frame(2.5);  // mid-swing: the models overlap
+      r.voxels[0] = pipeline.download(0);
+      r.voxels[1] = pipeline.download(1);
+      results.push_back(std::move(r));
+    }
+  }
+  EXPECT_GT(results[0].stats.model[0].intersection, 0u);
+  for (std::size_t k = 1; k < results.size(); ++k) expect_same(results[0], results[k], "frame");
+}
+
+TEST(GpuPipeline, AnimatedPointsGoToACallerBuffer) {
+  REQUIRE_CUDA();
+  const auto a = sphere({0, 0, 0}, 0.5f, 100000, 7);
+  const auto b = sphere({0.2f, 0, 0}, 0.5f, 50000, 8);
+  Pipeline pipeline(Backend::Cuda, static_config(128, TableKind::Cuckoo));
+  pipeline.set_model(0, a.points);
+  pipeline.set_model(1, b.points);
+  Buffer<Float3> out_a(Backend::Cuda, a.points.size()), out_b(Backend::Cuda, b.points.size());
+  out_a.fill_bytes_async(0xFF);
+  pipeline.run_frame(0.0, {out_a.data(), out_b.data()});
+  const auto host = out_a.to_host();
+  ASSERT_EQ(host.size(), a.points.size());
+  for (std::size_t i = 0; i < host.size(); i += 997) {
+    EXPECT_EQ(host[i].x, a.points[i].x);
+    EXPECT_EQ(host[i].y, a.points[i].y);
+  }
+  EXPECT_EQ(pipeline.points(0).data(), out_a.data());
+}
+
+TEST(GpuPipeline, EdgeCasesMatchCpu) {
+  REQUIRE_CUDA();
+  const auto a = sphere({-0.8f, 0, 0}, 0.5f, 50000, 9);
+  const auto b = sphere({0.8f, 0, 0}, 0.5f, 50000, 10);
+  const auto config = static_config(96, TableKind::HashGraphV2);
+  const auto apart  = run_scene(Backend::Cuda, config, a, b);
+  EXPECT_EQ(apart.stats.model[0].intersection, 0u);
+  EXPECT_EQ(apart.stats.model[0].outside, apart.stats.model[0].voxels);
+  Shape empty;
+  expect_same(run_scene(Backend::Cuda, config, a, empty), run_scene(Backend::Cpu, config, a, empty),
+              "empty");
+}
+
+}  // namespace
+}  // namespace voxhash::test
