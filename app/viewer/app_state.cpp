@@ -66,14 +66,14 @@ bool AppState::read_model(int index,
 }
 
 void AppState::set_algorithm(TableKind kind) {
-  m_dirty = attempt("cannot switch algorithm", [&] {
+  m_dirty |= attempt("cannot switch algorithm", [&] {
     m_pipeline->set_algorithm(kind);
     m_settings.algorithm = kind;
   });
 }
 
 void AppState::set_resolution(int resolution) {
-  m_dirty = attempt("cannot change the grid", [&] {
+  m_dirty |= attempt("cannot change the grid", [&] {
     SceneSettings changed = m_settings;
     changed.resolution    = resolution;
     m_pipeline->set_grid(config(changed).grid);
@@ -82,14 +82,14 @@ void AppState::set_resolution(int resolution) {
 }
 
 void AppState::set_animation(const AnimationParams& animation) {
-  m_dirty = attempt("cannot change the animation", [&] {
+  m_dirty |= attempt("cannot change the animation", [&] {
     m_pipeline->set_animation(animation);
     m_settings.animation = animation;
   });
 }
 
 void AppState::set_table_options(double cuckoo_space, double load) {
-  m_dirty = attempt("cannot change the table options", [&] {
+  m_dirty |= attempt("cannot change the table options", [&] {
     SceneSettings changed = m_settings;
     changed.cuckoo_space  = cuckoo_space;
     changed.load          = load;

@@ -62,6 +62,7 @@ inline Shape torus(Float3 c, float R, float r, std::size_t n, std::uint64_t seed
 inline PipelineConfig static_config(int resolution, TableKind kind) {
   PipelineConfig config;
   config.grid.resolution      = {resolution, resolution, resolution};
+  config.grid.bounds          = {{-1.6f, -1.6f, -1.6f}, {1.6f, 1.6f, 1.6f}};
   config.animation.animate    = false;
   config.algorithm            = kind;
   return config;

@@ -11,7 +11,7 @@ namespace voxhash::test {
 namespace {
 
 constexpr Backend kCpu = Backend::Cpu;
-constexpr int kRes     = 128;  // voxel = 0.025 over the default 3.2-wide bounds
+constexpr int kRes     = 128;  // voxel = 0.025 over the tests' 3.2-wide bounds (static_config)
 
 TEST(Pipeline, TwoOverlappingSpheresExactLabels) {
   const auto a      = sphere({-0.3f, 0, 0}, 0.8f, 200000, 1);
@@ -126,8 +126,8 @@ TEST(Pipeline, BadInputIsRejectedClearly) {
 
 TEST(Pipeline, VoxelKeysNeverEqualTheSentinelAndRoundTrip) {
   GridParams grid;
-  grid.resolution = {2048, 2048, 512};
-  const Key corner = voxel_key(grid, {1.5999f, 1.5999f, 1.5999f});
+  grid.resolution  = {2048, 2048, 512};
+  const Key corner = voxel_key(grid, {2.3999f, 2.3999f, 2.3999f});
   EXPECT_NE(corner, kEmptyKey);
   EXPECT_LT(corner, 0x80000000u);
   const Float3 c = voxel_center(grid, corner);

@@ -26,12 +26,12 @@ enum class Deformation { None, Twist, Bend, Wobble };
 
 struct GridParams {
   Int3 resolution{512, 512, 512};             // voxels per axis; bits per axis sum to <= 31
-  Bounds bounds{{-1.6f, -1.6f, -1.6f}, {1.6f, 1.6f, 1.6f}};  // the world box the grid covers
+  Bounds bounds{{-2.4f, -2.4f, -2.4f}, {2.4f, 2.4f, 2.4f}};  // the world box the grid covers
 };
 
 struct AnimationParams {
   float speed          = 1.0f;   // 1 = one pass through each other every ~6 s
-  float separation     = 1.1f;   // how far apart the models start (world units, along x)
+  float separation     = 1.2f;   // each model's start offset from the centre, along x
   Deformation deformation = Deformation::Wobble;
   float amount         = 0.1f;   // deformation strength
   bool animate         = true;   // false: models stay at their rest pose, centred (tests)

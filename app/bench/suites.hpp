@@ -1,0 +1,17 @@
+// The measuring commands of `voxhash bench` (limits is a single call, made in bench.cpp): each one
+// prints its results as they come, adds them to the report and returns the exit code.
+#pragma once
+
+#include "bench/options.hpp"
+#include "bench/report.hpp"
+
+namespace voxhash::bench {
+
+/// Hash-table micro-benchmarks (tables_suite.cpp): the default set, or the sweeps in options.
+int run_tables(const Options& options, Report& report, ResultPrinter& printer);
+
+/// The frame pipeline without a window (frame_suite.cpp). Returns 1 when --all-algos finds outputs
+/// that differ between algorithms.
+int run_frame(const Options& options, Report& report, ResultPrinter& printer);
+
+}  // namespace voxhash::bench

@@ -1,0 +1,286 @@
+// The ImGui panel. Sections, in the order they appear:
+//   [status]      device, backend, GL, transfer path, frame rate, pause / step / reset, vsync
+//   [algorithm]   cuckoo / hashgraph-v1 / hashgraph-v2 (effective next frame)
+//   [parameters]  points per model, grid resolution, table space / load, animation
+//   [layers]      points, intersection, inside / outside voxels per model, sizes
+//   [times]       per-stage milliseconds (FrameStats::ms) and transfer steps
+//   [rates]       build and probe keys/s, plots, fractions of the measured device limits
+//   [counts]      points, voxels, intersection, inside / outside, components per model
+//   [models]      load a model by path (errors stay in the panel)
+//   [screenshot]  button and last result
+#include "viewer/panel.hpp"
+
+#include "viewer/palette.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cstdio>
+#include <cstring>
+
+namespace voxhash::viewer {
+namespace {
+
+constexpr ImVec4 kErrorColor{1.0f, 0.4f, 0.35f, 1.0f};
+constexpr ImVec4 kDimColor{0.65f, 0.65f, 0.65f, 1.0f};
+constexpr const char* kModelNames[2] = {"A", "B"};
+
+ImVec4 to_imvec(const palette::Rgb& c) { return {c[0], c[1], c[2], 1.0f}; }
+
+void copy_path(std::array<char, 512>& dst, const std::string& src) {
+  const std::size_t n = std::min(src.size(), dst.size() - 1);
+  std::memcpy(dst.data(), src.data(), n);
+  dst[n] = '\0';
+}
+
+/// "12.3% of <what> (<limit> G/s)", or "n/a" without limits.
+void fraction_text(double rate, const std::optional<DeviceLimits>& limits,
+                   double DeviceLimits::*bound, const char* what) {
+  if (!limits || limits->*bound <= 0) {
+    ImGui::TextColored(kDimColor, "  n/a of %s", what);
+    return;
+  }
+  const double limit = limits->*bound;
+  ImGui::Text("  %.1f%% of %s (%.1f G/s)", 100.0 * rate * 1e-9 / limit, what, limit);
+}
+
+void rate_plot(const char* id, const float* values, int offset, double current) {
+  char overlay[32];
+  std::snprintf(overlay, sizeof(overlay), "%.3f G keys/s", current * 1e-9);
+  const float top = *std::max_element(values, values + StatsHistory::kSize);
+  ImGui::PlotLines(id, values, StatsHistory::kSize, offset, overlay, 0.0f,
+                   std::max(top * 1.1f, 1e-3f), ImVec2(-1, 48));
+}
+
+}  // namespace
+
+Panel::Panel(const AppState& state)
+    : m_points(static_cast<int>(state.settings().points_per_model)),
+      m_resolution(state.settings().resolution),
+      m_cuckoo_space(static_cast<float>(state.settings().cuckoo_space)),
+      m_load(static_cast<float>(state.settings().load)) {
+  for (int i = 0; i < 2; ++i) copy_path(m_paths[i], state.models()[i].path);
+}
+
+void Panel::set_screenshot_status(std::string status, bool is_error) {
+  m_screenshot_status = std::move(status);
+  m_screenshot_error  = is_error;
+}
+
+bool Panel::draw(AppState& state,
+                 ViewControls& controls,
+                 const TransferTimes& times,
+                 const PanelInfo& info) {
+  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(400, 0), ImGuiCond_FirstUseEver);
+  ImGui::Begin("voxhash");
+  draw_status(state, controls, info);
+  draw_algorithm(state);
+  draw_parameters(state);
+  draw_layers(controls);
+  draw_times(state, times);
+  draw_rates(state, info);
+  draw_counts(state);
+  draw_models(state);
+  const bool screenshot = draw_screenshot();
+  ImGui::End();
+  return screenshot;
+}
+
+// [status] -------------------------------------------------------------------------------------
+void Panel::draw_status(AppState& state, ViewControls& controls, const PanelInfo& info) {
+  ImGui::TextWrapped("device: %s", info.device.c_str());
+  ImGui::Text("backend: %s", info.backend.c_str());
+  ImGui::TextWrapped("GL: %s", info.gl.c_str());
+  ImGui::TextWrapped("transfer: %s", info.transfer.c_str());
+  ImGui::Text("%.1f fps, t = %.2f s", ImGui::GetIO().Framerate, state.time());
+  if (ImGui::Button(state.paused() ? "Resume" : "Pause")) state.toggle_pause();
+  ImGui::SameLine();
+  if (ImGui::Button("Step")) state.request_step();
+  ImGui::SameLine();
+  if (ImGui::Button("Reset")) state.reset();
+  ImGui::SameLine();
+  ImGui::Checkbox("vsync", &controls.vsync);
+  if (!state.message().empty()) {
+    if (state.message_is_error()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+      ImGui::TextWrapped("%s", state.message().c_str());
+      ImGui::PopStyleColor();
+    } else {
+      ImGui::TextWrapped("%s", state.message().c_str());
+    }
+  }
+}
+
+// [algorithm] ----------------------------------------------------------------------------------
+void Panel::draw_algorithm(AppState& state) {
+  ImGui::Separator();
+  ImGui::TextUnformatted("algorithm (effective next frame)");
+  for (const TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+    const std::string_view name = to_string(kind);
+    char label[32];
+    std::snprintf(label, sizeof(label), "%.*s", static_cast<int>(name.size()), name.data());
+    if (ImGui::RadioButton(label, state.settings().algorithm == kind)) state.set_algorithm(kind);
+    if (kind != TableKind::HashGraphV2) ImGui::SameLine();
+  }
+}
+
+// [parameters] ---------------------------------------------------------------------------------
+void Panel::draw_parameters(AppState& state) {
+  if (!ImGui::CollapsingHeader("parameters", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const int current_points = static_cast<int>(state.settings().points_per_model);
+  ImGui::InputInt("points per model", &m_points, 10000, 100000);
+  m_points = std::clamp(m_points, 1000, 1 << 26);
+  if (m_points != current_points) {
+    ImGui::SameLine();
+    if (ImGui::Button("re-sample") &&
+        !state.set_points_per_model(static_cast<std::size_t>(m_points))) {
+      m_points = current_points;
+    }
+  }
+
+  ImGui::SliderInt("grid resolution", &m_resolution, 16, 1024);
+  if (ImGui::IsItemDeactivatedAfterEdit()) state.set_resolution(m_resolution);
+
+  ImGui::SliderFloat("cuckoo space", &m_cuckoo_space, 1.05f, 3.0f, "%.2f N");
+  if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
+  ImGui::SliderFloat("hashgraph load", &m_load, 0.25f, 4.0f, "%.2f");
+  if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
+
+  AnimationParams animation = state.settings().animation;
+  bool changed              = ImGui::SliderFloat("speed", &animation.speed, 0.0f, 4.0f);
+  int deformation           = static_cast<int>(animation.deformation);
+  changed |= ImGui::Combo("deformation", &deformation, "none\0twist\0bend\0wobble\0");
+  animation.deformation = static_cast<Deformation>(deformation);
+  changed |= ImGui::SliderFloat("amount", &animation.amount, 0.0f, 0.5f);
+  if (changed) state.set_animation(animation);
+}
+
+// [layers] -------------------------------------------------------------------------------------
+void Panel::draw_layers(ViewControls& controls) {
+  if (!ImGui::CollapsingHeader("layers", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  Layers& layers = controls.draw.layers;
+  for (int i = 0; i < 2; ++i) {
+    ImGui::PushID(i);
+    ImGui::ColorButton("##points", to_imvec(palette::kPoints[i]), ImGuiColorEditFlags_NoTooltip);
+    ImGui::SameLine();
+    ImGui::Checkbox(i == 0 ? "points A" : "points B", &layers.points[i]);
+    ImGui::SameLine(140);
+    ImGui::ColorButton("##inside", to_imvec(palette::kInside), ImGuiColorEditFlags_NoTooltip);
+    ImGui::SameLine();
+    ImGui::Checkbox("inside", &layers.inside[i]);
+    ImGui::SameLine(260);
+    ImGui::ColorButton("##outside", to_imvec(palette::kOutside[i]), ImGuiColorEditFlags_NoTooltip);
+    ImGui::SameLine();
+    ImGui::Checkbox("outside", &layers.outside[i]);
+    ImGui::PopID();
+  }
+  ImGui::ColorButton("##intersection", to_imvec(palette::kIntersection),
+                     ImGuiColorEditFlags_NoTooltip);
+  ImGui::SameLine();
+  ImGui::Checkbox("intersection voxels", &layers.intersection);
+  ImGui::SliderFloat("point size", &controls.draw.point_size, 1.0f, 8.0f, "%.0f px");
+  ImGui::SliderFloat("voxel size", &controls.draw.voxel_scale, 0.2f, 3.0f, "%.1f x");
+}
+
+// [times] --------------------------------------------------------------------------------------
+void Panel::draw_times(const AppState& state, const TransferTimes& times) {
+  if (!ImGui::CollapsingHeader("times (ms)", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const StageTimes& ms = state.stats().ms;
+  if (ImGui::BeginTable("stages", 6, ImGuiTableFlags_SizingStretchSame)) {
+    for (const char* name : {"animate", "voxelize", "build", "probe", "fill", "total"}) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(name);
+    }
+    for (const double v : {ms.animate, ms.voxelize, ms.build, ms.probe, ms.flood_fill, ms.total}) {
+      ImGui::TableNextColumn();
+      ImGui::Text("%.2f", v);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::Text("transfer: map %.2f, instances %.2f, unmap %.2f, upload %.2f", times.map,
+              times.instances, times.unmap, times.upload);
+  ImGui::PlotLines("##total", state.history().total_ms(), StatsHistory::kSize,
+                   state.history().offset(), "frame total (ms)", 0.0f, FLT_MAX, ImVec2(-1, 40));
+}
+
+// [rates] --------------------------------------------------------------------------------------
+void Panel::draw_rates(const AppState& state, const PanelInfo& info) {
+  if (!ImGui::CollapsingHeader("rates", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const FrameStats& stats = state.stats();
+  const StatsHistory& history = state.history();
+  ImGui::Text("build: %.3f G keys/s", stats.build_keys_per_s * 1e-9);
+  fraction_text(stats.build_keys_per_s, info.limits, &DeviceLimits::exch8_l2,
+                "random 64-bit exchanges, L2");
+  fraction_text(stats.build_keys_per_s, info.limits, &DeviceLimits::exch8_dram,
+                "random 64-bit exchanges, DRAM");
+  rate_plot("##build", history.build_rate(), history.offset(), stats.build_keys_per_s);
+  ImGui::Text("probe: %.3f G keys/s", stats.probe_keys_per_s * 1e-9);
+  fraction_text(stats.probe_keys_per_s, info.limits, &DeviceLimits::read4_l2,
+                "random 4-byte reads, L2");
+  fraction_text(stats.probe_keys_per_s, info.limits, &DeviceLimits::read4_dram,
+                "random 4-byte reads, DRAM");
+  rate_plot("##probe", history.probe_rate(), history.offset(), stats.probe_keys_per_s);
+  if (!info.limits) ImGui::TextColored(kDimColor, "device limits: %s", info.limits_error.c_str());
+}
+
+// [counts] -------------------------------------------------------------------------------------
+void Panel::draw_counts(const AppState& state) {
+  if (!ImGui::CollapsingHeader("counts", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!ImGui::BeginTable("counts", 3, ImGuiTableFlags_SizingStretchSame)) return;
+  ImGui::TableNextColumn();
+  for (const char* name : kModelNames) {
+    ImGui::TableNextColumn();
+    ImGui::Text("model %s", name);
+  }
+  auto row = [&](const char* name, std::size_t ModelFrameStats::*field) {
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(name);
+    for (const ModelFrameStats& model : state.stats().model) {
+      ImGui::TableNextColumn();
+      ImGui::Text("%zu", model.*field);
+    }
+  };
+  row("points", &ModelFrameStats::points);
+  row("outside grid", &ModelFrameStats::outside_grid);
+  row("voxels", &ModelFrameStats::voxels);
+  row("intersection", &ModelFrameStats::intersection);
+  row("inside", &ModelFrameStats::inside);
+  row("outside", &ModelFrameStats::outside);
+  row("components", &ModelFrameStats::components);
+  ImGui::EndTable();
+}
+
+// [models] -------------------------------------------------------------------------------------
+void Panel::draw_models(AppState& state) {
+  if (!ImGui::CollapsingHeader("models", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  for (int i = 0; i < 2; ++i) {
+    ImGui::PushID(i);
+    ImGui::Text("%s:", kModelNames[i]);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-60);
+    const bool enter = ImGui::InputText("##path", m_paths[i].data(), m_paths[i].size(),
+                                        ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    if (ImGui::Button("Load") || enter) state.load_model(i, m_paths[i].data());
+    const ModelInfo& model = state.models()[i];
+    ImGui::TextColored(kDimColor, "  %zu points%s", model.points,
+                       model.dropped ? " (non-finite points dropped)" : "");
+    ImGui::PopID();
+  }
+}
+
+// [screenshot] ---------------------------------------------------------------------------------
+bool Panel::draw_screenshot() {
+  ImGui::Separator();
+  const bool requested = ImGui::Button("Screenshot (F12)");
+  if (!m_screenshot_status.empty()) {
+    ImGui::SameLine();
+    ImGui::TextColored(m_screenshot_error ? kErrorColor : kDimColor, "%s",
+                       m_screenshot_status.c_str());
+  }
+  return requested;
+}
+
+}  // namespace voxhash::viewer

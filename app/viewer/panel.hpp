@@ -1,0 +1,69 @@
+// The ImGui control panel: algorithm switch, scene parameters, layer toggles, per-stage times,
+// build / probe rates with scrolling plots and as fractions of the device's measured limits,
+// counts, device and transfer path, model loading by path, screenshots.
+#pragma once
+
+#include "viewer/app_state.hpp"
+#include "viewer/buffer_bridge.hpp"
+#include "viewer/renderer.hpp"
+
+#include <voxhash/device_limits.hpp>
+
+#include <array>
+#include <optional>
+#include <string>
+
+namespace voxhash::viewer {
+
+/// What the viewer shows but the panel cannot change.
+struct PanelInfo {
+  std::string device;     // voxhash::describe_device
+  std::string backend;    // "cuda" / "cpu"
+  std::string gl;         // renderer and GL version
+  std::string transfer;   // the active BufferBridge, and why interop is not used if it is not
+  std::optional<DeviceLimits> limits;  // measured at start-up
+  std::string limits_error;            // why there are no limits
+};
+
+/// View options the panel edits besides the scene (the front end applies vsync).
+struct ViewControls {
+  DrawSettings draw;
+  bool vsync      = true;
+  bool show_panel = true;
+};
+
+class Panel {
+ public:
+  explicit Panel(const AppState& state);
+
+  /// Builds the panel's widgets for this frame, applying edits to `state` and `controls`.
+  /// Returns true when the user asked for a screenshot.
+  bool draw(AppState& state,
+            ViewControls& controls,
+            const TransferTimes& times,
+            const PanelInfo& info);
+
+  /// Shown under the screenshot button (saved path or error).
+  void set_screenshot_status(std::string status, bool is_error);
+
+ private:
+  void draw_status(AppState& state, ViewControls& controls, const PanelInfo& info);
+  void draw_algorithm(AppState& state);
+  void draw_parameters(AppState& state);
+  void draw_layers(ViewControls& controls);
+  void draw_times(const AppState& state, const TransferTimes& times);
+  void draw_rates(const AppState& state, const PanelInfo& info);
+  void draw_counts(const AppState& state);
+  void draw_models(AppState& state);
+  bool draw_screenshot();
+
+  std::array<std::array<char, 512>, 2> m_paths{};
+  int m_points     = 0;
+  int m_resolution = 0;
+  float m_cuckoo_space = 0;
+  float m_load         = 0;
+  std::string m_screenshot_status;
+  bool m_screenshot_error = false;
+};
+
+}  // namespace voxhash::viewer

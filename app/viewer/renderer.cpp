@@ -1,0 +1,106 @@
+// Renderer: two programs (points, voxel cubes) and two vertex layouts whose buffer binding is
+// pointed at each model's buffer in turn (DSA, no per-frame allocation).
+#include "viewer/renderer.hpp"
+
+#include "viewer/palette.hpp"
+#include "viewer/shaders.hpp"
+#include "viewer/voxel_instance.hpp"
+
+#include <voxhash/pipeline.hpp>
+
+#include <glm/gtc/type_ptr.hpp>
+
+#include <cstddef>
+
+namespace voxhash::viewer {
+namespace {
+
+GlVertexArray make_layout() {
+  GLuint id = 0;
+  glCreateVertexArrays(1, &id);
+  return GlVertexArray(id);
+}
+
+constexpr GLuint label_bit(VoxelLabel label) { return 1u << static_cast<unsigned>(label); }
+
+}  // namespace
+
+Renderer::Renderer()
+    : m_points(make_program("points", shaders::kPointsVert, shaders::kPointsFrag)),
+      m_voxels(make_program("voxels", shaders::kVoxelsVert, shaders::kVoxelsFrag)),
+      m_points_layout(make_layout()),
+      m_voxels_layout(make_layout()) {
+  const GLuint points = m_points_layout.id();
+  glEnableVertexArrayAttrib(points, 0);
+  glVertexArrayAttribFormat(points, 0, 3, GL_FLOAT, GL_FALSE, 0);
+  glVertexArrayAttribBinding(points, 0, 0);
+
+  const GLuint voxels = m_voxels_layout.id();
+  glEnableVertexArrayAttrib(voxels, 0);
+  glVertexArrayAttribFormat(voxels, 0, 3, GL_FLOAT, GL_FALSE, offsetof(VoxelInstance, center));
+  glVertexArrayAttribBinding(voxels, 0, 0);
+  glEnableVertexArrayAttrib(voxels, 1);
+  glVertexArrayAttribIFormat(voxels, 1, 1, GL_UNSIGNED_INT, offsetof(VoxelInstance, label));
+  glVertexArrayAttribBinding(voxels, 1, 0);
+  glVertexArrayBindingDivisor(voxels, 0, 1);
+
+  m_points_uniforms = {glGetUniformLocation(m_points.id(), "u_view_proj"),
+                       glGetUniformLocation(m_points.id(), "u_color")};
+  m_voxels_uniforms = {glGetUniformLocation(m_voxels.id(), "u_view_proj"),
+                       glGetUniformLocation(m_voxels.id(), "u_half_size"),
+                       glGetUniformLocation(m_voxels.id(), "u_label_mask"),
+                       glGetUniformLocation(m_voxels.id(), "u_label_colors"),
+                       glGetUniformLocation(m_voxels.id(), "u_light_dir")};
+}
+
+void Renderer::draw(const SceneBuffers& buffers,
+                    const DrawSettings& settings,
+                    const glm::mat4& view_proj,
+                    const glm::vec3& light_dir,
+                    Float3 voxel_size,
+                    int width,
+                    int height) const {
+  glViewport(0, 0, width, height);
+  glClearColor(palette::kBackground[0], palette::kBackground[1], palette::kBackground[2], 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  glEnable(GL_DEPTH_TEST);
+  glDisable(GL_BLEND);
+  glDisable(GL_CULL_FACE);
+  const Layers& layers = settings.layers;
+
+  glUseProgram(m_points.id());
+  glUniformMatrix4fv(m_points_uniforms.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
+  glPointSize(settings.point_size);
+  glBindVertexArray(m_points_layout.id());
+  for (int i = 0; i < 2; ++i) {
+    if (!layers.points[i] || buffers.point_count[i] == 0) continue;
+    glUniform3fv(m_points_uniforms.color, 1, palette::kPoints[i].data());
+    glVertexArrayVertexBuffer(m_points_layout.id(), 0, buffers.points_buffer(i), 0, sizeof(Float3));
+    glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(buffers.point_count[i]));
+  }
+
+  glUseProgram(m_voxels.id());
+  glUniformMatrix4fv(m_voxels_uniforms.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
+  const float half = 0.5f * settings.voxel_scale;
+  glUniform3f(m_voxels_uniforms.half_size, voxel_size.x * half, voxel_size.y * half,
+              voxel_size.z * half);
+  glUniform3fv(m_voxels_uniforms.light_dir, 1, glm::value_ptr(glm::normalize(light_dir)));
+  glBindVertexArray(m_voxels_layout.id());
+  for (int i = 0; i < 2; ++i) {
+    // Intersection voxels belong to both models: drawn once, with model 0's.
+    const GLuint mask = (layers.outside[i] ? label_bit(VoxelLabel::Outside) : 0u) |
+                        (layers.inside[i] ? label_bit(VoxelLabel::Inside) : 0u) |
+                        (layers.intersection && i == 0 ? label_bit(VoxelLabel::Intersection) : 0u);
+    if (mask == 0 || buffers.voxel_count[i] == 0) continue;
+    const palette::Rgb colors[3] = {palette::kOutside[i], palette::kInside, palette::kIntersection};
+    glUniform1ui(m_voxels_uniforms.label_mask, mask);
+    glUniform3fv(m_voxels_uniforms.label_colors, 3, colors[0].data());
+    glVertexArrayVertexBuffer(
+        m_voxels_layout.id(), 0, buffers.voxels_buffer(i), 0, sizeof(VoxelInstance));
+    glDrawArraysInstanced(GL_TRIANGLES, 0, 36, static_cast<GLsizei>(buffers.voxel_count[i]));
+  }
+  glBindVertexArray(0);
+  glUseProgram(0);
+}
+
+}  // namespace voxhash::viewer
