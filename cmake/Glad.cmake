@@ -1,6 +1,7 @@
 # GLAD 2 loader for OpenGL 4.5 core, generated at build time by the system's glad
 # (python3-glad) with --reproducible, which uses the specs packaged with glad (no network).
 # Defines the static library voxhash_glad (include <glad/gl.h>).
+enable_language(C)
 find_program(VOXHASH_GLAD_PYTHON python3 PATHS /usr/bin NO_DEFAULT_PATH)
 if(NOT VOXHASH_GLAD_PYTHON)
   find_program(VOXHASH_GLAD_PYTHON python3 REQUIRED)

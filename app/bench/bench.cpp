@@ -1,8 +1,82 @@
-// Placeholder until the benchmark lands (being written now).
+// `voxhash bench`: parses the command line, fills the report's header (device, driver, commit,
+// command line, date), runs the command (limits here; tables and frame in their suites) and writes
+// the JSON and CSV outputs.
 #include "bench/bench.hpp"
 
+#include "bench/bench_device.hpp"
+#include "bench/options.hpp"
+#include "bench/report.hpp"
+#include "bench/suites.hpp"
+
+#include <voxhash/backend.hpp>
+#include <voxhash/device_limits.hpp>
 #include <voxhash/error.hpp>
 
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <string>
+
 namespace voxhash::bench {
-int run(int, char**) { throw Error("bench: not built yet"); }
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+/// Fails before any measurement when an output file cannot be created.
+void check_writable(const std::string& path) {
+  if (path.empty()) return;
+  std::ofstream out(path, std::ios::app);
+  if (!out) throw Error("bench: cannot write '" + path + "'");
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  const Options options = parse_options(argc, argv);
+  if (options.help) {
+    std::cout << usage();
+    return 0;
+  }
+  check_writable(options.json_path);
+  check_writable(options.csv_path);
+
+  Report report;
+  report.device       = describe_device(options.backend);
+  report.backend      = std::string(to_string(options.backend));
+  report.driver       = driver_version(options.backend);
+  report.git_commit   = VOXHASH_GIT_COMMIT;
+  report.command_line = options.command_line;
+  report.date         = utc_now();
+  std::cerr << "[bench] " << options.command << " on " << report.device << " (" << report.backend
+            << " backend" << (options.quick ? ", quick sizes" : "") << ")" << std::endl;
+
+  ResultPrinter printer(std::cout);
+  int code = 0;
+  if (options.command == "limits") {
+    report.limits = measure_device_limits(options.backend, options.quick);
+    print_limits(std::cout, *report.limits);
+  } else if (options.command == "tables") {
+    code = run_tables(options, report, printer);
+  } else {
+    code = run_frame(options, report, printer);
+  }
+
+  if (!options.json_path.empty()) {
+    write_json(report, options.json_path);
+    std::cerr << "[bench] wrote " << options.json_path << std::endl;
+  }
+  if (!options.csv_path.empty()) {
+    write_csv(report, options.csv_path);
+    std::cerr << "[bench] wrote " << options.csv_path << std::endl;
+  }
+  return code;
+}
+
 }  // namespace voxhash::bench

@@ -68,14 +68,15 @@ void Panel::set_screenshot_status(std::string status, bool is_error) {
   m_screenshot_error  = is_error;
 }
 
-bool Panel::draw(AppState& state,
+PanelRequests Panel::draw(AppState& state,
                  ViewControls& controls,
                  const TransferTimes& times,
                  const PanelInfo& info) {
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(400, 0), ImGuiCond_FirstUseEver);
   ImGui::Begin("voxhash");
-  draw_status(state, controls, info);
+  PanelRequests requests;
+  draw_status(state, controls, info, requests);
   draw_algorithm(state);
   draw_parameters(state);
   draw_layers(controls);
@@ -83,13 +84,16 @@ bool Panel::draw(AppState& state,
   draw_rates(state, info);
   draw_counts(state);
   draw_models(state);
-  const bool screenshot = draw_screenshot();
+  requests.screenshot = draw_screenshot();
   ImGui::End();
-  return screenshot;
+  return requests;
 }
 
 // [status] -------------------------------------------------------------------------------------
-void Panel::draw_status(AppState& state, ViewControls& controls, const PanelInfo& info) {
+void Panel::draw_status(AppState& state,
+                        ViewControls& controls,
+                        const PanelInfo& info,
+                        PanelRequests& requests) {
   ImGui::TextWrapped("device: %s", info.device.c_str());
   ImGui::Text("backend: %s", info.backend.c_str());
   ImGui::TextWrapped("GL: %s", info.gl.c_str());
@@ -99,7 +103,7 @@ void Panel::draw_status(AppState& state, ViewControls& controls, const PanelInfo
   ImGui::SameLine();
   if (ImGui::Button("Step")) state.request_step();
   ImGui::SameLine();
-  if (ImGui::Button("Reset")) state.reset();
+  if (ImGui::Button("Reset")) requests.reset = true;
   ImGui::SameLine();
   ImGui::Checkbox("vsync", &controls.vsync);
   if (!state.message().empty()) {

@@ -32,22 +32,30 @@ struct ViewControls {
   bool show_panel = true;
 };
 
+/// What the user asked for this frame that the panel cannot do itself.
+struct PanelRequests {
+  bool screenshot = false;
+  bool reset      = false;  // time and camera back to the start
+};
+
 class Panel {
  public:
   explicit Panel(const AppState& state);
 
   /// Builds the panel's widgets for this frame, applying edits to `state` and `controls`.
-  /// Returns true when the user asked for a screenshot.
-  bool draw(AppState& state,
+  PanelRequests draw(AppState& state,
             ViewControls& controls,
-            const TransferTimes& times,
-            const PanelInfo& info);
+                     const TransferTimes& times,
+                     const PanelInfo& info);
 
   /// Shown under the screenshot button (saved path or error).
   void set_screenshot_status(std::string status, bool is_error);
 
  private:
-  void draw_status(AppState& state, ViewControls& controls, const PanelInfo& info);
+  void draw_status(AppState& state,
+                   ViewControls& controls,
+                   const PanelInfo& info,
+                   PanelRequests& requests);
   void draw_algorithm(AppState& state);
   void draw_parameters(AppState& state);
   void draw_layers(ViewControls& controls);

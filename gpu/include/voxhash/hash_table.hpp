@@ -26,8 +26,15 @@ struct BuildOptions {
   /// Number the unique keys 0..u-1 (the cuckoo chapter's compacting table) and keep their list;
   /// also enables count() on the cuckoo table. Off for pure insert-rate measurements.
   bool unique_ids = true;
+  /// With unique_ids: also count each key's occurrences, which the cuckoo table's count() needs
+  /// (one more pass over the input). HashGraph counts by walking buckets and ignores this.
+  bool multiplicities = true;
+  /// Expected number of distinct keys (0: unknown). The set variant stores each key once, so a
+  /// cuckoo table for heavily duplicated input can be sized by this instead of n; if the build
+  /// fails at that size it falls back to the size for n.
+  std::size_t expected_unique = 0;
 
-  // Cuckoo (Alcantara): slots = ceil(cuckoo_space * n); eviction chains of at most max_chain
+  // Cuckoo (Alcantara): slots = ceil(cuckoo_space * n) (or * expected_unique); eviction chains of at most max_chain
   // exchanges (0 = 7 lg n, the chapter's limit); at most max_attempts builds with fresh constants.
   double cuckoo_space     = 1.25;
   std::uint32_t max_chain = 0;
@@ -53,6 +60,10 @@ class HashTable {
 
   [[nodiscard]] virtual TableKind kind() const = 0;
   [[nodiscard]] virtual Backend backend() const = 0;
+
+  /// Options for the next builds (the random stream of hash constants continues); throws
+  /// InvalidInput on values the table cannot use.
+  virtual void set_options(const BuildOptions& options) = 0;
 
   /// Builds the table from keys[0..n) and values[0..n) (values may be null: each key's value is
   /// then its input index). Keys equal to kEmptyKey are rejected with InvalidInput. Synchronizes

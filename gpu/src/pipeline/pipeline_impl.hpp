@@ -85,7 +85,7 @@ class PipelineImpl final : public PipelineBackend {
   FrameStats run_frame(const PipelineConfig& config, double time,
                        std::array<Float3*, 2> out) override {
     const core::GridView g = make_grid_view(config.grid);
-    ensure_tables(config);
+    prepare_tables(config);
     FrameStats stats;
     m_exec.mark(0);
     for (int i = 0; i < 2; ++i) {
@@ -184,27 +184,25 @@ class PipelineImpl final : public PipelineBackend {
 
   static std::uint32_t count(const Model& m) { return static_cast<std::uint32_t>(m.rest.size()); }
 
-  void ensure_tables(const PipelineConfig& config) {
-    BuildOptions options = config.table_options;
-    options.unique_ids   = true;  // the flood fill numbers voxels by dense id
-    if (m_models[0].table && m_kind == config.algorithm && same(options, m_options)) return;
+  /// Creates the tables when the algorithm changes; sets this frame's options on them: unique ids
+  /// (the flood fill numbers voxels by them), no multiplicities, and the last frame's voxel count
+  /// as the expected number of distinct keys.
+  void prepare_tables(const PipelineConfig& config) {
     for (Model& m : m_models) {
-      m.table  = make_table(config.algorithm, Exec::kBackend, options);
-      m.unique = 0;
+      if (!m.table || m.table->kind() != config.algorithm) {
+        m.table  = make_table(config.algorithm, Exec::kBackend, config.table_options);
+        m.unique = 0;
+      }
+      BuildOptions options    = config.table_options;
+      options.unique_ids      = true;
+      options.multiplicities  = false;
+      options.expected_unique = m.unique ? m.unique + m.unique / 4 + 1024 : 0;
+      m.table->set_options(options);
     }
-    m_kind    = config.algorithm;
-    m_options = options;
-  }
-
-  static bool same(const BuildOptions& a, const BuildOptions& b) {
-    return a.seed == b.seed && a.cuckoo_space == b.cuckoo_space && a.max_chain == b.max_chain &&
-           a.max_attempts == b.max_attempts && a.load == b.load;
   }
 
   Exec m_exec;
   std::array<Model, 2> m_models;
-  TableKind m_kind = TableKind::Cuckoo;
-  BuildOptions m_options;
 };
 
 }  // namespace voxhash::pipeline

@@ -70,10 +70,16 @@ void cuckoo_count_input(Exec& exec, core::CuckooView view, const Key* keys, std:
 template <class Exec>
 class CuckooTableImpl final : public CuckooTable {
  public:
-  explicit CuckooTableImpl(const BuildOptions& options) : m_options(options), m_rng(options.seed) {
+  explicit CuckooTableImpl(const BuildOptions& options) : m_rng(options.seed) {
+    set_options(options);
+  }
+
+  void set_options(const BuildOptions& options) override {
     if (!(options.cuckoo_space >= 1.0)) {
       throw InvalidInput("cuckoo table: space must be at least 1.0 slots per key");
     }
+    if (options.max_attempts < 1) throw InvalidInput("cuckoo table: max_attempts must be >= 1");
+    m_options = options;
   }
 
   [[nodiscard]] Backend backend() const override { return Exec::kBackend; }
@@ -86,19 +92,20 @@ class CuckooTableImpl final : public CuckooTable {
     stats.keys = n;
     if (n == 0) return m_stats = stats;
 
-    const auto slots = static_cast<std::uint32_t>(
-        std::max<double>(std::ceil(m_options.cuckoo_space * static_cast<double>(n)), 1.0));
     const std::uint32_t max_chain =
         m_options.max_chain ? m_options.max_chain
                             : static_cast<std::uint32_t>(std::ceil(
                                   7.0 * std::log2(std::max<double>(static_cast<double>(n), 2.0))));
-    m_slots.resize(slots);
+    const std::size_t hinted =
+        m_options.expected_unique ? std::min(m_options.expected_unique, n) : n;
+    std::uint32_t slots = slots_for(hinted);
     m_status.resize(1);
-    stats.slots       = slots;
     stats.chain_limit = max_chain;
 
-    core::CuckooView view{m_slots.data(), slots};
     for (int attempt = 1; attempt <= m_options.max_attempts; ++attempt) {
+      if (attempt == 3 && hinted < n) slots = slots_for(n);  // the hint was too small
+      m_slots.resize(slots);
+      core::CuckooView view{m_slots.data(), slots};
       draw_constants(view);
       m_exec.fill(m_slots.data(), slots, core::kEmptyEntry);
       m_exec.write(m_status.data(), BuildStatus{});
@@ -112,6 +119,7 @@ class CuckooTableImpl final : public CuckooTable {
       }
       if (!status.failed) {
         stats.longest_chain = status.longest_chain;
+        stats.slots         = slots;
         m_view              = view;
         break;
       }
@@ -138,7 +146,10 @@ class CuckooTableImpl final : public CuckooTable {
     run(stream, n, [=] VOXHASH_LAMBDA(std::uint32_t i) { out[i] = v.contains(q[i]); });
   }
   void count_async(const Key* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
-    require_unique_ids("count");
+    if (m_view.size != 0 && !m_view.counts) {
+      throw InvalidInput(
+          "cuckoo table: count needs a build with BuildOptions::unique_ids and multiplicities");
+    }
     const core::CuckooView v = m_view;
     run(stream, n, [=] VOXHASH_LAMBDA(std::uint32_t i) { out[i] = v.count(q[i]); });
   }
@@ -176,6 +187,11 @@ class CuckooTableImpl final : public CuckooTable {
     m_stats = BuildStats{};
   }
 
+  [[nodiscard]] std::uint32_t slots_for(std::size_t keys) const {
+    return static_cast<std::uint32_t>(
+        std::max<double>(std::ceil(m_options.cuckoo_space * static_cast<double>(keys)), 1.0));
+  }
+
   void draw_constants(core::CuckooView& view) {
     std::uniform_int_distribution<std::uint32_t> a(1, core::kCuckooPrime - 1);
     std::uniform_int_distribution<std::uint32_t> b(0, core::kCuckooPrime - 1);
@@ -193,10 +209,12 @@ class CuckooTableImpl final : public CuckooTable {
     m_view.slot_rank = m_rank.data();
     m_unique.resize(unique);
     cuckoo_list_unique(m_exec, m_view, m_flags.data(), m_unique.data());
-    m_counts.resize(unique);
-    m_exec.fill(m_counts.data(), unique, 0u);
-    cuckoo_count_input(m_exec, m_view, keys, n, m_counts.data());
-    m_view.counts     = m_counts.data();
+    if (m_options.multiplicities) {
+      m_counts.resize(unique);
+      m_exec.fill(m_counts.data(), unique, 0u);
+      cuckoo_count_input(m_exec, m_view, keys, n, m_counts.data());
+      m_view.counts = m_counts.data();
+    }
     stats.unique_keys = unique;
     m_flags.resize(0);
   }

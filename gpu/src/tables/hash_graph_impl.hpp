@@ -121,8 +121,13 @@ template <class Exec>
 class HashGraphImpl final : public HashGraph {
  public:
   HashGraphImpl(TableKind kind, const BuildOptions& options)
-      : m_kind(kind), m_options(options), m_rng(options.seed) {
+      : m_kind(kind), m_rng(options.seed) {
+    set_options(options);
+  }
+
+  void set_options(const BuildOptions& options) override {
     if (!(options.load > 0.0)) throw InvalidInput("hashgraph: load must be positive");
+    m_options = options;
   }
 
   [[nodiscard]] TableKind kind() const override { return m_kind; }

@@ -1,0 +1,393 @@
+// `voxhash bench tables`: build and lookup rates of the cuckoo table, HashGraph V1/V2 and the
+// sorted-array baseline on generated keys, each also as a fraction of the bound it is held against
+// (cuckoo inserts: exch8_dram; HashGraph and sorted builds: sort_pairs; lookups: read8_dram). The
+// default set is the papers' headline figures; --sweep runs their axes (load, multiplicity, size,
+// fraction of misses). Every figure is the median of several timed runs after one warm-up.
+#include "bench/bench_device.hpp"
+#include "bench/suites.hpp"
+
+#include <voxhash/buffer.hpp>
+#include <voxhash/error.hpp>
+#include <voxhash/hash_graph.hpp>
+#include <voxhash/hash_table.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace voxhash::bench {
+namespace {
+
+enum class Algo { Cuckoo, HashGraphV1, HashGraphV2, SortedArray };
+
+std::string algo_name(Algo algo) {
+  switch (algo) {
+    case Algo::Cuckoo: return std::string(to_string(TableKind::Cuckoo));
+    case Algo::HashGraphV1: return std::string(to_string(TableKind::HashGraphV1));
+    case Algo::HashGraphV2: return std::string(to_string(TableKind::HashGraphV2));
+    case Algo::SortedArray: return "sorted-array";
+  }
+  return "?";
+}
+
+constexpr std::size_t kMiB          = std::size_t{1} << 20;
+constexpr std::size_t kMemoryMargin = 256 * kMiB;  // left free for scratch and the runtime
+constexpr double kDefaultSpace      = 1.25;        // cuckoo slots per key
+constexpr double kDefaultLoad       = 1.0;         // HashGraph keys per vertex
+
+constexpr std::array kHitsAndMisses{0.0, 1.0};
+constexpr std::array kHits{0.0};
+constexpr std::array kMissFractions{0.0, 0.25, 0.5, 0.75, 1.0};
+constexpr std::array kCuckooSpaces{1.05, 1.1, 1.15, 1.2, 1.25, 1.3, 1.4, 1.5, 1.6, 1.75, 2.0};
+constexpr std::array kGraphLoads{0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0};
+constexpr std::array kMultiplicities{1.0, 2.0, 4.0, 8.0, 16.0, 32.0};
+
+/// Problem sizes: the papers' (50M cuckoo keys, HashGraph 2^25 and 2^28, sweeps at 2^25 and
+/// 2^20..2^28), or small ones for --quick.
+struct Sizes {
+  std::size_t cuckoo;
+  std::vector<std::size_t> graph;
+  std::size_t sweep;
+  std::vector<std::size_t> size_sweep;
+};
+
+Sizes sizes(bool quick) {
+  Sizes s;
+  const int first = quick ? 14 : 20, last = quick ? 20 : 28;
+  for (int b = first; b <= last; ++b) s.size_sweep.push_back(std::size_t{1} << b);
+  s.cuckoo = quick ? std::size_t{1} << 20 : 50'000'000;
+  s.graph  = quick ? std::vector<std::size_t>{std::size_t{1} << 20}
+                   : std::vector<std::size_t>{std::size_t{1} << 25, std::size_t{1} << 28};
+  s.sweep  = quick ? std::size_t{1} << 20 : std::size_t{1} << 25;
+  return s;
+}
+
+struct Timing {
+  double median = 0, min = 0, max = 0;
+};
+
+/// One key set and its queries in the backend's memory: `keys` draws from `distinct` keys.
+struct Workload {
+  std::size_t keys     = 0;
+  double multiplicity  = 1;
+  std::size_t distinct = 0;
+  std::uint32_t universe = 0;
+  Buffer<Key> build_keys;
+  Buffer<Key> queries;
+  Buffer<Value> out;
+};
+
+/// Memory a table of n keys needs at its peak, lookups included (the intersect probe keeps a
+/// HashGraph of the queries), from the sizes of the arrays each implementation holds.
+std::size_t table_bytes(Algo algo, std::size_t n, double param, bool cuckoo_ids) {
+  const auto vertices = [&] { return static_cast<std::size_t>(std::ceil(n / param)) + 1; };
+  switch (algo) {
+    case Algo::Cuckoo: {
+      const auto slots = static_cast<std::size_t>(std::ceil(param * n));
+      return 8 * slots + (cuckoo_ids ? 8 * slots + 8 * n : 0);
+    }
+    case Algo::HashGraphV1: return 8 * vertices() + 8 * n + 4 * vertices() + 36 * n;
+    case Algo::HashGraphV2: return 2 * (4 * vertices() + 36 * n);
+    case Algo::SortedArray: return 24 * n;
+  }
+  return 0;
+}
+
+std::string gib_text(std::size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * kMiB));
+  return buf;
+}
+
+class TablesBench {
+ public:
+  TablesBench(const Options& options, const DeviceLimits& limits, Report& report,
+              ResultPrinter& printer)
+      : m_backend(options.backend),
+        m_sizes(sizes(options.quick)),
+        m_runs(options.runs ? options.runs : options.quick ? 3 : 5),
+        m_limits(limits),
+        m_report(report),
+        m_printer(printer),
+        m_stopwatch(make_stopwatch(options.backend)) {}
+
+  void run_default() {
+    m_sweep = "default";
+    if (make_workload(m_sizes.cuckoo, 1)) {
+      bench(Algo::Cuckoo, kDefaultSpace, kHitsAndMisses, true);
+      bench(Algo::SortedArray, kNone, kHitsAndMisses, false);
+    }
+    for (const std::size_t n : m_sizes.graph) {
+      for (const double multiplicity : {1.0, 32.0}) {
+        if (!make_workload(n, multiplicity)) continue;
+        bench(Algo::HashGraphV1, kDefaultLoad, kHits, false);
+        bench(Algo::HashGraphV2, kDefaultLoad, kHits, false);
+        bench(Algo::SortedArray, kNone, kHits, false);
+      }
+    }
+  }
+
+  void run_sweep(Sweep sweep) {
+    m_sweep = to_string(sweep);
+    switch (sweep) {
+      case Sweep::Load:
+        if (!make_workload(m_sizes.sweep, 1)) return;
+        for (const double space : kCuckooSpaces) bench(Algo::Cuckoo, space, kHitsAndMisses, false);
+        for (const double load : kGraphLoads) {
+          bench(Algo::HashGraphV1, load, kHits, false);
+          bench(Algo::HashGraphV2, load, kHits, false);
+        }
+        return;
+      case Sweep::Multiplicity:
+        for (const double multiplicity : kMultiplicities) {
+          if (!make_workload(m_sizes.sweep, multiplicity)) continue;
+          bench_all(kHits);
+        }
+        return;
+      case Sweep::Size:
+        for (const std::size_t n : m_sizes.size_sweep) {
+          if (make_workload(n, 1)) bench_all(kHitsAndMisses);
+        }
+        return;
+      case Sweep::Misses:
+        if (make_workload(m_sizes.sweep, 1)) bench_all(kMissFractions);
+        return;
+    }
+  }
+
+ private:
+  void bench_all(std::span<const double> miss_fractions) {
+    bench(Algo::Cuckoo, kDefaultSpace, miss_fractions, true);
+    bench(Algo::HashGraphV1, kDefaultLoad, miss_fractions, false);
+    bench(Algo::HashGraphV2, kDefaultLoad, miss_fractions, false);
+    bench(Algo::SortedArray, kNone, miss_fractions, false);
+  }
+
+  /// Generates `n` build keys of the given multiplicity (and room for n queries); false, with the
+  /// reason recorded, when they do not fit.
+  bool make_workload(std::size_t n, double multiplicity) {
+    m_work          = Workload{};
+    const auto what = std::to_string(n) + " keys x" + std::to_string(static_cast<int>(multiplicity));
+    if (!fits(12 * n, what)) return false;
+    try {
+      m_work.keys         = n;
+      m_work.multiplicity = multiplicity;
+      m_work.distinct     = std::max<std::size_t>(
+          1, static_cast<std::size_t>(std::llround(static_cast<double>(n) / multiplicity)));
+      m_work.universe   = 0x5eed0000u + static_cast<std::uint32_t>(++m_workloads);
+      m_work.build_keys = Buffer<Key>(m_backend, n);
+      m_work.queries    = Buffer<Key>(m_backend, n);
+      m_work.out        = Buffer<Value>(m_backend, n);
+      generate_keys(m_backend, m_work.build_keys.data(), n,
+                    KeySpec{m_work.universe, 1, m_work.distinct, 0.0});
+      synchronize(m_backend);
+    } catch (const OutOfMemory& e) {
+      m_work = Workload{};
+      skip(what, e.what());
+      return false;
+    }
+    return true;
+  }
+
+  /// n queries: hits drawn from the build keys in a new order, a fraction of them misses.
+  void generate_queries(double miss_fraction) {
+    generate_keys(m_backend, m_work.queries.data(), m_work.keys,
+                  KeySpec{m_work.universe, 2, m_work.distinct, miss_fraction});
+    synchronize(m_backend);
+  }
+
+  /// Runs one algorithm on the current workload: its builds, then lookups for each miss fraction.
+  /// `param` is the cuckoo space or the HashGraph load.
+  void bench(Algo algo, double param, std::span<const double> miss_fractions, bool cuckoo_ids) {
+    std::string what = algo_name(algo) + " " + std::to_string(m_work.keys) + " keys x" +
+                       std::to_string(static_cast<int>(m_work.multiplicity));
+    if (algo == Algo::Cuckoo) what += ", space " + number(param);
+    if (algo == Algo::HashGraphV1 || algo == Algo::HashGraphV2) what += ", load " + number(param);
+    if (!fits(table_bytes(algo, m_work.keys, param, cuckoo_ids), what)) return;
+    std::cerr << "[tables] " << m_sweep << ": " << what << std::endl;
+    try {
+      switch (algo) {
+        case Algo::Cuckoo: bench_cuckoo(param, miss_fractions, cuckoo_ids); break;
+        case Algo::HashGraphV1: bench_hash_graph(TableKind::HashGraphV1, param, miss_fractions); break;
+        case Algo::HashGraphV2: bench_hash_graph(TableKind::HashGraphV2, param, miss_fractions); break;
+        case Algo::SortedArray: bench_sorted(miss_fractions); break;
+      }
+    } catch (const OutOfMemory& e) {
+      skip(what, e.what());
+    } catch (const BuildFailed& e) {
+      skip(what, e.what());
+    }
+  }
+
+  void bench_cuckoo(double space, std::span<const double> miss_fractions, bool with_ids) {
+    BuildOptions options;
+    options.cuckoo_space = space;
+    options.unique_ids   = false;
+    const double load    = 1.0 / space;
+    {
+      const auto table = make_table(TableKind::Cuckoo, m_backend, options);
+      const Timing t   = measure([&] { table->build(m_work.build_keys.data(), nullptr, m_work.keys); });
+      add(build_result(Algo::Cuckoo, "insert", load, t, "exch8_dram", table->stats(), space));
+      for (const double f : miss_fractions) {
+        lookup(Algo::Cuckoo, f == 0 ? "find-hit" : f == 1 ? "find-miss" : "find", load, f,
+               [&](const Key* q, std::size_t n, Value* out) { table->find_async(q, n, out); });
+      }
+    }
+    if (!with_ids) return;
+    options.unique_ids = true;
+    const auto table   = make_table(TableKind::Cuckoo, m_backend, options);
+    const Timing t     = measure([&] { table->build(m_work.build_keys.data(), nullptr, m_work.keys); });
+    add(build_result(Algo::Cuckoo, "build", load, t, "exch8_dram", table->stats(), space));
+  }
+
+  void bench_hash_graph(TableKind kind, double load, std::span<const double> miss_fractions) {
+    BuildOptions options;
+    options.load       = load;
+    options.unique_ids = false;
+    const auto table   = make_table(kind, m_backend, options);
+    auto& graph        = dynamic_cast<HashGraph&>(*table);
+    const Algo algo    = kind == TableKind::HashGraphV1 ? Algo::HashGraphV1 : Algo::HashGraphV2;
+    const Timing t     = measure([&] { table->build(m_work.build_keys.data(), nullptr, m_work.keys); });
+    add(build_result(algo, "build", load, t, "sort_pairs", table->stats(), kNone));
+    for (const double f : miss_fractions) {
+      generate_queries(f);
+      for (const ProbeMethod method : {ProbeMethod::Standard, ProbeMethod::Intersect}) {
+        graph.set_probe_method(method);
+        lookup(algo, method == ProbeMethod::Standard ? "probe-standard" : "probe-intersect", load,
+               f, [&](const Key* q, std::size_t n, Value* out) { graph.find_async(q, n, out); },
+               false);
+      }
+    }
+  }
+
+  void bench_sorted(std::span<const double> miss_fractions) {
+    const auto sorted = make_sorted_array(m_backend);
+    sorted->stage(m_work.build_keys.data(), m_work.keys);
+    const Timing t = measure([&] { sorted->build_async(); });
+    Result r       = result(Algo::SortedArray, "build", kNone, t, m_work.keys, "sort_pairs");
+    r.extra.emplace_back("bytes", static_cast<double>(sorted->bytes()));
+    add(std::move(r));
+    for (const double f : miss_fractions) {
+      lookup(Algo::SortedArray, f == 0 ? "find-hit" : f == 1 ? "find-miss" : "find", kNone, f,
+             [&](const Key* q, std::size_t n, Value* out) { sorted->find_async(q, n, out); });
+    }
+  }
+
+  /// Times find(queries, n, out) with queries holding the given fraction of misses (generated here
+  /// unless `generate` is false because the caller already did).
+  void lookup(Algo algo, const char* operation, double load, double miss_fraction,
+              const std::function<void(const Key*, std::size_t, Value*)>& find,
+              bool generate = true) {
+    if (generate) generate_queries(miss_fraction);
+    const Timing t = measure(
+        [&] { find(m_work.queries.data(), m_work.queries.size(), m_work.out.data()); });
+    Result r = result(algo, operation, load, t, m_work.queries.size(), "read8_dram");
+    r.extra.emplace_back("queries", static_cast<double>(m_work.queries.size()));
+    r.extra.emplace_back("miss_fraction", miss_fraction);
+    add(std::move(r));
+  }
+
+  Result build_result(Algo algo, const char* operation, double load, const Timing& t,
+                      const char* bound, const BuildStats& stats, double space) {
+    Result r = result(algo, operation, load, t, m_work.keys, bound);
+    if (!std::isnan(space)) r.extra.emplace_back("space", space);
+    if (algo == Algo::Cuckoo) {
+      r.extra.emplace_back("attempts", stats.attempts);
+      r.extra.emplace_back("longest_chain", stats.longest_chain);
+      r.extra.emplace_back("chain_limit", stats.chain_limit);
+    }
+    if (stats.unique_keys) r.extra.emplace_back("unique_keys", static_cast<double>(stats.unique_keys));
+    r.extra.emplace_back("slots", static_cast<double>(stats.slots));
+    r.extra.emplace_back("bytes", static_cast<double>(stats.bytes));
+    return r;
+  }
+
+  Result result(Algo algo, const char* operation, double load, const Timing& t, std::size_t items,
+                const char* bound) const {
+    Result r;
+    r.suite        = "tables";
+    r.sweep        = m_sweep;
+    r.algorithm    = algo_name(algo);
+    r.operation    = operation;
+    r.keys         = m_work.keys;
+    r.multiplicity = m_work.multiplicity;
+    r.load         = load;
+    r.seconds      = t.median;
+    r.rate_gkeys   = static_cast<double>(items) / t.median * 1e-9;
+    r.set_bound(m_limits, bound);
+    r.extra = {{"runs", m_runs}, {"min_seconds", t.min}, {"max_seconds", t.max}};
+    return r;
+  }
+
+  /// One warm-up, then m_runs timed runs of op; median, fastest and slowest.
+  Timing measure(const std::function<void()>& op) {
+    op();
+    synchronize(m_backend);
+    std::vector<double> seconds;
+    for (int run = 0; run < m_runs; ++run) {
+      m_stopwatch->start();
+      op();
+      seconds.push_back(m_stopwatch->stop_seconds());
+    }
+    std::sort(seconds.begin(), seconds.end());
+    const std::size_t mid = seconds.size() / 2;
+    const double median =
+        seconds.size() % 2 ? seconds[mid] : 0.5 * (seconds[mid - 1] + seconds[mid]);
+    return {median, seconds.front(), seconds.back()};
+  }
+
+  bool fits(std::size_t bytes, const std::string& what) {
+    const std::size_t free = free_memory(m_backend);
+    if (bytes + kMemoryMargin <= free) return true;
+    skip(what, "needs about " + gib_text(bytes) + ", " + gib_text(free) + " free");
+    return false;
+  }
+
+  void skip(const std::string& what, const std::string& why) {
+    const std::string line = m_sweep + ": " + what + ": skipped: " + why;
+    std::cerr << "[tables] " << line << std::endl;
+    m_report.skipped.push_back(line);
+  }
+
+  void add(Result r) {
+    m_printer.print(r);
+    m_report.results.push_back(std::move(r));
+  }
+
+  static std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+  }
+
+  Backend m_backend;
+  Sizes m_sizes;
+  int m_runs;
+  const DeviceLimits& m_limits;
+  Report& m_report;
+  ResultPrinter& m_printer;
+  std::unique_ptr<Stopwatch> m_stopwatch;
+  std::string m_sweep;
+  Workload m_work;
+  int m_workloads = 0;
+};
+
+}  // namespace
+
+int run_tables(const Options& options, Report& report, ResultPrinter& printer) {
+  std::cerr << "[tables] measuring device limits" << std::endl;
+  report.limits = measure_device_limits(options.backend, options.quick);
+  print_limits(std::cout, *report.limits);
+  TablesBench bench(options, *report.limits, report, printer);
+  if (options.sweeps.empty()) bench.run_default();
+  for (const Sweep sweep : options.sweeps) bench.run_sweep(sweep);
+  return 0;
+}
+
+}  // namespace voxhash::bench

@@ -1,0 +1,20 @@
+// The viewer's two front ends: a GLFW window, or an offscreen EGL context writing PNG frames.
+// Each owns its context and drives a ViewerSession; both return the process exit code.
+#pragma once
+
+#include "viewer/options.hpp"
+
+#include <voxhash/backend.hpp>
+
+namespace voxhash::viewer {
+
+/// The interactive window (with --frames N: N fixed steps, then exit).
+int run_windowed(const ViewerOptions& options, Backend backend);
+
+/// --offscreen: N frames on an EGL device, screenshot and --timing report at the end.
+int run_offscreen(const ViewerOptions& options, Backend backend);
+
+/// The 1/60 s step --frames runs use, so that their frames are reproducible.
+inline constexpr double kFixedStep = 1.0 / 60.0;
+
+}  // namespace voxhash::viewer

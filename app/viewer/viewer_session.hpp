@@ -1,0 +1,68 @@
+// One running viewer, whatever holds its GL context: scene state, the GL buffers and the bridge
+// that fills them, renderer, camera, ImGui panel. The window and offscreen front ends own a
+// context and call frame() in their loops.
+#pragma once
+
+#include "viewer/app_state.hpp"
+#include "viewer/buffer_bridge.hpp"
+#include "viewer/camera.hpp"
+#include "viewer/options.hpp"
+#include "viewer/panel.hpp"
+#include "viewer/renderer.hpp"
+#include "viewer/scene_buffers.hpp"
+#include "viewer/ui_layer.hpp"
+
+#include <voxhash/backend.hpp>
+
+#include <string>
+
+struct GLFWwindow;
+
+namespace voxhash::viewer {
+
+class ViewerSession {
+ public:
+  /// Loads the models (throws voxhash::InvalidInput naming a bad file), picks the transfer path,
+  /// measures the device limits for the panel. Needs a current OpenGL 4.5 context; `window` is the
+  /// GLFW window for the panel's input, or null offscreen.
+  ViewerSession(const ViewerOptions& options, Backend backend, GLFWwindow* window);
+
+  /// Advances the scene by `dt` seconds (running the pipeline when needed), then draws the scene
+  /// and the panel into the bound framebuffer of `width` x `height` pixels.
+  void frame(double dt, int width, int height);
+
+  /// Time and camera back to the start.
+  void reset();
+  /// Saves the bound framebuffer; the result (path or error) is shown in the panel and returned
+  /// as false on failure.
+  bool save_screenshot(const std::string& path, int width, int height);
+  /// True once after the panel's screenshot button was pressed.
+  [[nodiscard]] bool take_screenshot_request();
+
+  [[nodiscard]] AppState& state() { return m_state; }
+  [[nodiscard]] OrbitCamera& camera() { return m_camera; }
+  [[nodiscard]] ViewControls& controls() { return m_controls; }
+  [[nodiscard]] const BufferBridge& bridge() const { return *m_bridge.bridge; }
+  [[nodiscard]] const PanelInfo& info() const { return m_info; }
+  /// The panel is shown and ImGui is using the mouse / keyboard.
+  [[nodiscard]] bool ui_wants_mouse() const;
+  [[nodiscard]] bool ui_wants_keyboard() const;
+  /// Milliseconds the last frame's drawing took (measured with glFinish in timing mode only).
+  [[nodiscard]] double draw_ms() const { return m_draw_ms; }
+
+ private:
+  bool m_timing;
+  AppState m_state;
+  SceneBuffers m_buffers;
+  BridgeChoice m_bridge;
+  Renderer m_renderer;
+  OrbitCamera m_camera;
+  ViewControls m_controls;
+  UiLayer m_ui;
+  Panel m_panel;
+  PanelInfo m_info;
+  bool m_screenshot_requested = false;
+  double m_draw_ms            = 0;
+};
+
+}  // namespace voxhash::viewer
