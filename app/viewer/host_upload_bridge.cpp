@@ -28,7 +28,7 @@ std::span<const T> HostUploadBridge::on_host(std::span<const T> span,
                                              std::vector<T>& staging) {
   if (backend == Backend::Cpu) return span;
   staging.resize(span.size());
-  detail::copy_bytes(staging.data(), Backend::Cpu, span.data(), backend, span.size_bytes());
+  voxhash::detail::copy_bytes(staging.data(), Backend::Cpu, span.data(), backend, span.size_bytes());
   return staging;
 }
 

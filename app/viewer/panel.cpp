@@ -22,8 +22,8 @@
 namespace voxhash::viewer {
 namespace {
 
-constexpr ImVec4 kErrorColor{1.0f, 0.4f, 0.35f, 1.0f};
-constexpr ImVec4 kDimColor{0.65f, 0.65f, 0.65f, 1.0f};
+const ImVec4 kErrorColor{1.0f, 0.4f, 0.35f, 1.0f};
+const ImVec4 kDimColor{0.65f, 0.65f, 0.65f, 1.0f};
 constexpr const char* kModelNames[2] = {"A", "B"};
 
 ImVec4 to_imvec(const palette::Rgb& c) { return {c[0], c[1], c[2], 1.0f}; }
@@ -37,11 +37,11 @@ void copy_path(std::array<char, 512>& dst, const std::string& src) {
 /// "12.3% of <what> (<limit> G/s)", or "n/a" without limits.
 void fraction_text(double rate, const std::optional<DeviceLimits>& limits,
                    double DeviceLimits::*bound, const char* what) {
-  if (!limits || limits->*bound <= 0) {
+  if (!limits || (*limits).*bound <= 0) {
     ImGui::TextColored(kDimColor, "  n/a of %s", what);
     return;
   }
-  const double limit = limits->*bound;
+  const double limit = (*limits).*bound;
   ImGui::Text("  %.1f%% of %s (%.1f G/s)", 100.0 * rate * 1e-9 / limit, what, limit);
 }
 

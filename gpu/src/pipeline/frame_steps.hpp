@@ -16,10 +16,28 @@ namespace voxhash::pipeline {
 struct FillBuffers {
   explicit FillBuffers(Backend b)
       : state(b, 0), labels(b, 0), labels_next(b, 0), flags(b, 0), parent(b, 0), rep_key(b, 0),
-        roots(b, 0), crossings(b, 0), counts(b, 4) {}
+        roots(b, 0), crossings(b, 0), counts(b, 4), mask_words(b, 0) {}
   Buffer<std::uint8_t> state, labels, labels_next, flags;
   Buffer<std::uint32_t> parent, rep_key, roots, crossings, counts;
+  Buffer<std::uint32_t> mask_words;  // this model's BlockMask, read by the other model's fill
+  core::BlockMask mask;
 };
+
+/// Sizes and clears `b`'s block mask for grid g and marks the blocks around every voxel.
+template <class Exec>
+void build_block_mask(Exec& exec, core::GridView g, const Key* voxels, std::uint32_t n,
+                      FillBuffers& b) {
+  const int s    = core::BlockMask::kShift;
+  b.mask.blocks  = {((g.resolution.x - 1) >> s) + 1, ((g.resolution.y - 1) >> s) + 1,
+                    ((g.resolution.z - 1) >> s) + 1};
+  const std::size_t bits =
+      std::size_t{1} * b.mask.blocks.x * b.mask.blocks.y * b.mask.blocks.z;
+  b.mask_words.resize((bits + 31) / 32);
+  b.mask_words.fill_bytes_async(0);
+  b.mask.words              = b.mask_words.data();
+  const core::BlockMask mask = b.mask;
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) { mask.mark_around(g.cell(voxels[id])); });
+}
 
 template <class Exec>
 void animate_points(Exec& exec, core::MotionParams motion, const Float3* rest, std::uint32_t n,
@@ -45,10 +63,12 @@ void probe_other(Exec& exec, View other, const Key* voxels, std::uint32_t n, std
 
 /// Flood fill, step 1: mark voxels whose 26-neighbourhood touches the other model.
 template <class Exec, class View>
-void mark_near(Exec& exec, View other, core::GridView g, const Key* voxels, std::uint32_t n,
-               std::uint8_t* state) {
+void mark_near(Exec& exec, View other, core::BlockMask other_mask, core::GridView g,
+               const Key* voxels, std::uint32_t n, std::uint8_t* state) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
-    if (state[id] == 0 && core::touches(other, g, g.cell(voxels[id]))) state[id] = core::kStateNear;
+    if (state[id] == 0 && core::touches(other, other_mask, g, g.cell(voxels[id]))) {
+      state[id] = core::kStateNear;
+    }
   });
 }
 
@@ -81,7 +101,8 @@ void pick_representatives(Exec& exec, const Key* voxels, std::uint32_t n,
 /// other surface along six rays, each ray split into segments of kRaySegment steps (one thread
 /// each); label[subject[r]] = majority verdict. `crossings` needs count * 6 entries.
 template <class Exec, class View>
-void inside_test(Exec& exec, View other, core::GridView g, const std::uint32_t* subject,
+void inside_test(Exec& exec, View other, core::BlockMask other_mask, core::GridView g,
+                 const std::uint32_t* subject,
                  std::uint32_t count, const std::uint32_t* start_key, std::uint32_t* crossings,
                  std::uint8_t* label) {
   if (count == 0) return;
@@ -98,7 +119,8 @@ void inside_test(Exec& exec, View other, core::GridView g, const std::uint32_t* 
     const std::int32_t first = static_cast<std::int32_t>(seg * core::kRaySegment) + 1;
     const std::int32_t last  = std::min<std::int32_t>(first + core::kRaySegment - 1,
                                                       core::ray_length(g, c, dir));
-    const std::uint32_t n = first <= last ? core::ray_crossings(other, g, c, dir, first, last) : 0;
+    const std::uint32_t n =
+        first <= last ? core::ray_crossings(other, other_mask, g, c, dir, first, last) : 0;
     if (n) core::atomic_add(&crossings[r * core::kRayDirections + dir], n);
   });
   exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) {

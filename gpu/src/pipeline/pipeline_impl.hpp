@@ -29,8 +29,8 @@ View view_of(const HashTable& table) {
 /// Labels the voxels of model `self` against model `other` (see core/flood_fill.hpp for the
 /// steps); returns the number of components. state holds the probe's intersection flags.
 template <class Exec, class View>
-std::uint32_t flood_fill(Exec& exec, View self, View other, core::GridView g, const Key* voxels,
-                         std::uint32_t n, FillBuffers& b) {
+std::uint32_t flood_fill(Exec& exec, View self, View other, core::BlockMask other_mask,
+                         core::GridView g, const Key* voxels, std::uint32_t n, FillBuffers& b) {
   if (n == 0) return 0;
   b.labels.resize(n);
   b.labels_next.resize(n);
@@ -38,7 +38,7 @@ std::uint32_t flood_fill(Exec& exec, View self, View other, core::GridView g, co
   b.parent.resize(n);
   b.rep_key.resize(n);
   b.roots.resize(n);
-  mark_near(exec, other, g, voxels, n, b.state.data());
+  mark_near(exec, other, other_mask, g, voxels, n, b.state.data());
   connect_components(exec, self, g, voxels, n, b.state.data(), b.parent.data());
   pick_representatives(exec, voxels, n, b.state.data(), b.parent.data(), b.rep_key.data(),
                        b.flags.data());
@@ -46,8 +46,8 @@ std::uint32_t flood_fill(Exec& exec, View self, View other, core::GridView g, co
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
   b.crossings.resize(std::size_t{components} * core::kRayDirections);
   std::uint8_t* component_label = b.labels_next.data();  // indexed by root id
-  inside_test(exec, other, g, b.roots.data(), components, b.rep_key.data(), b.crossings.data(),
-              component_label);
+  inside_test(exec, other, other_mask, g, b.roots.data(), components, b.rep_key.data(),
+              b.crossings.data(), component_label);
   label_from_components(exec, n, b.state.data(), b.parent.data(), component_label,
                         b.labels.data());
   for (int round = 0; round < 3; ++round) {
@@ -58,7 +58,8 @@ std::uint32_t flood_fill(Exec& exec, View self, View other, core::GridView g, co
   const auto left =
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
   b.crossings.resize(std::size_t{left} * core::kRayDirections);
-  inside_test(exec, other, g, b.roots.data(), left, voxels, b.crossings.data(), b.labels.data());
+  inside_test(exec, other, other_mask, g, b.roots.data(), left, voxels, b.crossings.data(),
+              b.labels.data());
   return components;
 }
 
@@ -164,10 +165,12 @@ class PipelineImpl final : public PipelineBackend {
       probe_other(m_exec, views[1 - i], m.table->unique_keys(), m.unique, m.fill.state.data());
     }
     m_exec.mark(4);
+    for (Model& m : m_models) build_block_mask(m_exec, g, m.table->unique_keys(), m.unique, m.fill);
     for (int i = 0; i < 2; ++i) {
-      Model& m                    = m_models[i];
-      stats.model[i].components = flood_fill(m_exec, views[i], views[1 - i], g,
-                                             m.table->unique_keys(), m.unique, m.fill);
+      Model& m                  = m_models[i];
+      stats.model[i].components = flood_fill(m_exec, views[i], views[1 - i],
+                                             m_models[1 - i].fill.mask, g, m.table->unique_keys(),
+                                             m.unique, m.fill);
     }
   }
 

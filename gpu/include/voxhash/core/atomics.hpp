@@ -69,6 +69,14 @@ VOXHASH_HD void atomic_min(std::uint32_t* address, std::uint32_t value) {
 #endif
 }
 
+VOXHASH_HD void atomic_or(std::uint32_t* address, std::uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+  atomicOr(address, bits);
+#else
+  std::atomic_ref<std::uint32_t>(*address).fetch_or(bits, std::memory_order_relaxed);
+#endif
+}
+
 VOXHASH_HD std::uint32_t atomic_load(const std::uint32_t* address) {
 #if defined(__CUDA_ARCH__)
   return *reinterpret_cast<const volatile std::uint32_t*>(address);

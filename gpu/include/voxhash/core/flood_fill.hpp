@@ -12,6 +12,8 @@
 //     the majority of the six rays decides.
 //  4. Barrier voxels that are not intersections take the majority label of their labelled
 //     neighbours, a few rounds; any left get their own inside test.
+// A coarse mask of the other model (one bit per 4x4x4 block, set for every block within one
+// voxel of an occupied voxel) lets steps 1 and 3 skip the table probes in empty space.
 #pragma once
 
 #include <voxhash/core/atomics.hpp>
@@ -40,9 +42,41 @@ VOXHASH_HD bool occupied(const View& table, const GridView& g, Int3 c) {
   return g.in_grid(c) && table.contains(g.key(c));
 }
 
-/// Whether any of the 26 neighbours of c is occupied in `table`.
+/// One bit per 4x4x4 block of the grid: set when some voxel of the model lies within one voxel
+/// (26-neighbourhood) of the block. A clear bit means no probe near that block can hit.
+struct BlockMask {
+  static constexpr int kShift = 2;  // 4 voxels per block side
+  std::uint32_t* words = nullptr;
+  Int3 blocks{};
+
+  VOXHASH_HD std::uint32_t index(Int3 b) const {
+    return (static_cast<std::uint32_t>(b.z) * blocks.y + b.y) * blocks.x + b.x;
+  }
+  VOXHASH_HD bool maybe_near(Int3 c) const {
+    if (c.x < 0 || c.y < 0 || c.z < 0) return false;
+    const Int3 b = {c.x >> kShift, c.y >> kShift, c.z >> kShift};
+    if (b.x >= blocks.x || b.y >= blocks.y || b.z >= blocks.z) return false;
+    const std::uint32_t i = index(b);
+    return (words[i >> 5] >> (i & 31)) & 1u;
+  }
+  /// Marks every block that holds a voxel within one voxel of c.
+  VOXHASH_HD void mark_around(Int3 c) const {
+    auto lo = [](int v) { return v > 0 ? (v - 1) >> kShift : 0; };
+    auto hi = [](int v, int n) { return ((v + 1) >> kShift) < n ? (v + 1) >> kShift : n - 1; };
+    for (int z = lo(c.z); z <= hi(c.z, blocks.z); ++z)
+      for (int y = lo(c.y); y <= hi(c.y, blocks.y); ++y)
+        for (int x = lo(c.x); x <= hi(c.x, blocks.x); ++x) {
+          const std::uint32_t i   = index({x, y, z});
+          const std::uint32_t bit = 1u << (i & 31);
+          if (!(atomic_load(&words[i >> 5]) & bit)) atomic_or(&words[i >> 5], bit);
+        }
+  }
+};
+
+/// Whether any of the 26 neighbours of c is occupied in `table` (whose mask is `mask`).
 template <class View>
-VOXHASH_HD bool touches(const View& table, const GridView& g, Int3 c) {
+VOXHASH_HD bool touches(const View& table, const BlockMask& mask, const GridView& g, Int3 c) {
+  if (!mask.maybe_near(c)) return false;
   for (int dz = -1; dz <= 1; ++dz)
     for (int dy = -1; dy <= 1; ++dy)
       for (int dx = -1; dx <= 1; ++dx) {
@@ -100,7 +134,9 @@ VOXHASH_HD void unite_with_neighbours(const View& self, const GridView& g, Int3 
 
 /// Whether the other model occupies the 3x3 cross-section centred on c, perpendicular to `axis`.
 template <class View>
-VOXHASH_HD bool cross_section_occupied(const View& other, const GridView& g, Int3 c, int axis) {
+VOXHASH_HD bool cross_section_occupied(const View& other, const BlockMask& mask, const GridView& g,
+                                       Int3 c, int axis) {
+  if (!mask.maybe_near(c)) return false;
   for (int a = -1; a <= 1; ++a)
     for (int b = -1; b <= 1; ++b) {
       const Int3 n = axis == 0 ? offset(c, 0, a, b) : axis == 1 ? offset(c, a, 0, b)
@@ -122,17 +158,18 @@ VOXHASH_HD std::int32_t ray_length(const GridView& g, Int3 c, int dir) {
 /// Crossings of the other surface that start in steps [first, last] of the ray from c along dir:
 /// steps whose cross-section is occupied while the previous step's is not.
 template <class View>
-VOXHASH_HD std::uint32_t ray_crossings(const View& other, const GridView& g, Int3 c, int dir,
-                                       std::int32_t first, std::int32_t last) {
+VOXHASH_HD std::uint32_t ray_crossings(const View& other, const BlockMask& mask,
+                                       const GridView& g, Int3 c, int dir, std::int32_t first,
+                                       std::int32_t last) {
   const int axis = dir / 2;
   const int sign = (dir & 1) ? -1 : 1;
   auto at        = [&](std::int32_t s) {
     return offset(c, axis == 0 ? sign * s : 0, axis == 1 ? sign * s : 0, axis == 2 ? sign * s : 0);
   };
-  bool previous       = cross_section_occupied(other, g, at(first - 1), axis);
+  bool previous       = cross_section_occupied(other, mask, g, at(first - 1), axis);
   std::uint32_t count = 0;
   for (std::int32_t s = first; s <= last; ++s) {
-    const bool occ = cross_section_occupied(other, g, at(s), axis);
+    const bool occ = cross_section_occupied(other, mask, g, at(s), axis);
     count += occ && !previous;
     previous = occ;
   }

@@ -1,0 +1,140 @@
+// `voxhash bench` on the CPU backend (label cpu): `limits`, the quick `tables` set and a tiny
+// `frame --all-algos` run write JSON (and CSV) with the schema's fields and positive rates; usage
+// errors are InvalidInput. Performance itself is never asserted.
+#include "bench/bench.hpp"
+
+#include <voxhash/error.hpp>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace voxhash::test {
+namespace {
+
+int run_bench(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  return bench::run(static_cast<int>(argv.size()), argv.data());
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("voxhash_test_bench_" + std::to_string(getpid()) + "_" + name))
+      .string();
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::filesystem::remove(path);
+  return text.str();
+}
+
+/// The values of every `"field": value` in the JSON text (null reads as 0).
+std::vector<double> values_of(const std::string& json, const std::string& field) {
+  std::vector<double> values;
+  const std::string needle = "\"" + field + "\": ";
+  for (auto pos = json.find(needle); pos != std::string::npos; pos = json.find(needle, pos + 1)) {
+    values.push_back(std::strtod(json.c_str() + pos + needle.size(), nullptr));
+  }
+  return values;
+}
+
+void expect_header(const std::string& json) {
+  EXPECT_NE(json.find("\"schema\": \"voxhash-bench/1\""), std::string::npos);
+  EXPECT_NE(json.find("\"backend\": \"cpu\""), std::string::npos);
+  for (const char* field : {"device", "driver", "git_commit", "command_line", "date", "limits",
+                            "results", "skipped"}) {
+    EXPECT_NE(json.find("\"" + std::string(field) + "\": "), std::string::npos) << field;
+  }
+}
+
+void expect_positive_limits(const std::string& json) {
+  for (const char* field : {"read4_dram", "read8_dram", "read4_l2", "read8_l2", "exch8_dram",
+                            "exch8_l2", "copy_gbs", "sort_pairs", "dram_table_gib",
+                            "l2_table_mib"}) {
+    const std::vector<double> v = values_of(json, field);
+    ASSERT_EQ(v.size(), 1u) << field;
+    EXPECT_GT(v[0], 0) << field;
+  }
+}
+
+TEST(Bench, LimitsWriteJson) {
+  const std::string json_path = temp_path("limits.json");
+  EXPECT_EQ(run_bench({"bench", "limits", "--backend", "cpu", "--quick", "--json", json_path}), 0);
+  const std::string json = read_text(json_path);
+  expect_header(json);
+  expect_positive_limits(json);
+  EXPECT_NE(json.find("\"results\": []"), std::string::npos);
+}
+
+TEST(Bench, QuickTablesWriteJsonAndCsv) {
+  const std::string json_path = temp_path("tables.json");
+  const std::string csv_path  = temp_path("tables.csv");
+  EXPECT_EQ(run_bench({"bench", "tables", "--backend", "cpu", "--quick", "--json", json_path,
+                       "--csv", csv_path}),
+            0);
+  const std::string json = read_text(json_path);
+  expect_header(json);
+  expect_positive_limits(json);
+
+  const std::vector<double> rates = values_of(json, "rate_gkeys");
+  ASSERT_FALSE(rates.empty());
+  for (const double rate : rates) EXPECT_GT(rate, 0);
+  for (const double fraction : values_of(json, "fraction_of_bound")) EXPECT_GT(fraction, 0);
+  EXPECT_EQ(values_of(json, "suite").size(), rates.size());
+  for (const char* algorithm : {"cuckoo", "hashgraph-v1", "hashgraph-v2", "sorted-array"}) {
+    EXPECT_NE(json.find("\"algorithm\": \"" + std::string(algorithm) + "\""), std::string::npos)
+        << algorithm;
+  }
+  for (const char* operation : {"insert", "build", "find-hit", "find-miss", "probe-standard",
+                                "probe-intersect"}) {
+    EXPECT_NE(json.find("\"operation\": \"" + std::string(operation) + "\""), std::string::npos)
+        << operation;
+  }
+
+  std::istringstream csv(read_text(csv_path));
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  EXPECT_TRUE(line.starts_with("suite,sweep,algorithm,operation,keys,"));
+  std::size_t rows = 0;
+  while (std::getline(csv, line)) rows += line.starts_with("tables,");
+  EXPECT_EQ(rows, rates.size());
+}
+
+TEST(Bench, FrameAllAlgorithmsAgree) {
+  const std::string json_path = temp_path("frame.json");
+  EXPECT_EQ(run_bench({"bench", "frame", "--backend", "cpu", "--points", "20000", "--res", "64",
+                       "--frames", "2", "--warmup", "0", "--all-algos", "--json", json_path}),
+            0);
+  const std::string json = read_text(json_path);
+  expect_header(json);
+  EXPECT_NE(json.find("\"outputs_identical\": true"), std::string::npos);
+  EXPECT_EQ(values_of(json, "suite").size(), 3u * 6u);  // three algorithms, six stages
+}
+
+TEST(Bench, UsageErrorsAreInvalidInput) {
+  EXPECT_THROW(run_bench({"bench", "tables", "--backend", "cpu", "--bogus"}), InvalidInput);
+  EXPECT_THROW(run_bench({"bench", "tables", "--backend", "cpu", "--sweep", "bogus"}),
+               InvalidInput);
+  EXPECT_THROW(run_bench({"bench", "tables", "--backend", "cpu", "--runs", "2"}), InvalidInput);
+  EXPECT_THROW(run_bench({"bench", "limits", "--backend", "cpu", "--points", "5"}), InvalidInput);
+  EXPECT_THROW(run_bench({"bench", "frame", "--backend", "cpu", "--points", "many"}),
+               InvalidInput);
+  EXPECT_THROW(run_bench({"bench", "frame", "--backend", "cpu", "--json"}), InvalidInput);
+  EXPECT_THROW(run_bench({"bench", "tables", "--backend", "tpu"}), InvalidInput);
+  EXPECT_THROW(run_bench({"bench", "benchmark"}), InvalidInput);
+  EXPECT_THROW(run_bench({"bench"}), InvalidInput);
+  EXPECT_EQ(run_bench({"bench", "--help"}), 0);
+}
+
+}  // namespace
+}  // namespace voxhash::test
