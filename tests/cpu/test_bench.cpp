@@ -5,14 +5,14 @@
 
 #include <voxhash/error.hpp>
 
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <unistd.h>
 #include <vector>
 
 namespace voxhash::test {
@@ -20,7 +20,8 @@ namespace {
 
 int run_bench(std::vector<std::string> args) {
   std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
+  for (std::string& a : args)
+    argv.push_back(a.data());
   return bench::run(static_cast<int>(argv.size()), argv.data());
 }
 
@@ -38,10 +39,18 @@ std::string read_text(const std::string& path) {
   return text.str();
 }
 
+/// `"field": `, as the writer puts it before a value.
+std::string key_of(std::string_view field) {
+  std::string key = "\"";
+  key.append(field);
+  key.append("\": ");
+  return key;
+}
+
 /// The values of every `"field": value` in the JSON text (null reads as 0).
-std::vector<double> values_of(const std::string& json, const std::string& field) {
+std::vector<double> values_of(const std::string& json, std::string_view field) {
   std::vector<double> values;
-  const std::string needle = "\"" + field + "\": ";
+  const std::string needle = key_of(field);
   for (auto pos = json.find(needle); pos != std::string::npos; pos = json.find(needle, pos + 1)) {
     values.push_back(std::strtod(json.c_str() + pos + needle.size(), nullptr));
   }
@@ -51,15 +60,22 @@ std::vector<double> values_of(const std::string& json, const std::string& field)
 void expect_header(const std::string& json) {
   EXPECT_NE(json.find("\"schema\": \"voxhash-bench/1\""), std::string::npos);
   EXPECT_NE(json.find("\"backend\": \"cpu\""), std::string::npos);
-  for (const char* field : {"device", "driver", "git_commit", "command_line", "date", "limits",
-                            "results", "skipped"}) {
-    EXPECT_NE(json.find("\"" + std::string(field) + "\": "), std::string::npos) << field;
+  for (const char* field :
+       {"device", "driver", "git_commit", "command_line", "date", "limits", "results", "skipped"}) {
+    EXPECT_NE(json.find(key_of(field)), std::string::npos) << field;
   }
 }
 
 void expect_positive_limits(const std::string& json) {
-  for (const char* field : {"read4_dram", "read8_dram", "read4_l2", "read8_l2", "exch8_dram",
-                            "exch8_l2", "copy_gbs", "sort_pairs", "dram_table_gib",
+  for (const char* field : {"read4_dram",
+                            "read8_dram",
+                            "read4_l2",
+                            "read8_l2",
+                            "exch8_dram",
+                            "exch8_l2",
+                            "copy_gbs",
+                            "sort_pairs",
+                            "dram_table_gib",
                             "l2_table_mib"}) {
     const std::vector<double> v = values_of(json, field);
     ASSERT_EQ(v.size(), 1u) << field;
@@ -67,7 +83,7 @@ void expect_positive_limits(const std::string& json) {
   }
 }
 
-TEST(Bench, LimitsWriteJson) {
+TEST(bench, LimitsWriteJson) {
   const std::string json_path = temp_path("limits.json");
   EXPECT_EQ(run_bench({"bench", "limits", "--backend", "cpu", "--quick", "--json", json_path}), 0);
   const std::string json = read_text(json_path);
@@ -76,11 +92,18 @@ TEST(Bench, LimitsWriteJson) {
   EXPECT_NE(json.find("\"results\": []"), std::string::npos);
 }
 
-TEST(Bench, QuickTablesWriteJsonAndCsv) {
+TEST(bench, QuickTablesWriteJsonAndCsv) {
   const std::string json_path = temp_path("tables.json");
   const std::string csv_path  = temp_path("tables.csv");
-  EXPECT_EQ(run_bench({"bench", "tables", "--backend", "cpu", "--quick", "--json", json_path,
-                       "--csv", csv_path}),
+  EXPECT_EQ(run_bench({"bench",
+                       "tables",
+                       "--backend",
+                       "cpu",
+                       "--quick",
+                       "--json",
+                       json_path,
+                       "--csv",
+                       csv_path}),
             0);
   const std::string json = read_text(json_path);
   expect_header(json);
@@ -88,16 +111,18 @@ TEST(Bench, QuickTablesWriteJsonAndCsv) {
 
   const std::vector<double> rates = values_of(json, "rate_gkeys");
   ASSERT_FALSE(rates.empty());
-  for (const double rate : rates) EXPECT_GT(rate, 0);
-  for (const double fraction : values_of(json, "fraction_of_bound")) EXPECT_GT(fraction, 0);
+  for (const double rate : rates)
+    EXPECT_GT(rate, 0);
+  for (const double fraction : values_of(json, "fraction_of_bound"))
+    EXPECT_GT(fraction, 0);
   EXPECT_EQ(values_of(json, "suite").size(), rates.size());
   for (const char* algorithm : {"cuckoo", "hashgraph-v1", "hashgraph-v2", "sorted-array"}) {
-    EXPECT_NE(json.find("\"algorithm\": \"" + std::string(algorithm) + "\""), std::string::npos)
+    EXPECT_NE(json.find(key_of("algorithm") + '"' + algorithm + '"'), std::string::npos)
         << algorithm;
   }
-  for (const char* operation : {"insert", "build", "find-hit", "find-miss", "probe-standard",
-                                "probe-intersect"}) {
-    EXPECT_NE(json.find("\"operation\": \"" + std::string(operation) + "\""), std::string::npos)
+  for (const char* operation :
+       {"insert", "build", "find-hit", "find-miss", "probe-standard", "probe-intersect"}) {
+    EXPECT_NE(json.find(key_of("operation") + '"' + operation + '"'), std::string::npos)
         << operation;
   }
 
@@ -106,14 +131,28 @@ TEST(Bench, QuickTablesWriteJsonAndCsv) {
   ASSERT_TRUE(std::getline(csv, line));
   EXPECT_TRUE(line.starts_with("suite,sweep,algorithm,operation,keys,"));
   std::size_t rows = 0;
-  while (std::getline(csv, line)) rows += line.starts_with("tables,");
+  while (std::getline(csv, line))
+    rows += line.starts_with("tables,");
   EXPECT_EQ(rows, rates.size());
 }
 
-TEST(Bench, FrameAllAlgorithmsAgree) {
+TEST(bench, FrameAllAlgorithmsAgree) {
   const std::string json_path = temp_path("frame.json");
-  EXPECT_EQ(run_bench({"bench", "frame", "--backend", "cpu", "--points", "20000", "--res", "64",
-                       "--frames", "2", "--warmup", "0", "--all-algos", "--json", json_path}),
+  EXPECT_EQ(run_bench({"bench",
+                       "frame",
+                       "--backend",
+                       "cpu",
+                       "--points",
+                       "20000",
+                       "--res",
+                       "64",
+                       "--frames",
+                       "2",
+                       "--warmup",
+                       "0",
+                       "--all-algos",
+                       "--json",
+                       json_path}),
             0);
   const std::string json = read_text(json_path);
   expect_header(json);
@@ -121,14 +160,13 @@ TEST(Bench, FrameAllAlgorithmsAgree) {
   EXPECT_EQ(values_of(json, "suite").size(), 3u * 6u);  // three algorithms, six stages
 }
 
-TEST(Bench, UsageErrorsAreInvalidInput) {
+TEST(bench, UsageErrorsAreInvalidInput) {
   EXPECT_THROW(run_bench({"bench", "tables", "--backend", "cpu", "--bogus"}), InvalidInput);
   EXPECT_THROW(run_bench({"bench", "tables", "--backend", "cpu", "--sweep", "bogus"}),
                InvalidInput);
   EXPECT_THROW(run_bench({"bench", "tables", "--backend", "cpu", "--runs", "2"}), InvalidInput);
   EXPECT_THROW(run_bench({"bench", "limits", "--backend", "cpu", "--points", "5"}), InvalidInput);
-  EXPECT_THROW(run_bench({"bench", "frame", "--backend", "cpu", "--points", "many"}),
-               InvalidInput);
+  EXPECT_THROW(run_bench({"bench", "frame", "--backend", "cpu", "--points", "many"}), InvalidInput);
   EXPECT_THROW(run_bench({"bench", "frame", "--backend", "cpu", "--json"}), InvalidInput);
   EXPECT_THROW(run_bench({"bench", "tables", "--backend", "tpu"}), InvalidInput);
   EXPECT_THROW(run_bench({"bench", "benchmark"}), InvalidInput);

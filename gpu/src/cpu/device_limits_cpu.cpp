@@ -1,14 +1,12 @@
-// Device limits on the CPU backend: the GPU measurement's random-read and 64-bit exchange loops over
-// a large and a cache-sized table, run on the thread pool, plus a parallel memcpy and the backend's
-// own pair sort; timed with std::chrono (best of several repetitions after one warm-up).
+// Device limits on the CPU backend: the GPU measurement's random-read and 64-bit exchange loops
+// over a large and a cache-sized table, run on the thread pool, plus a parallel memcpy and the
+// backend's own pair sort; timed with std::chrono (best of several repetitions after one warm-up).
 #include "cpu/thread_pool.hpp"
 #include "device_limits_backends.hpp"
 #include "exec/cpu_exec.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/core/hash.hpp>
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -18,14 +16,15 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <unistd.h>
 
 namespace voxhash::cpu {
 namespace {
 
-constexpr int kAccessesPerItem      = 16;  // independent accesses per loop item
-constexpr std::size_t kKiB          = std::size_t{1} << 10;
-constexpr std::size_t kMiB          = std::size_t{1} << 20;
-constexpr std::size_t kCopyBlock    = 4 * kKiB;
+constexpr int kAccessesPerItem   = 16;  // independent accesses per loop item
+constexpr std::size_t kKiB       = std::size_t{1} << 10;
+constexpr std::size_t kMiB       = std::size_t{1} << 20;
+constexpr std::size_t kCopyBlock = 4 * kKiB;
 
 /// Runs run(0) as a warm-up, then run(1..reps); the fastest, in seconds.
 template <class F>
@@ -41,7 +40,9 @@ double best_seconds(int reps, F run) {
   return best;
 }
 
-std::uint32_t rep_seed(int rep) { return 0x9e3779b9u * static_cast<std::uint32_t>(rep + 1); }
+std::uint32_t rep_seed(int rep) {
+  return 0x9e3779b9u * static_cast<std::uint32_t>(rep + 1);
+}
 
 std::uint32_t random_index(std::size_t item, int j, std::uint32_t seed, std::uint32_t mask) {
   return core::murmur_mix(static_cast<std::uint32_t>(item * kAccessesPerItem + j), seed) & mask;
@@ -59,8 +60,10 @@ double read_rate(int reps, const std::byte* bytes_ptr, std::size_t bytes, std::s
       T acc = 0;
       for (std::size_t i = begin; i < end; ++i) {
         T v[kAccessesPerItem];
-        for (int j = 0; j < kAccessesPerItem; ++j) v[j] = table[random_index(i, j, seed, mask)];
-        for (int j = 0; j < kAccessesPerItem; ++j) acc ^= v[j];
+        for (int j = 0; j < kAccessesPerItem; ++j)
+          v[j] = table[random_index(i, j, seed, mask)];
+        for (int j = 0; j < kAccessesPerItem; ++j)
+          acc ^= v[j];
       }
       sink.fetch_xor(acc, std::memory_order_relaxed);
     });
@@ -116,7 +119,7 @@ double sort_rate(int reps, std::size_t n) {
 
 /// A table half the size of one core's L2 (a power of two in [128 KiB, 32 MiB]).
 std::size_t cache_table_bytes() {
-  const long l2  = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  const long l2   = sysconf(_SC_LEVEL2_CACHE_SIZE);
   const auto half = l2 > 0 ? static_cast<std::size_t>(l2) / 2 : 512 * kKiB;
   return std::bit_floor(std::clamp(half, 128 * kKiB, 32 * kMiB));
 }

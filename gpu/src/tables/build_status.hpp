@@ -1,5 +1,5 @@
-// What a build's per-element loops report back to the host in one small read: whether a key equal
-// to the sentinel was seen, whether an eviction chain hit its limit, and the longest chain.
+// Shared by both tables' host logic: what a build's loops report back to the host in one small read
+// (a sentinel key seen, an eviction chain at its limit, the longest chain), and small helpers.
 #pragma once
 
 #include <voxhash/core/host_device.hpp>
@@ -10,6 +10,10 @@
 #include <string>
 
 namespace voxhash::tables {
+
+/// Queries one lookup thread handles at once: the tables' batched lookups (find_batch,
+/// find_edge_batch) keep that many independent loads in flight per thread.
+inline constexpr int kQueryBatch = 4;
 
 struct BuildStatus {
   std::uint32_t sentinel_key = 0;  // 1 if some input key equals kEmptyKey

@@ -138,12 +138,14 @@ class CuckooTableImpl final : public CuckooTable {
   }
 
   void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
-    const core::CuckooView v = m_view;
-    run(stream, n, [=] VOXHASH_LAMBDA(std::uint32_t i) { out[i] = v.find(q[i]); });
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, core::CuckooEntry e) {
+      out[i] = slot == kNotFound ? kNotFound : core::entry_value(e);
+    });
   }
   void contains_async(const Key* q, std::size_t n, std::uint8_t* out, Stream stream) const override {
-    const core::CuckooView v = m_view;
-    run(stream, n, [=] VOXHASH_LAMBDA(std::uint32_t i) { out[i] = v.contains(q[i]); });
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, core::CuckooEntry) {
+      out[i] = slot != kNotFound;
+    });
   }
   void count_async(const Key* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
     if (m_view.size != 0 && !m_view.counts) {
@@ -151,13 +153,44 @@ class CuckooTableImpl final : public CuckooTable {
           "cuckoo table: count needs a build with BuildOptions::unique_ids and multiplicities");
     }
     const core::CuckooView v = m_view;
-    run(stream, n, [=] VOXHASH_LAMBDA(std::uint32_t i) { out[i] = v.count(q[i]); });
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, core::CuckooEntry) {
+      out[i] = slot == kNotFound ? 0u : v.counts[v.slot_rank[slot]];
+    });
   }
   void find_id_async(const Key* q, std::size_t n, std::uint32_t* out,
                      Stream stream) const override {
     require_unique_ids("find_id");
     const core::CuckooView v = m_view;
-    run(stream, n, [=] VOXHASH_LAMBDA(std::uint32_t i) { out[i] = v.find_id(q[i]); });
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, core::CuckooEntry) {
+      out[i] = slot == kNotFound ? kNotFound : v.slot_rank[slot];
+    });
+  }
+
+  /// Looks up every query, kQueryBatch per thread (strided, so loads stay coalesced), and calls
+  /// f(i, slot, entry) with the first copy's slot (or kNotFound) and entry.
+  template <class F>
+  void query(Stream stream, const Key* q, std::size_t n, F f) const {
+    constexpr int K            = kQueryBatch;
+    const core::CuckooView v   = m_view;
+    const auto count           = static_cast<std::uint32_t>(n);
+    const std::uint32_t stride = (count + K - 1) / K;
+    m_exec.set_stream(stream);
+    m_exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t t) {
+      Key key[K];
+      std::uint32_t slot[K];
+      core::CuckooEntry entry[K];
+      VOXHASH_UNROLL
+      for (int k = 0; k < K; ++k) {
+        const std::uint32_t i = t + k * stride;
+        key[k]                = i < count ? q[i] : kEmptyKey;
+      }
+      core::find_batch<K>(v, key, slot, entry);
+      VOXHASH_UNROLL
+      for (int k = 0; k < K; ++k) {
+        const std::uint32_t i = t + k * stride;
+        if (i < count) f(i, slot[k], entry[k]);
+      }
+    });
   }
 
   [[nodiscard]] std::size_t unique_count() const override { return m_unique.size(); }
@@ -166,12 +199,6 @@ class CuckooTableImpl final : public CuckooTable {
   [[nodiscard]] core::CuckooView view() const override { return m_view; }
 
  private:
-  template <class F>
-  void run(Stream stream, std::size_t n, F f) const {
-    m_exec.set_stream(stream);
-    m_exec.for_each(n, f);
-  }
-
   void require_unique_ids(const char* what) const {
     if (m_view.size != 0 && !m_view.slot_rank) {
       throw InvalidInput(std::string("cuckoo table: ") + what +

@@ -162,12 +162,13 @@ class HashGraphImpl final : public HashGraph {
 
   void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
     const core::HashGraphView t = m_view;
-    probe(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, Key key) { out[i] = t.find(key); });
+    probe_first(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e) {
+      out[i] = e == kNotFound ? kNotFound : t.edges[e].value;
+    });
   }
   void contains_async(const Key* q, std::size_t n, std::uint8_t* out, Stream stream) const override {
-    const core::HashGraphView t = m_view;
-    probe(stream, q, n,
-          [=] VOXHASH_LAMBDA(std::uint32_t i, Key key) { out[i] = t.contains(key); });
+    probe_first(stream, q, n,
+                [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e) { out[i] = e != kNotFound; });
   }
   void count_async(const Key* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
     const core::HashGraphView t = m_view;
@@ -179,7 +180,9 @@ class HashGraphImpl final : public HashGraph {
       throw InvalidInput("hashgraph: find_id needs a build with BuildOptions::unique_ids");
     }
     const core::HashGraphView t = m_view;
-    probe(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, Key key) { out[i] = t.find_id(key); });
+    probe_first(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e) {
+      out[i] = e == kNotFound ? kNotFound : t.edge_rank[e];
+    });
   }
 
   [[nodiscard]] MatchList find_all(const Key* q, std::size_t n, Stream stream) const override {
@@ -219,14 +222,46 @@ class HashGraphImpl final : public HashGraph {
       m_exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) { op(i, queries[i]); });
       return;
     }
+    const core::HashGraphEdge* q = query_graph(queries, n);
+    m_exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t j) { op(q[j].value, q[j].key); });
+  }
+
+  /// Like probe, for the first match only: f(i, first edge of queries[i] or kNotFound), with
+  /// kQueryBatch queries per thread (strided) walked together for memory-level parallelism.
+  template <class F>
+  void probe_first(Stream stream, const Key* queries, std::size_t n, F f) const {
+    constexpr int K             = kQueryBatch;
+    const core::HashGraphView t = m_view;
+    const auto count            = static_cast<std::uint32_t>(n);
+    const std::uint32_t stride  = (count + K - 1) / K;
+    m_exec.set_stream(stream);
+    // Standard: query i is queries[i]. Intersect: the j-th edge of the queries' HashGraph.
+    const core::HashGraphEdge* q =
+        m_probe == ProbeMethod::Intersect && t.range != 0 ? query_graph(queries, n) : nullptr;
+    m_exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t s) {
+      Key key[K];
+      std::uint32_t index[K], edge[K];
+      VOXHASH_UNROLL
+      for (int k = 0; k < K; ++k) {
+        const std::uint32_t j = s + k * stride;
+        index[k]              = j < count ? (q ? q[j].value : j) : kNotFound;
+        key[k]                = j < count ? (q ? q[j].key : queries[j]) : kEmptyKey;
+      }
+      t.find_edge_batch<K>(key, edge);
+      VOXHASH_UNROLL
+      for (int k = 0; k < K; ++k) {
+        if (index[k] != kNotFound) f(index[k], edge[k]);
+      }
+    });
+  }
+
+  /// The queries' own HashGraph over the table's vertices (the intersect probe's first step).
+  const core::HashGraphEdge* query_graph(const Key* queries, std::size_t n) const {
     m_query_status.resize(1);
     m_exec.fill(m_query_status.data(), 1, BuildStatus{});
     build_hash_graph(m_exec, TableKind::HashGraphV2, m_queries, m_view.range, m_view.seed,
                      queries, nullptr, static_cast<std::uint32_t>(n), m_query_status.data());
-    const auto* q_edges = reinterpret_cast<const core::HashGraphEdge*>(m_queries.edges.data());
-    m_exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t j) {
-      op(q_edges[j].value, q_edges[j].key);
-    });
+    return reinterpret_cast<const core::HashGraphEdge*>(m_queries.edges.data());
   }
 
  private:

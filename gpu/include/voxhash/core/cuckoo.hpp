@@ -114,10 +114,55 @@ VOXHASH_HD InsertResult cuckoo_insert(const CuckooView& t, Key key, Value value,
 }
 
 /// 1 if slot `s` holds the first copy (in probe order) of its key, else 0. The set variant may
-/// leave several copies of a key; the compacting clean-up numbers only the first.
+/// leave several copies of a key; the compacting clean-up numbers only the first. Only the slots
+/// probed before `s` are read.
 VOXHASH_HD std::uint32_t is_first_copy(const CuckooView& t, std::uint32_t s) {
   const Key k = entry_key(t.slots[s]);
-  return (k != kEmptyKey && t.find_slot(k) == s) ? 1u : 0u;
+  if (k == kEmptyKey) return 0;
+  for (int i = 0; i < kCuckooFunctions; ++i) {
+    const std::uint32_t loc = t.location(i, k);
+    if (loc == s) return 1;
+    if (entry_key(t.slots[loc]) == k) return 0;
+  }
+  return 0;
+}
+
+/// Batched lookup: finds K keys at once, probing function i of every pending key before function
+/// i + 1 of any, so a thread keeps K independent loads in flight instead of one (hits stop at
+/// different probes; batching hides that divergence). slot[k] = the first copy's slot or
+/// kNotFound; entry[k] = its entry.
+template <int K>
+VOXHASH_HD void find_batch(const CuckooView& t, const Key (&key)[K], std::uint32_t (&slot)[K],
+                           CuckooEntry (&entry)[K]) {
+  bool pending[K];
+  VOXHASH_UNROLL
+  for (int k = 0; k < K; ++k) {
+    slot[k]    = kNotFound;
+    entry[k]   = kEmptyEntry;
+    pending[k] = key[k] != kEmptyKey && t.size != 0;
+  }
+  VOXHASH_UNROLL
+  for (int i = 0; i < kCuckooFunctions; ++i) {
+    std::uint32_t loc[K] = {};
+    CuckooEntry e[K]     = {};
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      if (pending[k]) {
+        loc[k] = t.location(i, key[k]);
+        e[k]   = t.slots[loc[k]];
+      }
+    }
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      if (!pending[k]) continue;
+      const Key found = entry_key(e[k]);
+      if (found == key[k]) {
+        slot[k]  = loc[k];
+        entry[k] = e[k];
+      }
+      pending[k] = found != key[k] && found != kEmptyKey;
+    }
+  }
 }
 
 }  // namespace voxhash::core

@@ -33,7 +33,7 @@ inline constexpr std::uint8_t kStateIntersect = 1;  // the other model occupies 
 inline constexpr std::uint8_t kStateNear      = 2;  // the other model occupies a 26-neighbour
 
 inline constexpr int kRayDirections   = 6;
-inline constexpr std::uint32_t kRaySegment = 64;  // ray steps one thread walks
+inline constexpr std::uint32_t kRaySegment = 8;  // ray steps one thread walks (short: latency)
 
 VOXHASH_HD Int3 offset(Int3 c, int dx, int dy, int dz) { return {c.x + dx, c.y + dy, c.z + dz}; }
 

@@ -77,6 +77,42 @@ struct HashGraphView {
     return n;
   }
 
+  /// Batched find_edge: K keys at once, each step loading the next edge of every pending key
+  /// together, so a thread keeps K independent loads in flight. kEmptyKey marks an unused lane.
+  template <int K>
+  VOXHASH_HD void find_edge_batch(const Key (&key)[K], std::uint32_t (&edge)[K]) const {
+    std::uint32_t e[K] = {}, end[K] = {};
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      edge[k] = kNotFound;
+      if (range != 0 && key[k] != kEmptyKey) {
+        const std::uint32_t v = vertex(key[k]);
+        e[k]                  = bucket_offsets[v];
+        end[k]                = bucket_offsets[v + 1];
+      }
+    }
+    for (;;) {
+      Key got[K] = {};
+      bool any   = false;
+      VOXHASH_UNROLL
+      for (int k = 0; k < K; ++k) {
+        if (e[k] < end[k]) got[k] = edges[e[k]].key;
+      }
+      VOXHASH_UNROLL
+      for (int k = 0; k < K; ++k) {
+        if (e[k] >= end[k]) continue;
+        if (got[k] == key[k]) {
+          edge[k] = e[k];
+          end[k]  = e[k];
+        } else {
+          ++e[k];
+          any |= e[k] < end[k];
+        }
+      }
+      if (!any) return;
+    }
+  }
+
   /// 1 if edge `e` is the first edge of its key in its bucket list, else 0.
   VOXHASH_HD std::uint32_t is_first_edge(std::uint32_t e) const {
     return find_edge(edges[e].key) == e ? 1u : 0u;

@@ -1,0 +1,129 @@
+// The viewer as a user runs it, under Xvfb with Mesa on the CPU backend: command-line errors and
+// exit codes, the missing-display message, and screenshots that must show both models' points,
+// the intersection voxels and the panel; the offscreen (EGL) path must render the same frame.
+#include "render_checks.hpp"
+#include "viewer/palette.hpp"
+#include "viewer/panel.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <string>
+
+namespace voxhash::test {
+namespace {
+
+namespace palette = viewer::palette;
+
+const std::string kSmallScene = "--backend cpu --points 20000 --res 128 --width 960 --height 600";
+
+std::string output_path(const std::string& name) {
+  return (std::filesystem::path(::testing::TempDir()) / name).string();
+}
+
+std::size_t lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(ViewerCli, HelpListsTheOptions) {
+  const CommandResult r = run_voxhash("--help");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* flag : {"--model-a",
+                           "--model-b",
+                           "--points",
+                           "--res",
+                           "--algo",
+                           "--backend",
+                           "--frames",
+                           "--screenshot",
+                           "--offscreen",
+                           "--width",
+                           "--height"}) {
+    EXPECT_NE(r.output.find(flag), std::string::npos) << flag;
+  }
+}
+
+TEST(ViewerCli, UnknownFlagIsAOneLineUsageError) {
+  const CommandResult r = run_voxhash("--bogus");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.output), 1u) << r.output;
+  EXPECT_NE(r.output.find("unknown option '--bogus'"), std::string::npos) << r.output;
+}
+
+TEST(ViewerCli, MalformedValuesAreUsageErrors) {
+  for (const char* args : {"--points",
+                           "--points abc",
+                           "--res 5000",
+                           "--algo quadratic",
+                           "--backend opencl",
+                           "--screenshot x.png",
+                           "--offscreen"}) {
+    const CommandResult r = run_voxhash(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_EQ(lines(r.output), 1u) << args << ": " << r.output;
+  }
+}
+
+TEST(ViewerCli, NoDisplaySuggestsOffscreenAndBench) {
+  const CommandResult r = run_voxhash(kSmallScene, "env -u DISPLAY -u WAYLAND_DISPLAY");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(lines(r.output), 1u) << r.output;
+  EXPECT_NE(r.output.find("--offscreen"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("voxhash bench"), std::string::npos) << r.output;
+}
+
+TEST(ViewerCli, BadModelPathNamesTheFile) {
+  const CommandResult r = run_voxhash(kSmallScene + " --frames 1 --model-a /nonexistent/m.obj");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("/nonexistent/m.obj"), std::string::npos) << r.output;
+}
+
+TEST(ViewerCli, ScreenshotShowsBothModelsIntersectionAndPanel) {
+  // 100 steps of 1/60 s: the models overlap (the intersection voxels are drawn by default).
+  const std::string png = output_path("viewer_window.png");
+  std::filesystem::remove(png);
+  const CommandResult r = run_voxhash(kSmallScene + " --frames 100 --screenshot " + png);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("transfer: host upload (CPU backend)"), std::string::npos) << r.output;
+
+  const Image image = Image::load(png);
+  ASSERT_EQ(image.width, 960) << png;
+  ASSERT_EQ(image.height, 600);
+  const std::size_t total = image.pixels();
+  EXPECT_LT(image.count_near(palette::kBackground), total * 9 / 10) << "mostly background";
+  const int scene_x = static_cast<int>(viewer::kPanelWidth) + 20;
+  EXPECT_GT(image.count_near(palette::kPoints[0], 0.02f, scene_x), 500u) << "model A's points";
+  EXPECT_GT(image.count_near(palette::kPoints[1], 0.02f, scene_x), 500u) << "model B's points";
+  EXPECT_GT(image.count(intersection_yellow, scene_x), 20u) << "intersection voxels";
+  EXPECT_GT(image.count_near(palette::kPanel), total / 20) << "the panel's background";
+}
+
+TEST(ViewerCli, NoPanelHidesThePanel) {
+  const std::string png = output_path("viewer_no_panel.png");
+  const CommandResult r = run_voxhash(kSmallScene + " --frames 5 --no-panel --screenshot " + png);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Image image = Image::load(png);
+  ASSERT_GT(image.pixels(), 0u);
+  EXPECT_LT(image.count_near(palette::kPanel), image.pixels() / 100);
+  EXPECT_GT(image.count_near(palette::kPoints[0], 0.02f), 500u);
+}
+
+TEST(ViewerCli, OffscreenRendersTheWindowsFrame) {
+  const std::string window_png    = output_path("frame_window.png");
+  const std::string offscreen_png = output_path("frame_offscreen.png");
+  const std::string scene         = kSmallScene + " --frames 60 --no-panel --algo hashgraph-v2";
+  const CommandResult window      = run_voxhash(scene + " --screenshot " + window_png);
+  ASSERT_EQ(window.exit_code, 0) << window.output;
+  const CommandResult offscreen = run_voxhash(scene + " --offscreen --screenshot " + offscreen_png);
+  if (offscreen.exit_code != 0 && offscreen.output.find("EGL") != std::string::npos) {
+    GTEST_SKIP() << "no EGL device here: " << offscreen.output;
+  }
+  ASSERT_EQ(offscreen.exit_code, 0) << offscreen.output;
+  const Image a = Image::load(window_png), b = Image::load(offscreen_png);
+  ASSERT_EQ(a.width, b.width);
+  ASSERT_EQ(a.height, b.height);
+  EXPECT_LE(differing_pixels(a, b, 8), a.pixels() / 1000);
+}
+
+}  // namespace
+}  // namespace voxhash::test

@@ -1,0 +1,249 @@
+// The viewer's scene state driven headlessly in a GL context (a GLFW window under Xvfb, CPU
+// backend, host-upload path): switching algorithms between frames leaves every frame output
+// unchanged; the GL buffers hold exactly the pipeline's points and labelled voxels; the layer
+// toggles decide what the renderer draws; a bad model path is a message, not an exit.
+#include "render_checks.hpp"
+#include "viewer/app_state.hpp"
+#include "viewer/camera.hpp"
+#include "viewer/gl.hpp"
+#include "viewer/host_upload_bridge.hpp"
+#include "viewer/palette.hpp"
+#include "viewer/renderer.hpp"
+#include "viewer/scene_buffers.hpp"
+#include "viewer/voxel_instance.hpp"
+#include "viewer/window.hpp"
+
+#include <voxhash/error.hpp>
+#include <voxhash/pipeline.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <gtest/gtest.h>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace voxhash::test {
+namespace {
+
+using viewer::AppState;
+
+constexpr int kWidth = 320, kHeight = 240;
+
+class ViewerStateTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    try {
+      s_window = std::make_unique<viewer::GlfwWindow>(kWidth, kHeight, "voxhash test");
+    } catch (const Error& e) {
+      s_no_window = e.what();
+    }
+  }
+  static void TearDownTestSuite() { s_window.reset(); }
+
+  void SetUp() override {
+    if (!s_window) GTEST_SKIP() << "no GL window: " << s_no_window;
+    viewer::SceneSettings settings;
+    settings.points_per_model = 20000;
+    settings.resolution       = 128;
+    m_state                   = std::make_unique<AppState>(
+        Backend::Cpu, settings, std::array{asset("sphere.obj"), asset("torus.obj")});
+    m_bridge = std::make_unique<viewer::HostUploadBridge>(m_buffers);
+  }
+
+  /// Runs a frame at the current time (paused: nothing advances) and expects it to succeed.
+  void run_frame() { ASSERT_TRUE(m_state->update(*m_bridge, 0.0)) << m_state->message(); }
+
+  /// Moves the animation to `time` seconds and runs that frame.
+  void run_frame_at(double time) {
+    if (m_state->paused()) m_state->toggle_pause();
+    ASSERT_TRUE(m_state->update(*m_bridge, time - m_state->time())) << m_state->message();
+    m_state->toggle_pause();
+  }
+
+  inline static std::unique_ptr<viewer::GlfwWindow> s_window;
+  inline static std::string s_no_window;
+  viewer::SceneBuffers m_buffers;
+  std::unique_ptr<AppState> m_state;
+  std::unique_ptr<viewer::HostUploadBridge> m_bridge;
+};
+
+/// The model's voxel instances read back from its GL buffer, as (key, label) sorted by key; checks
+/// that each lies in its label's range.
+ModelVoxels read_voxel_buffer(const viewer::SceneBuffers& buffers,
+                              int model,
+                              const GridParams& grid) {
+  const viewer::LabelRanges& ranges = buffers.voxel_ranges[model];
+  std::vector<viewer::VoxelInstance> instances(ranges.total());
+  glGetNamedBufferSubData(buffers.voxels_buffer(model),
+                          0,
+                          instances.size() * sizeof(viewer::VoxelInstance),
+                          instances.data());
+  for (std::uint32_t l = 0; l < 3; ++l) {
+    for (std::uint32_t k = ranges.first[l]; k < ranges.first[l] + ranges.count[l]; ++k) {
+      EXPECT_EQ(instances[k].label, l) << "instance " << k << " of model " << model;
+    }
+  }
+  std::vector<std::pair<Key, std::uint32_t>> pairs;
+  for (const auto& instance : instances)
+    pairs.emplace_back(voxel_key(grid, instance.center), instance.label);
+  std::sort(pairs.begin(), pairs.end());
+  ModelVoxels voxels;
+  for (const auto& [key, label] : pairs) {
+    voxels.keys.push_back(key);
+    voxels.labels.push_back(static_cast<VoxelLabel>(label));
+  }
+  return voxels;
+}
+
+TEST_F(ViewerStateTest, AlgorithmSwitchBetweenFramesKeepsEveryOutput) {
+  std::size_t intersections = 0;
+  for (const double time : {1.5, 2.2, 3.0}) {
+    m_state->set_algorithm(TableKind::Cuckoo);
+    run_frame_at(time);
+    const std::array<ModelVoxels, 2> reference = {m_state->pipeline().download(0),
+                                                  m_state->pipeline().download(1)};
+    intersections += m_state->stats().model[0].intersection;
+    for (const TableKind kind :
+         {TableKind::HashGraphV1, TableKind::HashGraphV2, TableKind::Cuckoo}) {
+      m_state->set_algorithm(kind);
+      run_frame();
+      for (int i = 0; i < 2; ++i) {
+        const ModelVoxels voxels = m_state->pipeline().download(i);
+        EXPECT_EQ(voxels.keys, reference[i].keys) << to_string(kind) << " t=" << time;
+        EXPECT_EQ(voxels.labels, reference[i].labels) << to_string(kind) << " t=" << time;
+      }
+    }
+  }
+  EXPECT_GT(intersections, 0u) << "the chosen times should make the models overlap";
+}
+
+TEST_F(ViewerStateTest, GlBuffersHoldThePipelinesPointsAndVoxels) {
+  run_frame_at(1.7);
+  const Pipeline& pipeline = m_state->pipeline();
+  for (int i = 0; i < 2; ++i) {
+    const auto points = pipeline.points(i);  // host memory on the CPU backend
+    ASSERT_EQ(m_buffers.point_count[i], points.size());
+    std::vector<Float3> drawn(points.size());
+    glGetNamedBufferSubData(m_buffers.points_buffer(i), 0, points.size_bytes(), drawn.data());
+    EXPECT_EQ(0, std::memcmp(drawn.data(), points.data(), points.size_bytes())) << "model " << i;
+
+    const ModelVoxels expected = pipeline.download(i);
+    ASSERT_EQ(m_buffers.voxel_ranges[i].total(), expected.keys.size());
+    const ModelVoxels drawn_voxels = read_voxel_buffer(m_buffers, i, pipeline.config().grid);
+    EXPECT_EQ(drawn_voxels.keys, expected.keys) << "model " << i;
+    EXPECT_EQ(drawn_voxels.labels, expected.labels) << "model " << i;
+  }
+}
+
+TEST_F(ViewerStateTest, LayerTogglesDecideWhatIsDrawn) {
+  run_frame_at(1.7);
+  ASSERT_GT(m_state->stats().model[0].intersection, 0u);
+  ASSERT_GT(m_state->stats().model[0].inside, 0u);
+  const viewer::OffscreenFramebuffer target(kWidth, kHeight);
+  const viewer::Renderer renderer;
+  const viewer::OrbitCamera camera;
+  const GridParams& grid = m_state->pipeline().config().grid;
+  const Float3 voxel     = viewer::grid_view(grid).voxel_size;
+  auto draw              = [&](const viewer::Layers& layers) {
+    viewer::DrawSettings settings;
+    settings.layers = layers;
+    renderer.draw(m_buffers,
+                  settings,
+                  camera.view_proj(float(kWidth) / kHeight),
+                  camera.eye_direction(),
+                  voxel,
+                  kWidth,
+                  kHeight);
+    std::vector<unsigned char> rgb(kWidth * kHeight * 3);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, kWidth, kHeight, GL_RGB, GL_UNSIGNED_BYTE, rgb.data());
+    return Image{kWidth, kHeight, std::move(rgb)};
+  };
+  auto reddish = [](float r, float g, float b) { return r > 0.3f && g < 0.3f * r && b < 0.3f * r; };
+
+  viewer::Layers nothing;
+  nothing.points       = {false, false};
+  nothing.intersection = false;
+  const Image empty    = draw(nothing);
+  EXPECT_EQ(empty.count_near(viewer::palette::kBackground), empty.pixels());
+
+  viewer::Layers intersection = nothing;
+  intersection.intersection   = true;
+  const Image yellow          = draw(intersection);
+  EXPECT_GT(yellow.count(intersection_yellow), 0u);
+  EXPECT_EQ(yellow.count(reddish), 0u);
+
+  viewer::Layers inside = nothing;
+  inside.inside         = {true, true};
+  const Image red       = draw(inside);
+  EXPECT_GT(red.count(reddish), 0u);
+  EXPECT_EQ(red.count(intersection_yellow), 0u);
+
+  viewer::Layers points = nothing;
+  points.points         = {true, false};
+  const Image orange    = draw(points);
+  EXPECT_GT(orange.count_near(viewer::palette::kPoints[0], 0.02f), 100u);
+  EXPECT_EQ(orange.count_near(viewer::palette::kPoints[1], 0.02f), 0u);
+}
+
+TEST_F(ViewerStateTest, BadModelPathIsAMessageAndTheSceneKeepsRunning) {
+  run_frame_at(0.5);
+  const std::string before = m_state->models()[0].path;
+  EXPECT_FALSE(m_state->load_model(0, "/nonexistent/model.obj"));
+  EXPECT_TRUE(m_state->message_is_error());
+  EXPECT_NE(m_state->message().find("/nonexistent/model.obj"), std::string::npos)
+      << m_state->message();
+  EXPECT_EQ(m_state->models()[0].path, before);
+  m_state->toggle_pause();
+  EXPECT_TRUE(m_state->update(*m_bridge, 1.0 / 60));
+  EXPECT_FALSE(m_state->paused());
+}
+
+/// A transfer path whose frames fail the way a too-large scene does on the GPU.
+class OutOfMemoryBridge final : public viewer::BufferBridge {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "failing"; }
+  void reserve(const std::array<std::size_t, 2>&) override {}
+  FrameStats run_frame(Pipeline&, double) override {
+    throw OutOfMemory("GPU out of memory: could not allocate 4096 MiB");
+  }
+  [[nodiscard]] const viewer::TransferTimes& times() const override { return m_times; }
+
+ private:
+  viewer::TransferTimes m_times;
+};
+
+TEST_F(ViewerStateTest, FailingFrameIsShownAndPauses) {
+  OutOfMemoryBridge failing;
+  EXPECT_FALSE(m_state->update(failing, 1.0 / 60));
+  EXPECT_TRUE(m_state->paused());
+  EXPECT_TRUE(m_state->message_is_error());
+  EXPECT_NE(m_state->message().find("out of memory"), std::string::npos) << m_state->message();
+  m_state->toggle_pause();
+  EXPECT_TRUE(m_state->update(*m_bridge, 1.0 / 60)) << "the next frame runs again";
+}
+
+TEST_F(ViewerStateTest, ResamplingResizesTheBuffers) {
+  run_frame_at(0.5);
+  ASSERT_TRUE(m_state->set_points_per_model(30000)) << m_state->message();
+  run_frame();
+  EXPECT_EQ(m_buffers.point_count[0], 30000u);
+  EXPECT_EQ(m_buffers.point_count[1], 30000u);
+  EXPECT_GE(m_buffers.capacity(0), 30000u);
+}
+
+TEST_F(ViewerStateTest, PausedStateRunsNoFrameUntilStepped) {
+  run_frame_at(0.5);
+  EXPECT_FALSE(m_state->update(*m_bridge, 1.0));
+  EXPECT_DOUBLE_EQ(m_state->time(), 0.5);
+  m_state->request_step();
+  EXPECT_TRUE(m_state->update(*m_bridge, 1.0));
+  EXPECT_NEAR(m_state->time(), 0.5 + 1.0 / 60, 1e-12);
+  m_state->reset();
+  EXPECT_TRUE(m_state->update(*m_bridge, 1.0));
+  EXPECT_EQ(m_state->time(), 0.0);
+}
+
+}  // namespace
+}  // namespace voxhash::test
