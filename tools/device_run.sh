@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# One device-machine call's worth of GPU work (see ../shared/device/README.md): the gpu-labelled
+# tests, then the benchmarks, logs and JSON under $OUT. Run from the repo root on the GPU machine
+# with build/ (built here for sm_90) and .gl/ carried: `tools/device_run.sh [tests] [tables]
+# [frame] [sweeps]` (default: tests tables frame).
+set -uo pipefail
+out=${OUT:-/tmp/voxhash-out}
+mkdir -p "$out"
+[ -f .gl/setup.sh ] && source .gl/setup.sh
+nvidia-smi -L | tee "$out/device.txt"
+steps=${*:-tests tables frame}
+for step in $steps; do
+  case $step in
+    tests)
+      (cd build && ctest -L gpu --output-on-failure -j 1 2>&1) | tee "$out/gpu-tests.log" | tail -n 25 ;;
+    tables)
+      ./build/app/voxhash bench tables --json "$out/tables.json" >"$out/tables.txt" 2>"$out/tables.err" ;;
+    frame)
+      ./build/app/voxhash bench frame --all-algos --points 8M --res 1024 --frames 60 \
+        --json "$out/frame-8M-1024.json" >"$out/frame-8M-1024.txt" 2>&1
+      ./build/app/voxhash bench frame --all-algos --points 1M --res 512 --frames 100 \
+        --json "$out/frame-1M-512.json" >"$out/frame-1M-512.txt" 2>&1 ;;
+    sweeps)
+      ./build/app/voxhash bench tables --sweep load --sweep multiplicity --sweep size \
+        --sweep misses --json "$out/sweeps.json" >"$out/sweeps.txt" 2>"$out/sweeps.err" ;;
+    *) echo "unknown step $step" >&2; exit 2 ;;
+  esac
+done
+for f in "$out"/*.txt; do echo "== $f"; grep -E "insert|find-hit|find-miss|build|probe-|total|identical|read8_dram|exch8_dram|sort_pairs" "$f" | cut -c1-110 | head -40; done
