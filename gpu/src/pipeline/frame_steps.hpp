@@ -92,7 +92,7 @@ void pick_representatives(Exec& exec, const Key* voxels, std::uint32_t n,
                           std::uint32_t* rep_key, std::uint8_t* root_flags) {
   exec.fill(rep_key, n, kEmptyKey);
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
-    if (state[id] == 0) core::atomic_min(&rep_key[parent[id]], voxels[id]);
+    if (state[id] == 0) core::aggregate_min_at(rep_key, parent[id], voxels[id]);
     root_flags[id] = state[id] == 0 && parent[id] == id;
   });
 }

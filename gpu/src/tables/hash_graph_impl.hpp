@@ -161,14 +161,16 @@ class HashGraphImpl final : public HashGraph {
   }
 
   void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
-    const core::HashGraphView t = m_view;
-    probe_first(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e) {
-      out[i] = e == kNotFound ? kNotFound : t.edges[e].value;
-    });
+    probe_first(stream, q, n,
+                [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t, core::HashGraphEdge found) {
+                  out[i] = found.value;
+                });
   }
   void contains_async(const Key* q, std::size_t n, std::uint8_t* out, Stream stream) const override {
     probe_first(stream, q, n,
-                [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e) { out[i] = e != kNotFound; });
+                [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e, core::HashGraphEdge) {
+                  out[i] = e != kNotFound;
+                });
   }
   void count_async(const Key* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
     const core::HashGraphView t = m_view;
@@ -180,9 +182,10 @@ class HashGraphImpl final : public HashGraph {
       throw InvalidInput("hashgraph: find_id needs a build with BuildOptions::unique_ids");
     }
     const core::HashGraphView t = m_view;
-    probe_first(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e) {
-      out[i] = e == kNotFound ? kNotFound : t.edge_rank[e];
-    });
+    probe_first(stream, q, n,
+                [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e, core::HashGraphEdge) {
+                  out[i] = e == kNotFound ? kNotFound : t.edge_rank[e];
+                });
   }
 
   [[nodiscard]] MatchList find_all(const Key* q, std::size_t n, Stream stream) const override {
@@ -226,7 +229,8 @@ class HashGraphImpl final : public HashGraph {
     m_exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t j) { op(q[j].value, q[j].key); });
   }
 
-  /// Like probe, for the first match only: f(i, first edge of queries[i] or kNotFound), with
+  /// Like probe, for the first match only: f(i, index of the first edge of queries[i] or
+  /// kNotFound, that edge (value kNotFound if none)), with
   /// kQueryBatch queries per thread (strided) walked together for memory-level parallelism.
   template <class F>
   void probe_first(Stream stream, const Key* queries, std::size_t n, F f) const {
@@ -241,16 +245,17 @@ class HashGraphImpl final : public HashGraph {
     m_exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t s) {
       Key key[K];
       std::uint32_t index[K], edge[K];
+      core::HashGraphEdge found[K];
       VOXHASH_UNROLL
       for (int k = 0; k < K; ++k) {
         const std::uint32_t j = s + k * stride;
         index[k]              = j < count ? (q ? q[j].value : j) : kNotFound;
         key[k]                = j < count ? (q ? q[j].key : queries[j]) : kEmptyKey;
       }
-      t.find_edge_batch<K>(key, edge);
+      t.find_edge_batch<K>(key, edge, found);
       VOXHASH_UNROLL
       for (int k = 0; k < K; ++k) {
-        if (index[k] != kNotFound) f(index[k], edge[k]);
+        if (index[k] != kNotFound) f(index[k], edge[k], found[k]);
       }
     });
   }

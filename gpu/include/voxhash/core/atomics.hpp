@@ -115,4 +115,20 @@ VOXHASH_HD void aggregate_add(std::uint32_t* address, std::uint32_t value) {
 #endif
 }
 
+/// atomic_min(&base[index], value) for many threads that share few indices (every voxel of a
+/// component updating the component's root): on the GPU lanes with the same index combine first,
+/// and a write happens only when it lowers the stored value.
+VOXHASH_HD void aggregate_min_at(std::uint32_t* base, std::uint32_t index, std::uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  const unsigned peers  = __match_any_sync(__activemask(), index);
+  const std::uint32_t m = __reduce_min_sync(peers, value);
+  if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(peers) - 1) &&
+      m < atomic_load(&base[index])) {
+    atomicMin(&base[index], m);
+  }
+#else
+  if (value < atomic_load(&base[index])) atomic_min(&base[index], value);
+#endif
+}
+
 }  // namespace voxhash::core

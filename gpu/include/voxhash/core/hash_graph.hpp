@@ -79,12 +79,15 @@ struct HashGraphView {
 
   /// Batched find_edge: K keys at once, each step loading the next edge of every pending key
   /// together, so a thread keeps K independent loads in flight. kEmptyKey marks an unused lane.
+  /// found[k] receives the matching edge itself (key and value), read by the same load.
   template <int K>
-  VOXHASH_HD void find_edge_batch(const Key (&key)[K], std::uint32_t (&edge)[K]) const {
+  VOXHASH_HD void find_edge_batch(const Key (&key)[K], std::uint32_t (&edge)[K],
+                                  HashGraphEdge (&found)[K]) const {
     std::uint32_t e[K] = {}, end[K] = {};
     VOXHASH_UNROLL
     for (int k = 0; k < K; ++k) {
-      edge[k] = kNotFound;
+      edge[k]  = kNotFound;
+      found[k] = {kEmptyKey, kNotFound};
       if (range != 0 && key[k] != kEmptyKey) {
         const std::uint32_t v = vertex(key[k]);
         e[k]                  = bucket_offsets[v];
@@ -92,18 +95,19 @@ struct HashGraphView {
       }
     }
     for (;;) {
-      Key got[K] = {};
-      bool any   = false;
+      HashGraphEdge got[K] = {};
+      bool any             = false;
       VOXHASH_UNROLL
       for (int k = 0; k < K; ++k) {
-        if (e[k] < end[k]) got[k] = edges[e[k]].key;
+        if (e[k] < end[k]) got[k] = edges[e[k]];
       }
       VOXHASH_UNROLL
       for (int k = 0; k < K; ++k) {
         if (e[k] >= end[k]) continue;
-        if (got[k] == key[k]) {
-          edge[k] = e[k];
-          end[k]  = e[k];
+        if (got[k].key == key[k]) {
+          edge[k]  = e[k];
+          found[k] = got[k];
+          end[k]   = e[k];
         } else {
           ++e[k];
           any |= e[k] < end[k];
