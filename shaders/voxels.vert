@@ -1,19 +1,19 @@
 #version 450 core
 // Labelled voxels as instanced cubes: one instance per voxel (centre + label, 16 bytes); the 36
-// vertices of its cube come from gl_VertexID, so no vertex buffer is needed. Voxels whose label is
-// not in u_label_mask are moved outside the clip volume, which drops their triangles.
+// vertices of its cube come from gl_VertexID, so no vertex buffer is needed. The renderer draws
+// only the instance ranges of the visible labels.
 layout(location = 0) in vec3 a_center;
 layout(location = 1) in uint a_label;
 
 uniform mat4 u_view_proj;
 uniform vec3 u_half_size;
-uniform uint u_label_mask;
 uniform vec3 u_label_colors[3];
 uniform vec3 u_light_dir;
 
 flat out vec3 v_color;
 
-// Quads of cube corners (corner c sits at (c & 1, (c >> 1) & 1, (c >> 2) & 1)), one per face.
+// Quads of cube corners (corner c sits at (c & 1, (c >> 1) & 1, (c >> 2) & 1)), one per face,
+// counter-clockwise seen from outside so that back faces can be culled.
 const int kFaces[24] = int[24](0, 4, 6, 2,   // -x
                                1, 3, 7, 5,   // +x
                                0, 1, 5, 4,   // -y
@@ -25,11 +25,6 @@ const vec3 kNormals[6] = vec3[6](vec3(-1, 0, 0), vec3(1, 0, 0), vec3(0, -1, 0), 
 const int kQuadToTriangles[6] = int[6](0, 1, 2, 0, 2, 3);
 
 void main() {
-  if (((u_label_mask >> a_label) & 1u) == 0u) {
-    gl_Position = vec4(0.0, 0.0, -2.0, 1.0);
-    v_color     = vec3(0.0);
-    return;
-  }
   const int face   = gl_VertexID / 6;
   const int corner = kFaces[face * 4 + kQuadToTriangles[gl_VertexID % 6]];
   const vec3 unit  = vec3(corner & 1, (corner >> 1) & 1, (corner >> 2) & 1) * 2.0 - 1.0;

@@ -7,6 +7,8 @@ set -uo pipefail
 out=${OUT:-/tmp/voxhash-out}
 mkdir -p "$out"
 [ -f .gl/setup.sh ] && source .gl/setup.sh
+# Debian libraries the GPU machine lacks beyond the GL runtime (tinyobjloader), copied here.
+[ -d .gl/lib ] && export LD_LIBRARY_PATH=$PWD/.gl/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi -L | tee "$out/device.txt"
 steps=${*:-tests tables frame}
 for step in $steps; do

@@ -6,11 +6,10 @@
 
 #include <voxhash/error.hpp>
 
-#include <unistd.h>
-
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 namespace voxhash::bench {
 namespace {
@@ -44,7 +43,9 @@ std::size_t host_free_memory() {
 }
 
 #if !VOXHASH_HAS_CUDA
-[[noreturn]] void no_cuda() { throw InvalidInput(cuda_unavailable_reason()); }
+[[noreturn]] void no_cuda() {
+  throw InvalidInput(cuda_unavailable_reason());
+}
 #endif
 
 }  // namespace

@@ -49,7 +49,9 @@ void generate_keys(Key* out, std::size_t n, const KeySpec& spec) {
   generate_keys_with(exec, out, n, spec);
 }
 
-std::unique_ptr<Stopwatch> make_stopwatch() { return std::make_unique<EventStopwatch>(); }
+std::unique_ptr<Stopwatch> make_stopwatch() {
+  return std::make_unique<EventStopwatch>();
+}
 
 std::unique_ptr<SortedArray> make_sorted_array() {
   return std::make_unique<SortedArrayImpl<CudaExec>>();
@@ -68,6 +70,8 @@ std::string driver_version() {
   return "CUDA driver " + version_text(driver) + ", runtime " + version_text(runtime);
 }
 
-void synchronize() { VOXHASH_CUDA_TRY(cudaDeviceSynchronize()); }
+void synchronize() {
+  VOXHASH_CUDA_TRY(cudaDeviceSynchronize());
+}
 
 }  // namespace voxhash::bench::cuda_side

@@ -64,16 +64,19 @@ inline KeyDraw make_key_draw(std::size_t n, const KeySpec& spec) {
   if (spec.distinct == 0 || spec.distinct >= kMissFirst - 1 || n >= kMissFirst) {
     throw InvalidInput("bench: key draws need 0 < distinct < 2^31 - 1 and fewer than 2^31 keys");
   }
-  const auto count = static_cast<std::uint32_t>(std::max<std::size_t>(n, 1));
-  const int bits   = std::max(1, static_cast<int>(std::bit_width(count - 1)));
+  const auto count         = static_cast<std::uint32_t>(std::max<std::size_t>(n, 1));
+  const int bits           = std::max(1, static_cast<int>(std::bit_width(count - 1)));
   const std::uint32_t mask = bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
   KeyDraw d;
-  d.order          = Permutation{count, mask, static_cast<std::uint32_t>((bits + 1) / 2),
+  d.order     = Permutation{count,
+                        mask,
+                        static_cast<std::uint32_t>((bits + 1) / 2),
                         core::murmur_mix(spec.order, 0x51ed270bu)};
-  d.distinct       = static_cast<std::uint32_t>(spec.distinct);
-  d.universe       = spec.universe;
-  d.miss_seed      = core::murmur_mix(spec.order, 0x68e31da4u);
-  d.miss_threshold = static_cast<std::uint64_t>(std::clamp(spec.miss_fraction, 0.0, 1.0) * 4294967296.0);
+  d.distinct  = static_cast<std::uint32_t>(spec.distinct);
+  d.universe  = spec.universe;
+  d.miss_seed = core::murmur_mix(spec.order, 0x68e31da4u);
+  d.miss_threshold =
+      static_cast<std::uint64_t>(std::clamp(spec.miss_fraction, 0.0, 1.0) * 4294967296.0);
   return d;
 }
 
@@ -94,8 +97,13 @@ void stage_pairs(Exec& exec, const Key* keys, std::size_t n, Key* keys_in, Value
 
 /// Lookup: out[i] = values[p] where keys[p] == queries[i] (lower bound by binary search).
 template <class Exec>
-void sorted_find(Exec& exec, const Key* keys, const Value* values, std::uint32_t size,
-                 const Key* queries, std::size_t n, Value* out) {
+void sorted_find(Exec& exec,
+                 const Key* keys,
+                 const Value* values,
+                 std::uint32_t size,
+                 const Key* queries,
+                 std::size_t n,
+                 Value* out) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     const Key key    = queries[i];
     std::uint32_t lo = 0, hi = size;
@@ -122,12 +130,17 @@ class SortedArrayImpl final : public SortedArray {
     stage_pairs(m_exec, keys, n, m_keys_in.data(), m_values_in.data());
   }
   void build_async() override {
-    m_exec.sort_pairs(m_keys_in.data(), m_keys.data(), m_values_in.data(), m_values.data(),
-                      m_keys.size(), 32);
+    m_exec.sort_pairs(
+        m_keys_in.data(), m_keys.data(), m_values_in.data(), m_values.data(), m_keys.size(), 32);
   }
   void find_async(const Key* queries, std::size_t n, Value* out) const override {
-    sorted_find(m_exec, m_keys.data(), m_values.data(), static_cast<std::uint32_t>(m_keys.size()),
-                queries, n, out);
+    sorted_find(m_exec,
+                m_keys.data(),
+                m_values.data(),
+                static_cast<std::uint32_t>(m_keys.size()),
+                queries,
+                n,
+                out);
   }
   [[nodiscard]] std::size_t bytes() const override {
     // The sort's scratch is about one more copy of the pairs.

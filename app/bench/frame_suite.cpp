@@ -1,8 +1,7 @@
 // `voxhash bench frame`: the viewer's frame (animate, voxelize, build, probe, flood fill) without a
-// window, on two models (default assets/sphere.obj and assets/torus.obj, or points generated on the
-// same shapes when those files are missing). Reports each stage's median / p10 / p90 time and the
-// build and probe rates; with --all-algos every algorithm runs the same frames and their downloaded
-// voxels and labels must be identical.
+// window, on two models (assets/sphere.obj and torus.obj, or generated points of those shapes) over
+// one pass through each other: per-stage median / p10 / p90 times, build and probe rates, and with
+// --all-algos a check that every algorithm downloads identical voxels and labels.
 #include "bench/suites.hpp"
 
 #include <voxhash/device_limits.hpp>
@@ -23,7 +22,10 @@
 namespace voxhash::bench {
 namespace {
 
-constexpr double kFramesPerSecond = 60.0;  // frame f is drawn at time f / 60 s
+// The frames sample one pass of the models through each other (6 s of animation at speed 1,
+// from touching on one side to touching on the other), so every stage sees light and heavy
+// overlap whatever the frame count.
+constexpr double kPassSeconds = 6.0;
 
 /// n points uniform on the unit sphere (the shape of assets/sphere.obj).
 std::vector<Float3> sphere_points(std::size_t n, std::uint64_t seed) {
@@ -59,14 +61,17 @@ std::vector<Float3> torus_points(std::size_t n, std::uint64_t seed) {
   return points;
 }
 
-/// The model's points: from `path` if given, else from the default asset, else generated.
-std::vector<Float3> model_points(const std::string& path, const char* asset, bool torus,
-                                 std::size_t n, std::uint64_t seed) {
+/// The model's points: from `path` if given, else from the default asset (under the source
+/// directory, or the current one when the binary runs away from its checkout), else generated.
+std::vector<Float3> model_points(
+    const std::string& path, const char* asset, bool torus, std::size_t n, std::uint64_t seed) {
   if (!path.empty()) return load_point_cloud(path, n, seed).points;
-  const std::filesystem::path default_path = std::filesystem::path(VOXHASH_SOURCE_DIR) / asset;
-  if (std::filesystem::exists(default_path)) return load_point_cloud(default_path, n, seed).points;
-  std::cerr << "[frame] " << default_path.string() << " not found: generating " << n
-            << " points on a " << (torus ? "torus" : "sphere") << std::endl;
+  for (const std::filesystem::path& dir :
+       {std::filesystem::path(VOXHASH_SOURCE_DIR), std::filesystem::current_path()}) {
+    if (std::filesystem::exists(dir / asset)) return load_point_cloud(dir / asset, n, seed).points;
+  }
+  std::cerr << "[frame] " << asset << " not found: generating " << n << " points on a "
+            << (torus ? "torus" : "sphere") << std::endl;
   return torus ? torus_points(n, seed) : sphere_points(n, seed);
 }
 
@@ -84,7 +89,8 @@ template <class F>
 std::vector<double> collect(const std::vector<FrameStats>& frames, F field) {
   std::vector<double> values;
   values.reserve(frames.size());
-  for (const FrameStats& s : frames) values.push_back(static_cast<double>(field(s)));
+  for (const FrameStats& s : frames)
+    values.push_back(static_cast<double>(field(s)));
   return values;
 }
 
@@ -93,40 +99,47 @@ struct Stage {
   double StageTimes::*ms;
 };
 constexpr std::array kStages{
-    Stage{"animate", &StageTimes::animate},       Stage{"voxelize", &StageTimes::voxelize},
-    Stage{"build", &StageTimes::build},           Stage{"probe", &StageTimes::probe},
-    Stage{"flood_fill", &StageTimes::flood_fill}, Stage{"total", &StageTimes::total},
+    Stage{"animate", &StageTimes::animate},
+    Stage{"voxelize", &StageTimes::voxelize},
+    Stage{"build", &StageTimes::build},
+    Stage{"probe", &StageTimes::probe},
+    Stage{"flood_fill", &StageTimes::flood_fill},
+    Stage{"total", &StageTimes::total},
 };
 
 /// One result per stage of one algorithm's timed frames.
-void add_results(TableKind algorithm, const std::vector<FrameStats>& frames, std::size_t points,
-                 int resolution, const DeviceLimits& limits, Report& report,
+void add_results(TableKind algorithm,
+                 const std::vector<FrameStats>& frames,
+                 std::size_t points,
+                 int resolution,
+                 const DeviceLimits& limits,
+                 Report& report,
                  ResultPrinter& printer) {
   for (const Stage& stage : kStages) {
-    const std::vector<double> ms = collect(frames, [&](const FrameStats& s) { return s.ms.*(stage.ms); });
+    const std::vector<double> ms =
+        collect(frames, [&](const FrameStats& s) { return s.ms.*(stage.ms); });
     Result r;
-    r.suite     = "frame";
-    r.sweep     = "frame";
-    r.algorithm = std::string(to_string(algorithm));
-    r.operation = stage.name;
-    r.keys      = 2 * points;
-    r.seconds   = quantile(ms, 0.5) * 1e-3;
-    r.extra     = {{"median_ms", quantile(ms, 0.5)},
-                   {"p10_ms", quantile(ms, 0.1)},
-                   {"p90_ms", quantile(ms, 0.9)},
-                   {"frames", static_cast<double>(frames.size())},
-                   {"points_per_model", static_cast<double>(points)},
-                   {"resolution", resolution}};
+    r.suite                     = "frame";
+    r.sweep                     = "frame";
+    r.algorithm                 = std::string(to_string(algorithm));
+    r.operation                 = stage.name;
+    r.keys                      = 2 * points;
+    r.seconds                   = quantile(ms, 0.5) * 1e-3;
+    r.extra                     = {{"median_ms", quantile(ms, 0.5)},
+                                   {"p10_ms", quantile(ms, 0.1)},
+                                   {"p90_ms", quantile(ms, 0.9)},
+                                   {"frames", static_cast<double>(frames.size())},
+                                   {"points_per_model", static_cast<double>(points)},
+                                   {"resolution", resolution}};
     const std::string_view name = stage.name;
     if (name == "build" || name == "probe") {
       const bool build = name == "build";
-      r.rate_gkeys =
-          quantile(collect(frames,
-                           [&](const FrameStats& s) {
-                             return build ? s.build_keys_per_s : s.probe_keys_per_s;
-                           }),
-                   0.5) *
-          1e-9;
+      r.rate_gkeys     = quantile(collect(frames,
+                                      [&](const FrameStats& s) {
+                                        return build ? s.build_keys_per_s : s.probe_keys_per_s;
+                                      }),
+                              0.5) *
+                     1e-9;
       // The frame's tables hold a few million voxels: they live in L2.
       r.set_bound(limits, build ? "exch8_l2" : "read8_l2");
     }
@@ -136,7 +149,7 @@ void add_results(TableKind algorithm, const std::vector<FrameStats>& frames, std
         const std::string suffix = m == 0 ? "_a" : "_b";
         const auto median        = [&](auto field) {
           return quantile(collect(frames, [&](const FrameStats& s) { return field(s.model[m]); }),
-                                 0.5);
+                          0.5);
         };
         r.extra.emplace_back("voxels" + suffix,
                              median([](const ModelFrameStats& s) { return s.voxels; }));
@@ -172,8 +185,10 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   report.limits = measure_device_limits(options.backend, options.quick);
   print_limits(std::cout, *report.limits);
 
-  const std::vector<Float3> model_a = model_points(options.model_a, "assets/sphere.obj", false, points, 1);
-  const std::vector<Float3> model_b = model_points(options.model_b, "assets/torus.obj", true, points, 2);
+  const std::vector<Float3> model_a =
+      model_points(options.model_a, "assets/sphere.obj", false, points, 1);
+  const std::vector<Float3> model_b =
+      model_points(options.model_b, "assets/torus.obj", true, points, 2);
 
   std::vector<std::unique_ptr<Pipeline>> pipelines;
   for (const TableKind algorithm : algorithms) {
@@ -190,7 +205,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   std::cerr << "[frame] " << warmup << " warm-up + " << frames << " frames, " << points
             << " points per model, grid " << options.resolution << "^3" << std::endl;
   for (int f = 0; f < warmup + frames; ++f) {
-    const double time = f / kFramesPerSecond;
+    const double time = kPassSeconds * f / (warmup + frames);
     std::array<ModelVoxels, 2> reference;
     for (std::size_t p = 0; p < pipelines.size(); ++p) {
       const FrameStats s = pipelines[p]->run_frame(time);
@@ -202,10 +217,9 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
           reference[m] = std::move(voxels);
         } else if (!same_voxels(voxels, reference[m])) {
           if (differing_frames == 0) {
-            std::cerr << "[frame] frame " << f << ": " << to_string(algorithms[p]) << " model "
-                      << m << " has " << voxels.keys.size() << " voxels, "
-                      << to_string(algorithms[0]) << " " << reference[m].keys.size()
-                      << "; keys or labels differ" << std::endl;
+            std::cerr << "[frame] frame " << f << ": " << to_string(algorithms[p]) << " model " << m
+                      << " has " << voxels.keys.size() << " voxels, " << to_string(algorithms[0])
+                      << " " << reference[m].keys.size() << "; keys or labels differ" << std::endl;
           }
           ++differing_frames;
         }
@@ -214,8 +228,8 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   }
 
   for (std::size_t p = 0; p < pipelines.size(); ++p) {
-    add_results(algorithms[p], stats[p], points, options.resolution, *report.limits, report,
-                printer);
+    add_results(
+        algorithms[p], stats[p], points, options.resolution, *report.limits, report, printer);
   }
   if (!options.all_algorithms) return 0;
   report.outputs_identical = differing_frames == 0;

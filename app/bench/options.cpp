@@ -58,10 +58,14 @@ std::uint64_t parse_count(std::string_view flag, std::string_view text, std::uin
     if (err != std::errc() || end == text.data()) bad();
     const std::string_view suffix(end, static_cast<std::size_t>(text.data() + text.size() - end));
     std::uint64_t scale = 1;
-    if (suffix == "K" || suffix == "k") scale = 1'000;
-    else if (suffix == "M") scale = 1'000'000;
-    else if (suffix == "G") scale = 1'000'000'000;
-    else if (!suffix.empty()) bad();
+    if (suffix == "K" || suffix == "k")
+      scale = 1'000;
+    else if (suffix == "M")
+      scale = 1'000'000;
+    else if (suffix == "G")
+      scale = 1'000'000'000;
+    else if (!suffix.empty())
+      bad();
     if (value > max / scale) bad();
     value *= scale;
   }
@@ -100,10 +104,14 @@ bool accepts(const Flag& flag, std::string_view command) {
 
 const char* to_string(Sweep sweep) {
   switch (sweep) {
-    case Sweep::Load: return "load";
-    case Sweep::Multiplicity: return "multiplicity";
-    case Sweep::Size: return "size";
-    case Sweep::Misses: return "misses";
+    case Sweep::Load:
+      return "load";
+    case Sweep::Multiplicity:
+      return "multiplicity";
+    case Sweep::Size:
+      return "size";
+    case Sweep::Misses:
+      return "misses";
   }
   return "?";
 }
@@ -111,7 +119,8 @@ const char* to_string(Sweep sweep) {
 Options parse_options(int argc, char** argv) {
   Options o;
   o.command_line = "voxhash";
-  for (int i = 0; i < argc; ++i) o.command_line += std::string(" ") + argv[i];
+  for (int i = 0; i < argc; ++i)
+    o.command_line += std::string(" ") + argv[i];
 
   std::string backend_name = "auto";
   bool full                = false;
@@ -125,15 +134,16 @@ Options parse_options(int argc, char** argv) {
     if (!arg.starts_with("--")) {
       if (!o.command.empty()) usage_error("unexpected argument '" + std::string(arg) + "'");
       if (arg != "limits" && arg != "tables" && arg != "frame") {
-        usage_error("unknown command '" + std::string(arg) + "' (expected limits, tables or frame)");
+        usage_error("unknown command '" + std::string(arg) +
+                    "' (expected limits, tables or frame)");
       }
       o.command = arg;
       continue;
     }
-    const std::size_t eq      = arg.find('=');
+    const std::size_t eq        = arg.find('=');
     const std::string_view name = arg.substr(0, eq);
-    const auto flag = std::find_if(kFlags.begin(), kFlags.end(),
-                                   [&](const Flag& f) { return f.name == name; });
+    const auto flag =
+        std::find_if(kFlags.begin(), kFlags.end(), [&](const Flag& f) { return f.name == name; });
     if (flag == kFlags.end()) usage_error("unknown option '" + std::string(name) + "'");
     std::string_view value;
     if (flag->takes_value) {
@@ -149,27 +159,42 @@ Options parse_options(int argc, char** argv) {
     }
     given.push_back(flag->name);
 
-    if (name == "--backend") backend_name = value;
-    else if (name == "--json") o.json_path = value;
-    else if (name == "--csv") o.csv_path = value;
-    else if (name == "--quick") o.quick = true;
-    else if (name == "--full") full = true;
-    else if (name == "--runs") o.runs = parse_int(name, value, 3, 1000);
-    else if (name == "--sweep") o.sweeps.push_back(parse_sweep(value));
-    else if (name == "--points") o.points = parse_count(name, value, 1'000'000'000);
-    else if (name == "--res") o.resolution = parse_int(name, value, 8, 1024);
-    else if (name == "--algo") o.algorithm = parse_table_kind(value);
-    else if (name == "--all-algos") o.all_algorithms = true;
-    else if (name == "--frames") o.frames = parse_int(name, value, 1, 1'000'000);
-    else if (name == "--warmup") o.warmup = parse_int(name, value, 0, 1'000'000);
-    else if (name == "--model-a") o.model_a = value;
-    else if (name == "--model-b") o.model_b = value;
+    if (name == "--backend")
+      backend_name = value;
+    else if (name == "--json")
+      o.json_path = value;
+    else if (name == "--csv")
+      o.csv_path = value;
+    else if (name == "--quick")
+      o.quick = true;
+    else if (name == "--full")
+      full = true;
+    else if (name == "--runs")
+      o.runs = parse_int(name, value, 3, 1000);
+    else if (name == "--sweep")
+      o.sweeps.push_back(parse_sweep(value));
+    else if (name == "--points")
+      o.points = parse_count(name, value, 1'000'000'000);
+    else if (name == "--res")
+      o.resolution = parse_int(name, value, 8, 1024);
+    else if (name == "--algo")
+      o.algorithm = parse_table_kind(value);
+    else if (name == "--all-algos")
+      o.all_algorithms = true;
+    else if (name == "--frames")
+      o.frames = parse_int(name, value, 1, 1'000'000);
+    else if (name == "--warmup")
+      o.warmup = parse_int(name, value, 0, 1'000'000);
+    else if (name == "--model-a")
+      o.model_a = value;
+    else if (name == "--model-b")
+      o.model_b = value;
   }
   if (o.help) return o;
   if (o.command.empty()) usage_error("missing command (limits, tables or frame)");
   for (const std::string_view name : given) {
-    const auto flag = std::find_if(kFlags.begin(), kFlags.end(),
-                                   [&](const Flag& f) { return f.name == name; });
+    const auto flag =
+        std::find_if(kFlags.begin(), kFlags.end(), [&](const Flag& f) { return f.name == name; });
     if (!accepts(*flag, o.command)) {
       usage_error("option " + std::string(name) + " does not apply to `" + o.command + "`");
     }

@@ -29,12 +29,12 @@ struct Options {
   std::vector<Sweep> sweeps;  // empty: the default set
 
   // frame
-  std::size_t points = 0;  // per model; 0: 1M (100k when quick)
-  int resolution     = 512;
+  std::size_t points  = 0;  // per model; 0: 1M (100k when quick)
+  int resolution      = 512;
   TableKind algorithm = TableKind::Cuckoo;
   bool all_algorithms = false;
-  int frames = 0;   // timed frames; 0: 100 (10 when quick)
-  int warmup = -1;  // untimed frames first; -1: 5 (2 when quick)
+  int frames          = 0;       // timed frames; 0: 100 (10 when quick)
+  int warmup          = -1;      // untimed frames first; -1: 5 (2 when quick)
   std::string model_a, model_b;  // empty: the default assets
 };
 

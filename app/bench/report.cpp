@@ -84,26 +84,30 @@ void close_output(std::ofstream& out, const std::string& path) {
 }
 
 std::string result_json(const Result& r) {
-  std::string s = "{\"suite\": " + json_string(r.suite) + ", \"sweep\": " + json_string(r.sweep) +
-                  ", \"algorithm\": " + json_string(r.algorithm) +
-                  ", \"operation\": " + json_string(r.operation) +
-                  ", \"keys\": " + std::to_string(r.keys) +
-                  ", \"multiplicity\": " + json_number(r.multiplicity) +
-                  ", \"load\": " + json_number(r.load) + ", \"seconds\": " + json_number(r.seconds) +
-                  ", \"rate_gkeys\": " + json_number(r.rate_gkeys) +
-                  ", \"bound\": " + (r.bound.empty() ? "null" : json_string(r.bound)) +
-                  ", \"bound_gkeys\": " + json_number(r.bound_gkeys) +
-                  ", \"fraction_of_bound\": " + json_number(r.fraction_of_bound);
-  for (const auto& [name, value] : r.extra) s += ", " + json_string(name) + ": " + json_number(value);
+  std::string s =
+      "{\"suite\": " + json_string(r.suite) + ", \"sweep\": " + json_string(r.sweep) +
+      ", \"algorithm\": " + json_string(r.algorithm) +
+      ", \"operation\": " + json_string(r.operation) + ", \"keys\": " + std::to_string(r.keys) +
+      ", \"multiplicity\": " + json_number(r.multiplicity) + ", \"load\": " + json_number(r.load) +
+      ", \"seconds\": " + json_number(r.seconds) +
+      ", \"rate_gkeys\": " + json_number(r.rate_gkeys) +
+      ", \"bound\": " + (r.bound.empty() ? "null" : json_string(r.bound)) +
+      ", \"bound_gkeys\": " + json_number(r.bound_gkeys) +
+      ", \"fraction_of_bound\": " + json_number(r.fraction_of_bound);
+  for (const auto& [name, value] : r.extra)
+    s += ", " + json_string(name) + ": " + json_number(value);
   return s + "}";
 }
 
 }  // namespace
 
-std::span<const LimitField> limit_fields() { return kLimitFields; }
+std::span<const LimitField> limit_fields() {
+  return kLimitFields;
+}
 
 void Result::set_bound(const DeviceLimits& limits, std::string_view name) {
-  const auto field = std::find_if(kLimitFields.begin(), kLimitFields.end(),
+  const auto field  = std::find_if(kLimitFields.begin(),
+                                  kLimitFields.end(),
                                   [&](const LimitField& f) { return f.name == name; });
   bound             = name;
   bound_gkeys       = field == kLimitFields.end() ? kNone : limits.*(field->member);
@@ -147,22 +151,24 @@ void write_json(const Report& report, const std::string& path) {
 void write_csv(const Report& report, const std::string& path) {
   std::set<std::string> extra_names;
   for (const Result& r : report.results) {
-    for (const auto& e : r.extra) extra_names.insert(e.first);
+    for (const auto& e : r.extra)
+      extra_names.insert(e.first);
   }
   std::ofstream out = open_output(path);
   out << "suite,sweep,algorithm,operation,keys,multiplicity,load,seconds,rate_gkeys,bound,"
          "bound_gkeys,fraction_of_bound";
-  for (const std::string& name : extra_names) out << ',' << csv_field(name);
+  for (const std::string& name : extra_names)
+    out << ',' << csv_field(name);
   out << '\n';
   for (const Result& r : report.results) {
     out << csv_field(r.suite) << ',' << csv_field(r.sweep) << ',' << csv_field(r.algorithm) << ','
         << csv_field(r.operation) << ',' << r.keys << ',' << number_text(r.multiplicity) << ','
-        << number_text(r.load) << ',' << number_text(r.seconds) << ','
-        << number_text(r.rate_gkeys) << ',' << csv_field(r.bound) << ','
-        << number_text(r.bound_gkeys) << ',' << number_text(r.fraction_of_bound);
+        << number_text(r.load) << ',' << number_text(r.seconds) << ',' << number_text(r.rate_gkeys)
+        << ',' << csv_field(r.bound) << ',' << number_text(r.bound_gkeys) << ','
+        << number_text(r.fraction_of_bound);
     for (const std::string& name : extra_names) {
-      const auto it = std::find_if(r.extra.begin(), r.extra.end(),
-                                   [&](const auto& e) { return e.first == name; });
+      const auto it = std::find_if(
+          r.extra.begin(), r.extra.end(), [&](const auto& e) { return e.first == name; });
       out << ',' << (it == r.extra.end() ? std::string() : number_text(it->second));
     }
     out << '\n';
@@ -174,8 +180,13 @@ void print_limits(std::ostream& out, const DeviceLimits& limits) {
   out << "device limits: " << limits.device << '\n';
   char line[160];
   for (const LimitField& f : kLimitFields) {
-    std::snprintf(line, sizeof line, "  %-15s %10.2f %-5s %.*s\n", std::string(f.name).c_str(),
-                  limits.*(f.member), std::string(f.unit).c_str(), static_cast<int>(f.what.size()),
+    std::snprintf(line,
+                  sizeof line,
+                  "  %-15s %10.2f %-5s %.*s\n",
+                  std::string(f.name).c_str(),
+                  limits.*(f.member),
+                  std::string(f.unit).c_str(),
+                  static_cast<int>(f.what.size()),
                   f.what.data());
     out << line;
   }
@@ -185,9 +196,20 @@ void print_limits(std::ostream& out, const DeviceLimits& limits) {
 void ResultPrinter::print(const Result& r) {
   char line[256];
   if (!m_header_done) {
-    std::snprintf(line, sizeof line, "%-13s %-15s %-15s %11s %5s %5s %10s %8s %-11s %6s  %s\n",
-                  "sweep", "algorithm", "operation", "keys", "mult", "load", "ms", "G/s", "bound",
-                  "%bound", "details");
+    std::snprintf(line,
+                  sizeof line,
+                  "%-13s %-15s %-15s %11s %5s %5s %10s %8s %-11s %6s  %s\n",
+                  "sweep",
+                  "algorithm",
+                  "operation",
+                  "keys",
+                  "mult",
+                  "load",
+                  "ms",
+                  "G/s",
+                  "bound",
+                  "%bound",
+                  "details");
     m_out << line;
     m_header_done = true;
   }
@@ -201,11 +223,18 @@ void ResultPrinter::print(const Result& r) {
   for (const auto& [name, value] : r.extra) {
     details += (details.empty() ? "" : " ") + name + "=" + number_text(value);
   }
-  std::snprintf(line, sizeof line, "%-13s %-15s %-15s %11llu %5s %5s %10s %8s %-11s %6s  ",
-                r.sweep.c_str(), r.algorithm.c_str(), r.operation.c_str(),
-                static_cast<unsigned long long>(r.keys), opt(r.multiplicity, "%.0f").c_str(),
-                opt(r.load, "%.2f").c_str(), opt(r.seconds * 1e3, "%.3f").c_str(),
-                opt(r.rate_gkeys, "%.3f").c_str(), r.bound.empty() ? "-" : r.bound.c_str(),
+  std::snprintf(line,
+                sizeof line,
+                "%-13s %-15s %-15s %11llu %5s %5s %10s %8s %-11s %6s  ",
+                r.sweep.c_str(),
+                r.algorithm.c_str(),
+                r.operation.c_str(),
+                static_cast<unsigned long long>(r.keys),
+                opt(r.multiplicity, "%.0f").c_str(),
+                opt(r.load, "%.2f").c_str(),
+                opt(r.seconds * 1e3, "%.3f").c_str(),
+                opt(r.rate_gkeys, "%.3f").c_str(),
+                r.bound.empty() ? "-" : r.bound.c_str(),
                 opt(r.fraction_of_bound * 100, "%.1f").c_str());
   m_out << line << details << std::endl;
 }

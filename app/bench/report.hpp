@@ -21,11 +21,11 @@ namespace voxhash::bench {
 inline constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
 
 struct Result {
-  std::string suite;      // "tables" or "frame"
-  std::string sweep;      // tables: "default", "load", "multiplicity", "size", "misses"
-  std::string algorithm;  // cuckoo, hashgraph-v1, hashgraph-v2, sorted-array
-  std::string operation;  // insert, build, find-hit, find-miss, find, probe-standard, ...
-  std::uint64_t keys  = 0;     // keys in the table (frame: points of both models)
+  std::string suite;            // "tables" or "frame"
+  std::string sweep;            // tables: "default", "load", "multiplicity", "size", "misses"
+  std::string algorithm;        // cuckoo, hashgraph-v1, hashgraph-v2, sorted-array
+  std::string operation;        // insert, build, find-hit, find-miss, find, probe-standard, ...
+  std::uint64_t keys  = 0;      // keys in the table (frame: points of both models)
   double multiplicity = kNone;  // average copies of each key in the build input
   double load         = kNone;  // keys per slot (cuckoo 1/space) or per vertex (HashGraph)
   double seconds      = kNone;  // median of the timed runs

@@ -1,8 +1,7 @@
-// `voxhash bench tables`: build and lookup rates of the cuckoo table, HashGraph V1/V2 and the
-// sorted-array baseline on generated keys, each also as a fraction of the bound it is held against
-// (cuckoo inserts: exch8_dram; HashGraph and sorted builds: sort_pairs; lookups: read8_dram). The
-// default set is the papers' headline figures; --sweep runs their axes (load, multiplicity, size,
-// fraction of misses). Every figure is the median of several timed runs after one warm-up.
+// `voxhash bench tables`: build and lookup rates of cuckoo, HashGraph V1/V2 and a sorted-array
+// baseline on generated keys, each also as a fraction of its bound (cuckoo inserts: exch8_dram;
+// HashGraph and sorted builds: sort_pairs; lookups: read8_dram). The default set is the papers'
+// headline figures, --sweep their axes; every figure is a median of timed runs after a warm-up.
 #include "bench/bench_device.hpp"
 #include "bench/suites.hpp"
 
@@ -28,10 +27,14 @@ enum class Algo { Cuckoo, HashGraphV1, HashGraphV2, SortedArray };
 
 std::string algo_name(Algo algo) {
   switch (algo) {
-    case Algo::Cuckoo: return std::string(to_string(TableKind::Cuckoo));
-    case Algo::HashGraphV1: return std::string(to_string(TableKind::HashGraphV1));
-    case Algo::HashGraphV2: return std::string(to_string(TableKind::HashGraphV2));
-    case Algo::SortedArray: return "sorted-array";
+    case Algo::Cuckoo:
+      return std::string(to_string(TableKind::Cuckoo));
+    case Algo::HashGraphV1:
+      return std::string(to_string(TableKind::HashGraphV1));
+    case Algo::HashGraphV2:
+      return std::string(to_string(TableKind::HashGraphV2));
+    case Algo::SortedArray:
+      return "sorted-array";
   }
   return "?";
 }
@@ -60,7 +63,8 @@ struct Sizes {
 Sizes sizes(bool quick) {
   Sizes s;
   const int first = quick ? 14 : 20, last = quick ? 20 : 28;
-  for (int b = first; b <= last; ++b) s.size_sweep.push_back(std::size_t{1} << b);
+  for (int b = first; b <= last; ++b)
+    s.size_sweep.push_back(std::size_t{1} << b);
   s.cuckoo = quick ? std::size_t{1} << 20 : 50'000'000;
   s.graph  = quick ? std::vector<std::size_t>{std::size_t{1} << 20}
                    : std::vector<std::size_t>{std::size_t{1} << 25, std::size_t{1} << 28};
@@ -74,9 +78,9 @@ struct Timing {
 
 /// One key set and its queries in the backend's memory: `keys` draws from `distinct` keys.
 struct Workload {
-  std::size_t keys     = 0;
-  double multiplicity  = 1;
-  std::size_t distinct = 0;
+  std::size_t keys       = 0;
+  double multiplicity    = 1;
+  std::size_t distinct   = 0;
   std::uint32_t universe = 0;
   Buffer<Key> build_keys;
   Buffer<Key> queries;
@@ -92,9 +96,12 @@ std::size_t table_bytes(Algo algo, std::size_t n, double param, bool cuckoo_ids)
       const auto slots = static_cast<std::size_t>(std::ceil(param * n));
       return 8 * slots + (cuckoo_ids ? 8 * slots + 8 * n : 0);
     }
-    case Algo::HashGraphV1: return 8 * vertices() + 8 * n + 4 * vertices() + 36 * n;
-    case Algo::HashGraphV2: return 2 * (4 * vertices() + 36 * n);
-    case Algo::SortedArray: return 24 * n;
+    case Algo::HashGraphV1:
+      return 8 * vertices() + 8 * n + 4 * vertices() + 36 * n;
+    case Algo::HashGraphV2:
+      return 2 * (4 * vertices() + 36 * n);
+    case Algo::SortedArray:
+      return 24 * n;
   }
   return 0;
 }
@@ -107,11 +114,15 @@ std::string gib_text(std::size_t bytes) {
 
 class TablesBench {
  public:
-  TablesBench(const Options& options, const DeviceLimits& limits, Report& report,
+  TablesBench(const Options& options,
+              const DeviceLimits& limits,
+              Report& report,
               ResultPrinter& printer)
       : m_backend(options.backend),
         m_sizes(sizes(options.quick)),
-        m_runs(options.runs ? options.runs : options.quick ? 3 : 5),
+        m_runs(options.runs    ? options.runs
+               : options.quick ? 3
+                               : 5),
         m_limits(limits),
         m_report(report),
         m_printer(printer),
@@ -138,7 +149,8 @@ class TablesBench {
     switch (sweep) {
       case Sweep::Load:
         if (!make_workload(m_sizes.sweep, 1)) return;
-        for (const double space : kCuckooSpaces) bench(Algo::Cuckoo, space, kHitsAndMisses, false);
+        for (const double space : kCuckooSpaces)
+          bench(Algo::Cuckoo, space, kHitsAndMisses, false);
         for (const double load : kGraphLoads) {
           bench(Algo::HashGraphV1, load, kHits, false);
           bench(Algo::HashGraphV2, load, kHits, false);
@@ -172,8 +184,9 @@ class TablesBench {
   /// Generates `n` build keys of the given multiplicity (and room for n queries); false, with the
   /// reason recorded, when they do not fit.
   bool make_workload(std::size_t n, double multiplicity) {
-    m_work          = Workload{};
-    const auto what = std::to_string(n) + " keys x" + std::to_string(static_cast<int>(multiplicity));
+    m_work = Workload{};
+    const auto what =
+        std::to_string(n) + " keys x" + std::to_string(static_cast<int>(multiplicity));
     if (!fits(12 * n, what)) return false;
     try {
       m_work.keys         = n;
@@ -184,7 +197,9 @@ class TablesBench {
       m_work.build_keys = Buffer<Key>(m_backend, n);
       m_work.queries    = Buffer<Key>(m_backend, n);
       m_work.out        = Buffer<Value>(m_backend, n);
-      generate_keys(m_backend, m_work.build_keys.data(), n,
+      generate_keys(m_backend,
+                    m_work.build_keys.data(),
+                    n,
                     KeySpec{m_work.universe, 1, m_work.distinct, 0.0});
       synchronize(m_backend);
     } catch (const OutOfMemory& e) {
@@ -197,7 +212,9 @@ class TablesBench {
 
   /// n queries: hits drawn from the build keys in a new order, a fraction of them misses.
   void generate_queries(double miss_fraction) {
-    generate_keys(m_backend, m_work.queries.data(), m_work.keys,
+    generate_keys(m_backend,
+                  m_work.queries.data(),
+                  m_work.keys,
                   KeySpec{m_work.universe, 2, m_work.distinct, miss_fraction});
     synchronize(m_backend);
   }
@@ -213,10 +230,18 @@ class TablesBench {
     std::cerr << "[tables] " << m_sweep << ": " << what << std::endl;
     try {
       switch (algo) {
-        case Algo::Cuckoo: bench_cuckoo(param, miss_fractions, cuckoo_ids); break;
-        case Algo::HashGraphV1: bench_hash_graph(TableKind::HashGraphV1, param, miss_fractions); break;
-        case Algo::HashGraphV2: bench_hash_graph(TableKind::HashGraphV2, param, miss_fractions); break;
-        case Algo::SortedArray: bench_sorted(miss_fractions); break;
+        case Algo::Cuckoo:
+          bench_cuckoo(param, miss_fractions, cuckoo_ids);
+          break;
+        case Algo::HashGraphV1:
+          bench_hash_graph(TableKind::HashGraphV1, param, miss_fractions);
+          break;
+        case Algo::HashGraphV2:
+          bench_hash_graph(TableKind::HashGraphV2, param, miss_fractions);
+          break;
+        case Algo::SortedArray:
+          bench_sorted(miss_fractions);
+          break;
       }
     } catch (const OutOfMemory& e) {
       skip(what, e.what());
@@ -232,17 +257,23 @@ class TablesBench {
     const double load    = 1.0 / space;
     {
       const auto table = make_table(TableKind::Cuckoo, m_backend, options);
-      const Timing t   = measure([&] { table->build(m_work.build_keys.data(), nullptr, m_work.keys); });
+      const Timing t =
+          measure([&] { table->build(m_work.build_keys.data(), nullptr, m_work.keys); });
       add(build_result(Algo::Cuckoo, "insert", load, t, "exch8_dram", table->stats(), space));
       for (const double f : miss_fractions) {
-        lookup(Algo::Cuckoo, f == 0 ? "find-hit" : f == 1 ? "find-miss" : "find", load, f,
+        lookup(Algo::Cuckoo,
+               f == 0   ? "find-hit"
+               : f == 1 ? "find-miss"
+                        : "find",
+               load,
+               f,
                [&](const Key* q, std::size_t n, Value* out) { table->find_async(q, n, out); });
       }
     }
     if (!with_ids) return;
     options.unique_ids = true;
     const auto table   = make_table(TableKind::Cuckoo, m_backend, options);
-    const Timing t     = measure([&] { table->build(m_work.build_keys.data(), nullptr, m_work.keys); });
+    const Timing t = measure([&] { table->build(m_work.build_keys.data(), nullptr, m_work.keys); });
     add(build_result(Algo::Cuckoo, "build", load, t, "exch8_dram", table->stats(), space));
   }
 
@@ -253,15 +284,19 @@ class TablesBench {
     const auto table   = make_table(kind, m_backend, options);
     auto& graph        = dynamic_cast<HashGraph&>(*table);
     const Algo algo    = kind == TableKind::HashGraphV1 ? Algo::HashGraphV1 : Algo::HashGraphV2;
-    const Timing t     = measure([&] { table->build(m_work.build_keys.data(), nullptr, m_work.keys); });
+    const Timing t = measure([&] { table->build(m_work.build_keys.data(), nullptr, m_work.keys); });
     add(build_result(algo, "build", load, t, "sort_pairs", table->stats(), kNone));
     for (const double f : miss_fractions) {
       generate_queries(f);
       for (const ProbeMethod method : {ProbeMethod::Standard, ProbeMethod::Intersect}) {
         graph.set_probe_method(method);
-        lookup(algo, method == ProbeMethod::Standard ? "probe-standard" : "probe-intersect", load,
-               f, [&](const Key* q, std::size_t n, Value* out) { graph.find_async(q, n, out); },
-               false);
+        lookup(
+            algo,
+            method == ProbeMethod::Standard ? "probe-standard" : "probe-intersect",
+            load,
+            f,
+            [&](const Key* q, std::size_t n, Value* out) { graph.find_async(q, n, out); },
+            false);
       }
     }
   }
@@ -274,27 +309,40 @@ class TablesBench {
     r.extra.emplace_back("bytes", static_cast<double>(sorted->bytes()));
     add(std::move(r));
     for (const double f : miss_fractions) {
-      lookup(Algo::SortedArray, f == 0 ? "find-hit" : f == 1 ? "find-miss" : "find", kNone, f,
+      lookup(Algo::SortedArray,
+             f == 0   ? "find-hit"
+             : f == 1 ? "find-miss"
+                      : "find",
+             kNone,
+             f,
              [&](const Key* q, std::size_t n, Value* out) { sorted->find_async(q, n, out); });
     }
   }
 
   /// Times find(queries, n, out) with queries holding the given fraction of misses (generated here
   /// unless `generate` is false because the caller already did).
-  void lookup(Algo algo, const char* operation, double load, double miss_fraction,
+  void lookup(Algo algo,
+              const char* operation,
+              double load,
+              double miss_fraction,
               const std::function<void(const Key*, std::size_t, Value*)>& find,
               bool generate = true) {
     if (generate) generate_queries(miss_fraction);
-    const Timing t = measure(
-        [&] { find(m_work.queries.data(), m_work.queries.size(), m_work.out.data()); });
+    const Timing t =
+        measure([&] { find(m_work.queries.data(), m_work.queries.size(), m_work.out.data()); });
     Result r = result(algo, operation, load, t, m_work.queries.size(), "read8_dram");
     r.extra.emplace_back("queries", static_cast<double>(m_work.queries.size()));
     r.extra.emplace_back("miss_fraction", miss_fraction);
     add(std::move(r));
   }
 
-  Result build_result(Algo algo, const char* operation, double load, const Timing& t,
-                      const char* bound, const BuildStats& stats, double space) {
+  Result build_result(Algo algo,
+                      const char* operation,
+                      double load,
+                      const Timing& t,
+                      const char* bound,
+                      const BuildStats& stats,
+                      double space) {
     Result r = result(algo, operation, load, t, m_work.keys, bound);
     if (!std::isnan(space)) r.extra.emplace_back("space", space);
     if (algo == Algo::Cuckoo) {
@@ -302,13 +350,18 @@ class TablesBench {
       r.extra.emplace_back("longest_chain", stats.longest_chain);
       r.extra.emplace_back("chain_limit", stats.chain_limit);
     }
-    if (stats.unique_keys) r.extra.emplace_back("unique_keys", static_cast<double>(stats.unique_keys));
+    if (stats.unique_keys)
+      r.extra.emplace_back("unique_keys", static_cast<double>(stats.unique_keys));
     r.extra.emplace_back("slots", static_cast<double>(stats.slots));
     r.extra.emplace_back("bytes", static_cast<double>(stats.bytes));
     return r;
   }
 
-  Result result(Algo algo, const char* operation, double load, const Timing& t, std::size_t items,
+  Result result(Algo algo,
+                const char* operation,
+                double load,
+                const Timing& t,
+                std::size_t items,
                 const char* bound) const {
     Result r;
     r.suite        = "tables";
@@ -386,7 +439,8 @@ int run_tables(const Options& options, Report& report, ResultPrinter& printer) {
   print_limits(std::cout, *report.limits);
   TablesBench bench(options, *report.limits, report, printer);
   if (options.sweeps.empty()) bench.run_default();
-  for (const Sweep sweep : options.sweeps) bench.run_sweep(sweep);
+  for (const Sweep sweep : options.sweeps)
+    bench.run_sweep(sweep);
   return 0;
 }
 

@@ -8,9 +8,6 @@
 #include <utility>
 
 namespace voxhash::viewer {
-namespace {
-constexpr double kStep = 1.0 / 60.0;
-}  // namespace
 
 AppState::AppState(Backend backend,
                    const SceneSettings& settings,
@@ -94,7 +91,8 @@ void AppState::set_table_options(double cuckoo_space, double load) {
     changed.cuckoo_space  = cuckoo_space;
     changed.load          = load;
     auto pipeline         = std::make_unique<Pipeline>(m_backend, config(changed));
-    for (int i = 0; i < 2; ++i) pipeline->set_model(i, m_rest[i]);
+    for (int i = 0; i < 2; ++i)
+      pipeline->set_model(i, m_rest[i]);
     m_pipeline = std::move(pipeline);
     m_settings = changed;
   });
@@ -108,7 +106,8 @@ bool AppState::set_points_per_model(std::size_t points) {
   const bool ok = read_model(0, m_models[0].path, rest[0], info[0]) &&
                   read_model(1, m_models[1].path, rest[1], info[1]) &&
                   attempt("cannot set the models", [&] {
-                    for (int i = 0; i < 2; ++i) m_pipeline->set_model(i, rest[i]);
+                    for (int i = 0; i < 2; ++i)
+                      m_pipeline->set_model(i, rest[i]);
                   });
   if (!ok) {
     m_settings.points_per_model = previous;

@@ -37,6 +37,9 @@ struct ModelInfo {
 
 class AppState {
  public:
+  /// One step: what request_step() advances, and the fixed step of --frames runs.
+  static constexpr double kStep = 1.0 / 60.0;
+
   /// Loads both models (throws voxhash::InvalidInput naming the file if one cannot be loaded).
   AppState(Backend backend, const SceneSettings& settings, const std::array<std::string, 2>& paths);
 
@@ -92,10 +95,10 @@ class AppState {
   std::array<std::vector<Float3>, 2> m_rest;
   std::array<ModelInfo, 2> m_models;
 
-  double m_time   = 0;
-  bool m_paused   = false;
-  bool m_step     = false;
-  bool m_dirty    = true;  // a setting changed since the last frame
+  double m_time = 0;
+  bool m_paused = false;
+  bool m_step   = false;
+  bool m_dirty  = true;  // a setting changed since the last frame
   FrameStats m_stats;
   StatsHistory m_history;
   std::string m_message;

@@ -1,7 +1,6 @@
 // Choosing the bridge: interop where the backend and the GL context allow it, the host upload
 // otherwise (with the reason, for the panel).
 #include "viewer/buffer_bridge.hpp"
-
 #include "viewer/host_upload_bridge.hpp"
 #if VOXHASH_HAS_CUDA
 #include "viewer/cuda_bridges.hpp"
@@ -14,7 +13,7 @@ namespace voxhash::viewer {
 BridgeChoice make_buffer_bridge(Backend backend,
                                 SceneBuffers& buffers,
                                 bool allow_interop,
-                                bool timing) {
+                                [[maybe_unused]] bool timing) {
   BridgeChoice choice;
   if (backend != Backend::Cuda) {
     choice.fallback_reason = "CPU backend";

@@ -20,11 +20,11 @@ namespace voxhash::viewer {
 /// Wall-clock milliseconds of one frame's steps. Without timing mode the GPU steps are only
 /// launched, so their times are host-side costs; with it each step is synchronized first.
 struct TransferTimes {
-  double map      = 0;  // cudaGraphicsMapResources (interop)
-  double pipeline = 0;  // Pipeline::run_frame
+  double map       = 0;  // cudaGraphicsMapResources (interop)
+  double pipeline  = 0;  // Pipeline::run_frame
   double instances = 0;  // voxel instances written (kernel, or host conversion)
-  double unmap    = 0;  // cudaGraphicsUnmapResources (interop)
-  double upload   = 0;  // device-to-host copies and glBufferSubData (host upload)
+  double unmap     = 0;  // cudaGraphicsUnmapResources (interop)
+  double upload    = 0;  // device-to-host copies and glBufferSubData (host upload)
 };
 
 class BufferBridge {
@@ -39,8 +39,9 @@ class BufferBridge {
   virtual void reserve(const std::array<std::size_t, 2>& points) = 0;
 
   /// Runs the pipeline's frame at `time` and leaves its animated points and labelled voxels where
-  /// the renderer draws from (the scene buffers' counts are updated). Exception-safe: if the frame
-  /// throws, nothing stays mapped and the buffers keep the previous frame.
+  /// the renderer draws from (the scene buffers' counts are updated). If the frame throws, nothing
+  /// stays mapped and the counts stay the previous frame's (interop buffers may hold part of the
+  /// failed frame).
   virtual FrameStats run_frame(Pipeline& pipeline, double time) = 0;
 
   [[nodiscard]] virtual const TransferTimes& times() const = 0;
@@ -54,8 +55,10 @@ struct BridgeChoice {
 /// The interop bridge when `backend` is CUDA, `allow_interop` is set and registering the scene
 /// buffers with CUDA works (it does not under Mesa, for instance); the host upload otherwise.
 /// `timing` synchronizes each step so that times() are per-step. Needs a current GL context.
-[[nodiscard]] BridgeChoice make_buffer_bridge(Backend backend, SceneBuffers& buffers,
-                                              bool allow_interop, bool timing);
+[[nodiscard]] BridgeChoice make_buffer_bridge(Backend backend,
+                                              SceneBuffers& buffers,
+                                              bool allow_interop,
+                                              bool timing);
 
 /// Plain device buffers instead of GL ones, for the --timing comparison; draws nothing. Throws
 /// voxhash::Error on builds without CUDA.

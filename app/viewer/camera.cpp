@@ -40,16 +40,17 @@ void OrbitCamera::zoom(float steps) {
 }
 
 glm::vec3 OrbitCamera::eye_direction() const {
-  return {std::cos(m_pitch) * std::sin(m_yaw), std::sin(m_pitch),
-          std::cos(m_pitch) * std::cos(m_yaw)};
+  return {
+      std::cos(m_pitch) * std::sin(m_yaw), std::sin(m_pitch), std::cos(m_pitch) * std::cos(m_yaw)};
 }
 
-glm::mat4 OrbitCamera::view_proj(float aspect) const {
-  const glm::vec3 eye = m_target + eye_direction() * m_distance;
+glm::mat4 OrbitCamera::view_proj(float aspect, float shift_x) const {
+  const glm::vec3 eye  = m_target + eye_direction() * m_distance;
   const glm::mat4 view = glm::lookAt(eye, m_target, kUp);
   const glm::mat4 proj =
       glm::perspective(kFovY, std::max(aspect, 1e-3f), m_distance * 0.01f, m_distance * 10.0f);
-  return proj * view;
+  const glm::mat4 shift = glm::translate(glm::mat4(1.0f), glm::vec3(2.0f * shift_x, 0.0f, 0.0f));
+  return shift * proj * view;
 }
 
 }  // namespace voxhash::viewer

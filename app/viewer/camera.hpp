@@ -18,7 +18,9 @@ class OrbitCamera {
   /// Scroll wheel steps (positive: closer).
   void zoom(float steps);
 
-  [[nodiscard]] glm::mat4 view_proj(float aspect) const;
+  /// `shift_x` moves the image sideways by that fraction of the viewport width (to centre the scene
+  /// in the part a panel leaves free).
+  [[nodiscard]] glm::mat4 view_proj(float aspect, float shift_x = 0) const;
   /// Unit vector from the target towards the eye.
   [[nodiscard]] glm::vec3 eye_direction() const;
 

@@ -2,7 +2,6 @@
 // map all four in ONE call, let the pipeline and the instance kernel write them, unmap) and the
 // same frame into plain device buffers, which --timing compares against.
 #include "viewer/cuda_bridges.hpp"
-
 #include "viewer/gl.hpp"
 #include "viewer/stopwatch.hpp"
 #include "viewer/voxel_instances.hpp"
@@ -21,9 +20,9 @@ namespace {
 void check(cudaError_t status, const char* call) {
   if (status == cudaSuccess) return;
   (void)cudaGetLastError();
-  throw CudaError(std::string(call) + ": " + cudaGetErrorName(status) + ": " +
-                      cudaGetErrorString(status),
-                  static_cast<int>(status));
+  throw CudaError(
+      std::string(call) + ": " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status),
+      static_cast<int>(status));
 }
 
 /// A non-blocking stream owned by a bridge.
@@ -54,9 +53,8 @@ class CudaInteropBridge final : public BufferBridge {
     if (!m_buffers.reserve(points) && m_registered) return;
     unregister();
     for (int i = 0; i < 2; ++i) {
-      check(cudaGraphicsGLRegisterBuffer(&m_resources[i],
-                                         m_buffers.points_buffer(i),
-                                         cudaGraphicsRegisterFlagsWriteDiscard),
+      check(cudaGraphicsGLRegisterBuffer(
+                &m_resources[i], m_buffers.points_buffer(i), cudaGraphicsRegisterFlagsWriteDiscard),
             "cudaGraphicsGLRegisterBuffer (points)");
       check(cudaGraphicsGLRegisterBuffer(&m_resources[2 + i],
                                          m_buffers.voxels_buffer(i),
@@ -71,7 +69,8 @@ class CudaInteropBridge final : public BufferBridge {
     m_times = {};
     check(cudaGraphicsMapResources(kResources, m_resources, m_stream.get()),
           "cudaGraphicsMapResources");
-    // The pipeline writes on its own stream: make the map (GL done with the buffers) complete first.
+    // The pipeline writes on its own stream: make the map (GL done with the buffers) complete
+    // first.
     check(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize (map)");
     m_times.map = watch.lap();
     FrameStats stats;
@@ -91,14 +90,17 @@ class CudaInteropBridge final : public BufferBridge {
         if (voxels.size() > m_buffers.capacity(i)) {
           throw Error("viewer: model " + std::to_string(i) + " has more voxels than points");
         }
+        const LabelRanges ranges = label_ranges(stats.model[i]);
         write_voxel_instances_async(grid,
                                     voxels.data(),
                                     pipeline.labels(i).data(),
                                     voxels.size(),
+                                    ranges,
+                                    m_cursors.data(),
                                     static_cast<VoxelInstance*>(mapped[2 + i]),
                                     m_stream.handle());
-        m_buffers.point_count[i] = pipeline.points(i).size();
-        m_buffers.voxel_count[i] = voxels.size();
+        m_buffers.point_count[i]  = pipeline.points(i).size();
+        m_buffers.voxel_ranges[i] = ranges;
       }
       if (m_timing) check(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize");
       m_times.instances = watch.lap();
@@ -128,6 +130,7 @@ class CudaInteropBridge final : public BufferBridge {
   bool m_timing;
   bool m_registered = false;
   OwnedStream m_stream;
+  Buffer<std::uint32_t> m_cursors{Backend::Cuda, 3};  // the instance kernel's per-label counters
   cudaGraphicsResource_t m_resources[kResources] = {};
   TransferTimes m_times;
 };
@@ -148,8 +151,8 @@ class PlainDeviceBridge final : public BufferBridge {
 
   FrameStats run_frame(Pipeline& pipeline, double time) override {
     Stopwatch watch;
-    m_times                = {};
-    const FrameStats stats = pipeline.run_frame(time, {m_points[0].data(), m_points[1].data()});
+    m_times                   = {};
+    const FrameStats stats    = pipeline.run_frame(time, {m_points[0].data(), m_points[1].data()});
     m_times.pipeline          = watch.lap();
     const core::GridView grid = grid_view(pipeline.config().grid);
     for (int i = 0; i < 2; ++i) {
@@ -161,6 +164,8 @@ class PlainDeviceBridge final : public BufferBridge {
                                   voxels.data(),
                                   pipeline.labels(i).data(),
                                   voxels.size(),
+                                  label_ranges(stats.model[i]),
+                                  m_cursors.data(),
                                   m_instances[i].data(),
                                   m_stream.handle());
     }
@@ -172,6 +177,7 @@ class PlainDeviceBridge final : public BufferBridge {
  private:
   bool m_timing;
   OwnedStream m_stream;
+  Buffer<std::uint32_t> m_cursors{Backend::Cuda, 3};
   std::array<Buffer<Float3>, 2> m_points{Buffer<Float3>(Backend::Cuda, 0),
                                          Buffer<Float3>(Backend::Cuda, 0)};
   std::array<Buffer<VoxelInstance>, 2> m_instances{Buffer<VoxelInstance>(Backend::Cuda, 0),

@@ -1,7 +1,6 @@
 // EglContext: device enumeration, display, config, context. The EXT entry points come from
 // eglGetProcAddress; failures are collected into the thrown message.
 #include "viewer/egl_context.hpp"
-
 #include "viewer/gl.hpp"
 
 #include <voxhash/error.hpp>
@@ -11,7 +10,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <string_view>
 
 namespace voxhash::viewer {
@@ -41,8 +39,8 @@ EglContext::EglContext() {
   if (!has_extension(eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS), "EGL_EXT_platform_device")) {
     throw Error("EGL offers no device platform (EGL_EXT_platform_device): no GPU driver with EGL");
   }
-  const auto query_devices   = load<PFNEGLQUERYDEVICESEXTPROC>("eglQueryDevicesEXT");
-  const auto query_string    = load<PFNEGLQUERYDEVICESTRINGEXTPROC>("eglQueryDeviceStringEXT");
+  const auto query_devices    = load<PFNEGLQUERYDEVICESEXTPROC>("eglQueryDevicesEXT");
+  const auto query_string     = load<PFNEGLQUERYDEVICESTRINGEXTPROC>("eglQueryDeviceStringEXT");
   const auto platform_display = load<PFNEGLGETPLATFORMDISPLAYEXTPROC>("eglGetPlatformDisplayEXT");
 
   std::array<EGLDeviceEXT, 16> devices{};
@@ -58,26 +56,37 @@ EglContext::EglContext() {
   std::string failures;
   for (EGLint i = 0; i < count && !m_context; ++i) {
     const char* extensions = query_string(devices[i], EGL_EXTENSIONS);
-    EGLDisplay display = platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
+    EGLDisplay display     = platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
     EGLint major = 0, minor = 0;
     if (display == EGL_NO_DISPLAY || !eglInitialize(display, &major, &minor)) {
       failures += " device " + std::to_string(i) + ": eglInitialize failed;";
       continue;
     }
-    const bool surfaceless = has_extension(eglQueryString(display, EGL_EXTENSIONS),
-                                           "EGL_KHR_surfaceless_context");
-    const EGLint config_attribs[] = {EGL_SURFACE_TYPE, surfaceless ? 0 : EGL_PBUFFER_BIT,
-                                     EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
-                                     EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8,
-                                     EGL_NONE};
-    EGLConfig config = nullptr;
-    EGLint configs   = 0;
-    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+    const bool surfaceless =
+        has_extension(eglQueryString(display, EGL_EXTENSIONS), "EGL_KHR_surfaceless_context");
+    const EGLint config_attribs[]  = {EGL_SURFACE_TYPE,
+                                     surfaceless ? 0 : EGL_PBUFFER_BIT,
+                                      EGL_RENDERABLE_TYPE,
+                                      EGL_OPENGL_BIT,
+                                      EGL_RED_SIZE,
+                                      8,
+                                      EGL_GREEN_SIZE,
+                                      8,
+                                      EGL_BLUE_SIZE,
+                                      8,
+                                      EGL_NONE};
+    EGLConfig config               = nullptr;
+    EGLint configs                 = 0;
+    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                      4,
+                                      EGL_CONTEXT_MINOR_VERSION,
+                                      5,
                                       EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                                      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
-    EGLContext context = EGL_NO_CONTEXT;
-    if (eglBindAPI(EGL_OPENGL_API) && eglChooseConfig(display, config_attribs, &config, 1, &configs) &&
-        configs > 0) {
+                                      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                      EGL_NONE};
+    EGLContext context             = EGL_NO_CONTEXT;
+    if (eglBindAPI(EGL_OPENGL_API) &&
+        eglChooseConfig(display, config_attribs, &config, 1, &configs) && configs > 0) {
       context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
     }
     if (context == EGL_NO_CONTEXT) {
@@ -88,7 +97,7 @@ EglContext::EglContext() {
     EGLSurface surface = EGL_NO_SURFACE;
     if (!surfaceless) {
       const EGLint pbuffer_attribs[] = {EGL_WIDTH, 1, EGL_HEIGHT, 1, EGL_NONE};
-      surface = eglCreatePbufferSurface(display, config, pbuffer_attribs);
+      surface                        = eglCreatePbufferSurface(display, config, pbuffer_attribs);
     }
     if (!eglMakeCurrent(display, surface, surface, context)) {
       failures += " device " + std::to_string(i) + ": eglMakeCurrent failed;";
@@ -113,7 +122,9 @@ EglContext::EglContext() {
   }
 }
 
-EglContext::~EglContext() { release(); }
+EglContext::~EglContext() {
+  release();
+}
 
 void EglContext::release() noexcept {
   if (!m_display) return;

@@ -14,7 +14,4 @@ int run_windowed(const ViewerOptions& options, Backend backend);
 /// --offscreen: N frames on an EGL device, screenshot and --timing report at the end.
 int run_offscreen(const ViewerOptions& options, Backend backend);
 
-/// The 1/60 s step --frames runs use, so that their frames are reproducible.
-inline constexpr double kFixedStep = 1.0 / 60.0;
-
 }  // namespace voxhash::viewer

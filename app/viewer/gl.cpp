@@ -22,11 +22,21 @@ std::string describe_gl() {
 }
 
 namespace detail {
-void delete_buffer(GLuint id) { glDeleteBuffers(1, &id); }
-void delete_vertex_array(GLuint id) { glDeleteVertexArrays(1, &id); }
-void delete_program(GLuint id) { glDeleteProgram(id); }
-void delete_framebuffer(GLuint id) { glDeleteFramebuffers(1, &id); }
-void delete_renderbuffer(GLuint id) { glDeleteRenderbuffers(1, &id); }
+void delete_buffer(GLuint id) {
+  glDeleteBuffers(1, &id);
+}
+void delete_vertex_array(GLuint id) {
+  glDeleteVertexArrays(1, &id);
+}
+void delete_program(GLuint id) {
+  glDeleteProgram(id);
+}
+void delete_framebuffer(GLuint id) {
+  glDeleteFramebuffers(1, &id);
+}
+void delete_renderbuffer(GLuint id) {
+  glDeleteRenderbuffers(1, &id);
+}
 }  // namespace detail
 
 GlBuffer make_buffer(std::size_t bytes) {
@@ -64,7 +74,8 @@ GLuint compile(std::string_view name, GLenum stage, std::string_view source) {
 
 }  // namespace
 
-GlProgram make_program(std::string_view name, std::string_view vertex_source,
+GlProgram make_program(std::string_view name,
+                       std::string_view vertex_source,
                        std::string_view fragment_source) {
   const GLuint vertex   = compile(name, GL_VERTEX_SHADER, vertex_source);
   const GLuint fragment = compile(name, GL_FRAGMENT_SHADER, fragment_source);
@@ -97,8 +108,8 @@ OffscreenFramebuffer::OffscreenFramebuffer(int width, int height) {
   glNamedFramebufferRenderbuffer(fb, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, m_color.id());
   glNamedFramebufferRenderbuffer(fb, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, m_depth.id());
   if (glCheckNamedFramebufferStatus(fb, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-    throw Error("offscreen framebuffer of " + std::to_string(width) + "x" +
-                std::to_string(height) + " is incomplete");
+    throw Error("offscreen framebuffer of " + std::to_string(width) + "x" + std::to_string(height) +
+                " is incomplete");
   }
   bind();
 }

@@ -64,7 +64,8 @@ using GlRenderbuffer = GlHandle<detail::delete_renderbuffer>;
 [[nodiscard]] GlBuffer make_buffer(std::size_t bytes);
 
 /// Compiles and links a vertex + fragment program; throws voxhash::Error with the info log.
-[[nodiscard]] GlProgram make_program(std::string_view name, std::string_view vertex_source,
+[[nodiscard]] GlProgram make_program(std::string_view name,
+                                     std::string_view vertex_source,
                                      std::string_view fragment_source);
 
 /// An RGBA8 + depth framebuffer for offscreen rendering, bound for drawing and reading.

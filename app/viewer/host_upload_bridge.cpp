@@ -2,7 +2,6 @@
 // voxels are turned into instances on the host. Staging vectors keep their capacity, so steady
 // frames do not allocate.
 #include "viewer/host_upload_bridge.hpp"
-
 #include "viewer/stopwatch.hpp"
 #include "viewer/voxel_instances.hpp"
 
@@ -28,18 +27,19 @@ std::span<const T> HostUploadBridge::on_host(std::span<const T> span,
                                              std::vector<T>& staging) {
   if (backend == Backend::Cpu) return span;
   staging.resize(span.size());
-  voxhash::detail::copy_bytes(staging.data(), Backend::Cpu, span.data(), backend, span.size_bytes());
+  voxhash::detail::copy_bytes(
+      staging.data(), Backend::Cpu, span.data(), backend, span.size_bytes());
   return staging;
 }
 
 FrameStats HostUploadBridge::run_frame(Pipeline& pipeline, double time) {
   Stopwatch watch;
   const FrameStats stats = pipeline.run_frame(time);
-  m_times          = {};
-  m_times.pipeline = watch.lap();
+  m_times                = {};
+  m_times.pipeline       = watch.lap();
 
-  const Backend backend       = pipeline.backend();
-  const core::GridView grid   = grid_view(pipeline.config().grid);
+  const Backend backend     = pipeline.backend();
+  const core::GridView grid = grid_view(pipeline.config().grid);
   for (int i = 0; i < 2; ++i) {
     const auto points = on_host(pipeline.points(i), backend, m_points);
     const auto keys   = on_host(pipeline.voxels(i), backend, m_keys);
@@ -51,15 +51,16 @@ FrameStats HostUploadBridge::run_frame(Pipeline& pipeline, double time) {
                   std::to_string(m_buffers.capacity(i)));
     }
 
+    const LabelRanges ranges = label_ranges(stats.model[i]);
     m_instances.resize(keys.size());
-    write_voxel_instances(grid, keys, labels, m_instances.data());
+    write_voxel_instances(grid, keys, labels, ranges, m_instances.data());
     m_times.instances += watch.lap();
 
     glNamedBufferSubData(m_buffers.points_buffer(i), 0, points.size_bytes(), points.data());
     glNamedBufferSubData(
         m_buffers.voxels_buffer(i), 0, keys.size() * sizeof(VoxelInstance), m_instances.data());
-    m_buffers.point_count[i] = points.size();
-    m_buffers.voxel_count[i] = keys.size();
+    m_buffers.point_count[i]  = points.size();
+    m_buffers.voxel_ranges[i] = ranges;
     m_times.upload += watch.lap();
   }
   return stats;

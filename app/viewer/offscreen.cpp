@@ -18,7 +18,7 @@ void time_plain_device(ViewerSession& session, int frames) {
   const auto bridge = make_plain_device_bridge(true);
   TimingLog log(std::string(bridge->name()), frames);
   for (int frame = 0; frame < frames; ++frame) {
-    session.state().update(*bridge, kFixedStep);
+    session.state().update(*bridge, AppState::kStep);
     log.record(frame, bridge->times(), 0.0);
   }
   log.print_summary();
@@ -31,13 +31,15 @@ int run_offscreen(const ViewerOptions& options, Backend backend) {
   const OffscreenFramebuffer target(options.width, options.height);
   ViewerSession session(options, backend, nullptr);
   std::printf("voxhash viewer (offscreen, %s): %s; %s; transfer: %s\n",
-              context.device_description().c_str(), session.info().device.c_str(),
-              session.info().gl.c_str(), session.info().transfer.c_str());
+              context.device_description().c_str(),
+              session.info().device.c_str(),
+              session.info().gl.c_str(),
+              session.info().transfer.c_str());
 
   const int frames = *options.frames;
   TimingLog timing(std::string(session.bridge().name()), options.timing ? frames : 0);
   for (int frame = 0; frame < frames; ++frame) {
-    session.frame(kFixedStep, options.width, options.height);
+    session.frame(AppState::kStep, options.width, options.height);
     if (options.timing) timing.record(frame, session.bridge().times(), session.draw_ms());
   }
   glFinish();
@@ -48,8 +50,8 @@ int run_offscreen(const ViewerOptions& options, Backend backend) {
   }
   if (!options.screenshot.empty()) {
     if (!session.save_screenshot(options.screenshot, options.width, options.height)) {
-      std::fprintf(stderr, "voxhash: error: cannot write screenshot '%s'\n",
-                   options.screenshot.c_str());
+      std::fprintf(
+          stderr, "voxhash: error: cannot write screenshot '%s'\n", options.screenshot.c_str());
       return 1;
     }
     std::printf("voxhash: wrote %s after %d frames\n", options.screenshot.c_str(), frames);

@@ -74,12 +74,17 @@ ViewerOptions parse_options(std::span<char* const> args) {
       target = true;
     };
 
-    if (arg == "--help" || arg == "-h") flag(options.help);
-    else if (arg == "--model-a") options.model_a = value();
-    else if (arg == "--model-b") options.model_b = value();
-    else if (arg == "--points") options.points = parse_number<std::size_t>(arg, value(), 1, 1u << 28);
-    else if (arg == "--res") options.resolution = parse_number(arg, value(), 2, 1024);
-    else if (arg == "--algo") {
+    if (arg == "--help" || arg == "-h") {
+      flag(options.help);
+    } else if (arg == "--model-a") {
+      options.model_a = value();
+    } else if (arg == "--model-b") {
+      options.model_b = value();
+    } else if (arg == "--points") {
+      options.points = parse_number<std::size_t>(arg, value(), 1, std::size_t{1} << 28);
+    } else if (arg == "--res") {
+      options.resolution = parse_number(arg, value(), 2, 1024);
+    } else if (arg == "--algo") {
       try {
         options.algorithm = parse_table_kind(value());
       } catch (const InvalidInput& e) {
@@ -90,15 +95,25 @@ ViewerOptions parse_options(std::span<char* const> args) {
       if (options.backend != "cpu" && options.backend != "cuda" && options.backend != "auto") {
         throw UsageError("--backend expects cpu, cuda or auto, got '" + options.backend + "'");
       }
-    } else if (arg == "--frames") options.frames = parse_number(arg, value(), 1, 1 << 30);
-    else if (arg == "--screenshot") options.screenshot = value();
-    else if (arg == "--offscreen") flag(options.offscreen);
-    else if (arg == "--timing") flag(options.timing);
-    else if (arg == "--no-interop") flag(options.no_interop);
-    else if (arg == "--no-panel") flag(options.no_panel);
-    else if (arg == "--width") options.width = parse_number(arg, value(), 64, 16384);
-    else if (arg == "--height") options.height = parse_number(arg, value(), 64, 16384);
-    else throw UsageError("unknown option '" + std::string(args[i]) + "'");
+    } else if (arg == "--frames") {
+      options.frames = parse_number(arg, value(), 1, 1 << 30);
+    } else if (arg == "--screenshot") {
+      options.screenshot = value();
+    } else if (arg == "--offscreen") {
+      flag(options.offscreen);
+    } else if (arg == "--timing") {
+      flag(options.timing);
+    } else if (arg == "--no-interop") {
+      flag(options.no_interop);
+    } else if (arg == "--no-panel") {
+      flag(options.no_panel);
+    } else if (arg == "--width") {
+      options.width = parse_number(arg, value(), 64, 16384);
+    } else if (arg == "--height") {
+      options.height = parse_number(arg, value(), 64, 16384);
+    } else {
+      throw UsageError("unknown option '" + std::string(args[i]) + "'");
+    }
   }
   if (!options.screenshot.empty() && !options.frames) {
     throw UsageError("--screenshot needs --frames N (the shot is taken after the last frame)");

@@ -19,13 +19,13 @@ struct ViewerOptions {
   std::optional<std::size_t> points;  // per model; default 1000000 on CUDA, 200000 on CPU
   std::optional<int> resolution;      // voxels per axis; default 512 on CUDA, 256 on CPU
   TableKind algorithm = TableKind::Cuckoo;
-  std::string backend = "auto";       // cpu, cuda or auto
-  std::optional<int> frames;          // render this many frames (fixed 1/60 s steps), then exit
-  std::string screenshot;             // PNG written after the last frame
-  bool offscreen  = false;            // EGL device platform, no window
-  bool timing     = false;            // per-frame transfer timings on stdout
-  bool no_interop = false;            // force the host-upload path
-  bool no_panel   = false;            // hide the ImGui panel
+  std::string backend = "auto";  // cpu, cuda or auto
+  std::optional<int> frames;     // render this many frames (fixed 1/60 s steps), then exit
+  std::string screenshot;        // PNG written after the last frame
+  bool offscreen  = false;       // EGL device platform, no window
+  bool timing     = false;       // per-frame transfer timings on stdout
+  bool no_interop = false;       // force the host-upload path
+  bool no_panel   = false;       // hide the ImGui panel
   int width       = 1280;
   int height      = 800;
   bool help       = false;

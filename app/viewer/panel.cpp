@@ -1,16 +1,15 @@
 // The ImGui panel. Sections, in the order they appear:
 //   [status]      device, backend, GL, transfer path, frame rate, pause / step / reset, vsync
 //   [algorithm]   cuckoo / hashgraph-v1 / hashgraph-v2 (effective next frame)
-//   [parameters]  points per model, grid resolution, table space / load, animation
-//   [layers]      points, intersection, inside / outside voxels per model, sizes
-//   [times]       per-stage milliseconds (FrameStats::ms) and transfer steps
 //   [rates]       build and probe keys/s, plots, fractions of the measured device limits
+//   [times]       per-stage milliseconds (FrameStats::ms) and transfer steps
 //   [counts]      points, voxels, intersection, inside / outside, components per model
+//   [layers]      points, intersection, inside / outside voxels per model, sizes
+//   [parameters]  points per model, grid resolution, table space / load, animation
 //   [models]      load a model by path (errors stay in the panel)
 //   [screenshot]  button and last result
-#include "viewer/panel.hpp"
-
 #include "viewer/palette.hpp"
+#include "viewer/panel.hpp"
 
 #include <imgui.h>
 
@@ -26,7 +25,9 @@ const ImVec4 kErrorColor{1.0f, 0.4f, 0.35f, 1.0f};
 const ImVec4 kDimColor{0.65f, 0.65f, 0.65f, 1.0f};
 constexpr const char* kModelNames[2] = {"A", "B"};
 
-ImVec4 to_imvec(const palette::Rgb& c) { return {c[0], c[1], c[2], 1.0f}; }
+ImVec4 to_imvec(const palette::Rgb& c) {
+  return {c[0], c[1], c[2], 1.0f};
+}
 
 void copy_path(std::array<char, 512>& dst, const std::string& src) {
   const std::size_t n = std::min(src.size(), dst.size() - 1);
@@ -35,22 +36,30 @@ void copy_path(std::array<char, 512>& dst, const std::string& src) {
 }
 
 /// "12.3% of <what> (<limit> G/s)", or "n/a" without limits.
-void fraction_text(double rate, const std::optional<DeviceLimits>& limits,
-                   double DeviceLimits::*bound, const char* what) {
+void fraction_text(double rate,
+                   const std::optional<DeviceLimits>& limits,
+                   double DeviceLimits::*bound,
+                   const char* what) {
   if (!limits || (*limits).*bound <= 0) {
     ImGui::TextColored(kDimColor, "  n/a of %s", what);
     return;
   }
   const double limit = (*limits).*bound;
-  ImGui::Text("  %.1f%% of %s (%.1f G/s)", 100.0 * rate * 1e-9 / limit, what, limit);
+  ImGui::Text("  %.1f%% of %s (%.3g G/s)", 100.0 * rate * 1e-9 / limit, what, limit);
 }
 
 void rate_plot(const char* id, const float* values, int offset, double current) {
   char overlay[32];
   std::snprintf(overlay, sizeof(overlay), "%.3f G keys/s", current * 1e-9);
   const float top = *std::max_element(values, values + StatsHistory::kSize);
-  ImGui::PlotLines(id, values, StatsHistory::kSize, offset, overlay, 0.0f,
-                   std::max(top * 1.1f, 1e-3f), ImVec2(-1, 48));
+  ImGui::PlotLines(id,
+                   values,
+                   StatsHistory::kSize,
+                   offset,
+                   overlay,
+                   0.0f,
+                   std::max(top * 1.1f, 1e-3f),
+                   ImVec2(ImGui::GetContentRegionAvail().x, 48));
 }
 
 }  // namespace
@@ -60,7 +69,8 @@ Panel::Panel(const AppState& state)
       m_resolution(state.settings().resolution),
       m_cuckoo_space(static_cast<float>(state.settings().cuckoo_space)),
       m_load(static_cast<float>(state.settings().load)) {
-  for (int i = 0; i < 2; ++i) copy_path(m_paths[i], state.models()[i].path);
+  for (int i = 0; i < 2; ++i)
+    copy_path(m_paths[i], state.models()[i].path);
 }
 
 void Panel::set_screenshot_status(std::string status, bool is_error) {
@@ -69,20 +79,22 @@ void Panel::set_screenshot_status(std::string status, bool is_error) {
 }
 
 PanelRequests Panel::draw(AppState& state,
-                 ViewControls& controls,
-                 const TransferTimes& times,
-                 const PanelInfo& info) {
+                          ViewControls& controls,
+                          const TransferTimes& times,
+                          double wall_frame_ms,
+                          const PanelInfo& info) {
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(400, 0), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(kPanelWidth, ImGui::GetIO().DisplaySize.y - 20),
+                           ImGuiCond_FirstUseEver);
   ImGui::Begin("voxhash");
   PanelRequests requests;
-  draw_status(state, controls, info, requests);
+  draw_status(state, controls, info, wall_frame_ms, requests);
   draw_algorithm(state);
-  draw_parameters(state);
-  draw_layers(controls);
-  draw_times(state, times);
   draw_rates(state, info);
+  draw_times(state, times);
   draw_counts(state);
+  draw_layers(controls);
+  draw_parameters(state);
   draw_models(state);
   requests.screenshot = draw_screenshot();
   ImGui::End();
@@ -93,12 +105,13 @@ PanelRequests Panel::draw(AppState& state,
 void Panel::draw_status(AppState& state,
                         ViewControls& controls,
                         const PanelInfo& info,
+                        double wall_frame_ms,
                         PanelRequests& requests) {
   ImGui::TextWrapped("device: %s", info.device.c_str());
   ImGui::Text("backend: %s", info.backend.c_str());
   ImGui::TextWrapped("GL: %s", info.gl.c_str());
   ImGui::TextWrapped("transfer: %s", info.transfer.c_str());
-  ImGui::Text("%.1f fps, t = %.2f s", ImGui::GetIO().Framerate, state.time());
+  ImGui::Text("%.1f ms per frame (wall clock), t = %.2f s", wall_frame_ms, state.time());
   if (ImGui::Button(state.paused() ? "Resume" : "Pause")) state.toggle_pause();
   ImGui::SameLine();
   if (ImGui::Button("Step")) state.request_step();
@@ -130,62 +143,26 @@ void Panel::draw_algorithm(AppState& state) {
   }
 }
 
-// [parameters] ---------------------------------------------------------------------------------
-void Panel::draw_parameters(AppState& state) {
-  if (!ImGui::CollapsingHeader("parameters", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  const int current_points = static_cast<int>(state.settings().points_per_model);
-  ImGui::InputInt("points per model", &m_points, 10000, 100000);
-  m_points = std::clamp(m_points, 1000, 1 << 26);
-  if (m_points != current_points) {
-    ImGui::SameLine();
-    if (ImGui::Button("re-sample") &&
-        !state.set_points_per_model(static_cast<std::size_t>(m_points))) {
-      m_points = current_points;
-    }
-  }
-
-  ImGui::SliderInt("grid resolution", &m_resolution, 16, 1024);
-  if (ImGui::IsItemDeactivatedAfterEdit()) state.set_resolution(m_resolution);
-
-  ImGui::SliderFloat("cuckoo space", &m_cuckoo_space, 1.05f, 3.0f, "%.2f N");
-  if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
-  ImGui::SliderFloat("hashgraph load", &m_load, 0.25f, 4.0f, "%.2f");
-  if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
-
-  AnimationParams animation = state.settings().animation;
-  bool changed              = ImGui::SliderFloat("speed", &animation.speed, 0.0f, 4.0f);
-  int deformation           = static_cast<int>(animation.deformation);
-  changed |= ImGui::Combo("deformation", &deformation, "none\0twist\0bend\0wobble\0");
-  animation.deformation = static_cast<Deformation>(deformation);
-  changed |= ImGui::SliderFloat("amount", &animation.amount, 0.0f, 0.5f);
-  if (changed) state.set_animation(animation);
-}
-
-// [layers] -------------------------------------------------------------------------------------
-void Panel::draw_layers(ViewControls& controls) {
-  if (!ImGui::CollapsingHeader("layers", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  Layers& layers = controls.draw.layers;
-  for (int i = 0; i < 2; ++i) {
-    ImGui::PushID(i);
-    ImGui::ColorButton("##points", to_imvec(palette::kPoints[i]), ImGuiColorEditFlags_NoTooltip);
-    ImGui::SameLine();
-    ImGui::Checkbox(i == 0 ? "points A" : "points B", &layers.points[i]);
-    ImGui::SameLine(140);
-    ImGui::ColorButton("##inside", to_imvec(palette::kInside), ImGuiColorEditFlags_NoTooltip);
-    ImGui::SameLine();
-    ImGui::Checkbox("inside", &layers.inside[i]);
-    ImGui::SameLine(260);
-    ImGui::ColorButton("##outside", to_imvec(palette::kOutside[i]), ImGuiColorEditFlags_NoTooltip);
-    ImGui::SameLine();
-    ImGui::Checkbox("outside", &layers.outside[i]);
-    ImGui::PopID();
-  }
-  ImGui::ColorButton("##intersection", to_imvec(palette::kIntersection),
-                     ImGuiColorEditFlags_NoTooltip);
-  ImGui::SameLine();
-  ImGui::Checkbox("intersection voxels", &layers.intersection);
-  ImGui::SliderFloat("point size", &controls.draw.point_size, 1.0f, 8.0f, "%.0f px");
-  ImGui::SliderFloat("voxel size", &controls.draw.voxel_scale, 0.2f, 3.0f, "%.1f x");
+// [rates] --------------------------------------------------------------------------------------
+void Panel::draw_rates(const AppState& state, const PanelInfo& info) {
+  if (!ImGui::CollapsingHeader("rates", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const FrameStats& stats     = state.stats();
+  const StatsHistory& history = state.history();
+  ImGui::Text("build: %.3f G keys/s", stats.build_keys_per_s * 1e-9);
+  fraction_text(
+      stats.build_keys_per_s, info.limits, &DeviceLimits::exch8_l2, "random 64-bit exchanges, L2");
+  fraction_text(stats.build_keys_per_s,
+                info.limits,
+                &DeviceLimits::exch8_dram,
+                "random 64-bit exchanges, DRAM");
+  rate_plot("##build", history.build_rate(), history.offset(), stats.build_keys_per_s);
+  ImGui::Text("probe: %.3f G keys/s", stats.probe_keys_per_s * 1e-9);
+  fraction_text(
+      stats.probe_keys_per_s, info.limits, &DeviceLimits::read4_l2, "random 4-byte reads, L2");
+  fraction_text(
+      stats.probe_keys_per_s, info.limits, &DeviceLimits::read4_dram, "random 4-byte reads, DRAM");
+  rate_plot("##probe", history.probe_rate(), history.offset(), stats.probe_keys_per_s);
+  if (!info.limits) ImGui::TextColored(kDimColor, "device limits: %s", info.limits_error.c_str());
 }
 
 // [times] --------------------------------------------------------------------------------------
@@ -203,30 +180,26 @@ void Panel::draw_times(const AppState& state, const TransferTimes& times) {
     }
     ImGui::EndTable();
   }
-  ImGui::Text("transfer: map %.2f, instances %.2f, unmap %.2f, upload %.2f", times.map,
-              times.instances, times.unmap, times.upload);
-  ImGui::PlotLines("##total", state.history().total_ms(), StatsHistory::kSize,
-                   state.history().offset(), "frame total (ms)", 0.0f, FLT_MAX, ImVec2(-1, 40));
-}
-
-// [rates] --------------------------------------------------------------------------------------
-void Panel::draw_rates(const AppState& state, const PanelInfo& info) {
-  if (!ImGui::CollapsingHeader("rates", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  const FrameStats& stats = state.stats();
-  const StatsHistory& history = state.history();
-  ImGui::Text("build: %.3f G keys/s", stats.build_keys_per_s * 1e-9);
-  fraction_text(stats.build_keys_per_s, info.limits, &DeviceLimits::exch8_l2,
-                "random 64-bit exchanges, L2");
-  fraction_text(stats.build_keys_per_s, info.limits, &DeviceLimits::exch8_dram,
-                "random 64-bit exchanges, DRAM");
-  rate_plot("##build", history.build_rate(), history.offset(), stats.build_keys_per_s);
-  ImGui::Text("probe: %.3f G keys/s", stats.probe_keys_per_s * 1e-9);
-  fraction_text(stats.probe_keys_per_s, info.limits, &DeviceLimits::read4_l2,
-                "random 4-byte reads, L2");
-  fraction_text(stats.probe_keys_per_s, info.limits, &DeviceLimits::read4_dram,
-                "random 4-byte reads, DRAM");
-  rate_plot("##probe", history.probe_rate(), history.offset(), stats.probe_keys_per_s);
-  if (!info.limits) ImGui::TextColored(kDimColor, "device limits: %s", info.limits_error.c_str());
+  if (ImGui::BeginTable("transfer", 5, ImGuiTableFlags_SizingStretchSame)) {
+    for (const char* name : {"transfer:", "map", "instances", "unmap", "upload"}) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(name);
+    }
+    ImGui::TableNextColumn();
+    for (const double v : {times.map, times.instances, times.unmap, times.upload}) {
+      ImGui::TableNextColumn();
+      ImGui::Text("%.2f", v);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::PlotLines("##total",
+                   state.history().total_ms(),
+                   StatsHistory::kSize,
+                   state.history().offset(),
+                   "pipeline total (ms)",
+                   0.0f,
+                   FLT_MAX,
+                   ImVec2(ImGui::GetContentRegionAvail().x, 40));
 }
 
 // [counts] -------------------------------------------------------------------------------------
@@ -256,20 +229,80 @@ void Panel::draw_counts(const AppState& state) {
   ImGui::EndTable();
 }
 
+// [layers] -------------------------------------------------------------------------------------
+void Panel::draw_layers(ViewControls& controls) {
+  if (!ImGui::CollapsingHeader("layers", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  Layers& layers = controls.draw.layers;
+  for (int i = 0; i < 2; ++i) {
+    ImGui::PushID(i);
+    ImGui::ColorButton("##points", to_imvec(palette::kPoints[i]), ImGuiColorEditFlags_NoTooltip);
+    ImGui::SameLine();
+    ImGui::Checkbox(i == 0 ? "points A" : "points B", &layers.points[i]);
+    ImGui::SameLine(140);
+    ImGui::ColorButton("##inside", to_imvec(palette::kInside), ImGuiColorEditFlags_NoTooltip);
+    ImGui::SameLine();
+    ImGui::Checkbox("inside", &layers.inside[i]);
+    ImGui::SameLine(260);
+    ImGui::ColorButton("##outside", to_imvec(palette::kOutside[i]), ImGuiColorEditFlags_NoTooltip);
+    ImGui::SameLine();
+    ImGui::Checkbox("outside", &layers.outside[i]);
+    ImGui::PopID();
+  }
+  ImGui::ColorButton(
+      "##intersection", to_imvec(palette::kIntersection), ImGuiColorEditFlags_NoTooltip);
+  ImGui::SameLine();
+  ImGui::Checkbox("intersection voxels", &layers.intersection);
+  ImGui::SliderFloat("point size", &controls.draw.point_size, 1.0f, 8.0f, "%.0f px");
+  ImGui::SliderFloat("voxel size", &controls.draw.voxel_scale, 0.2f, 3.0f, "%.1f x");
+}
+
+// [parameters] ---------------------------------------------------------------------------------
+void Panel::draw_parameters(AppState& state) {
+  if (!ImGui::CollapsingHeader("parameters")) return;
+  const int current_points = static_cast<int>(state.settings().points_per_model);
+  ImGui::InputInt("points per model", &m_points, 10000, 100000);
+  m_points = std::clamp(m_points, 1000, 1 << 26);
+  if (m_points != current_points) {
+    ImGui::SameLine();
+    if (ImGui::Button("re-sample") &&
+        !state.set_points_per_model(static_cast<std::size_t>(m_points))) {
+      m_points = current_points;
+    }
+  }
+
+  ImGui::SliderInt("grid resolution", &m_resolution, 16, 1024);
+  if (ImGui::IsItemDeactivatedAfterEdit()) state.set_resolution(m_resolution);
+
+  ImGui::SliderFloat("cuckoo space", &m_cuckoo_space, 1.05f, 3.0f, "%.2f N");
+  if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
+  ImGui::SliderFloat("hashgraph load", &m_load, 0.25f, 4.0f, "%.2f");
+  if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
+
+  AnimationParams animation = state.settings().animation;
+  bool changed              = ImGui::SliderFloat("speed", &animation.speed, 0.0f, 4.0f);
+  int deformation           = static_cast<int>(animation.deformation);
+  changed |= ImGui::Combo("deformation", &deformation, "none\0twist\0bend\0wobble\0");
+  animation.deformation = static_cast<Deformation>(deformation);
+  changed |= ImGui::SliderFloat("amount", &animation.amount, 0.0f, 0.5f);
+  if (changed) state.set_animation(animation);
+}
+
 // [models] -------------------------------------------------------------------------------------
 void Panel::draw_models(AppState& state) {
-  if (!ImGui::CollapsingHeader("models", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!ImGui::CollapsingHeader("models")) return;
   for (int i = 0; i < 2; ++i) {
     ImGui::PushID(i);
     ImGui::Text("%s:", kModelNames[i]);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(-60);
-    const bool enter = ImGui::InputText("##path", m_paths[i].data(), m_paths[i].size(),
-                                        ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool enter = ImGui::InputText(
+        "##path", m_paths[i].data(), m_paths[i].size(), ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
     if (ImGui::Button("Load") || enter) state.load_model(i, m_paths[i].data());
     const ModelInfo& model = state.models()[i];
-    ImGui::TextColored(kDimColor, "  %zu points%s", model.points,
+    ImGui::TextColored(kDimColor,
+                       "  %zu points%s",
+                       model.points,
                        model.dropped ? " (non-finite points dropped)" : "");
     ImGui::PopID();
   }
@@ -281,8 +314,8 @@ bool Panel::draw_screenshot() {
   const bool requested = ImGui::Button("Screenshot (F12)");
   if (!m_screenshot_status.empty()) {
     ImGui::SameLine();
-    ImGui::TextColored(m_screenshot_error ? kErrorColor : kDimColor, "%s",
-                       m_screenshot_status.c_str());
+    ImGui::TextColored(
+        m_screenshot_error ? kErrorColor : kDimColor, "%s", m_screenshot_status.c_str());
   }
   return requested;
 }

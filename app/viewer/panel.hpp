@@ -17,13 +17,16 @@ namespace voxhash::viewer {
 
 /// What the viewer shows but the panel cannot change.
 struct PanelInfo {
-  std::string device;     // voxhash::describe_device
-  std::string backend;    // "cuda" / "cpu"
-  std::string gl;         // renderer and GL version
-  std::string transfer;   // the active BufferBridge, and why interop is not used if it is not
+  std::string device;    // voxhash::describe_device
+  std::string backend;   // "cuda" / "cpu"
+  std::string gl;        // renderer and GL version
+  std::string transfer;  // the active BufferBridge, and why interop is not used if it is not
   std::optional<DeviceLimits> limits;  // measured at start-up
   std::string limits_error;            // why there are no limits
 };
+
+/// Width of the panel in pixels; the scene is centred in what it leaves free.
+inline constexpr float kPanelWidth = 400.0f;
 
 /// View options the panel edits besides the scene (the front end applies vsync).
 struct ViewControls {
@@ -43,9 +46,11 @@ class Panel {
   explicit Panel(const AppState& state);
 
   /// Builds the panel's widgets for this frame, applying edits to `state` and `controls`.
+  /// `wall_frame_ms`: the time between the last two frames.
   PanelRequests draw(AppState& state,
-            ViewControls& controls,
+                     ViewControls& controls,
                      const TransferTimes& times,
+                     double wall_frame_ms,
                      const PanelInfo& info);
 
   /// Shown under the screenshot button (saved path or error).
@@ -55,19 +60,20 @@ class Panel {
   void draw_status(AppState& state,
                    ViewControls& controls,
                    const PanelInfo& info,
+                   double wall_frame_ms,
                    PanelRequests& requests);
   void draw_algorithm(AppState& state);
-  void draw_parameters(AppState& state);
-  void draw_layers(ViewControls& controls);
-  void draw_times(const AppState& state, const TransferTimes& times);
   void draw_rates(const AppState& state, const PanelInfo& info);
+  void draw_times(const AppState& state, const TransferTimes& times);
   void draw_counts(const AppState& state);
+  void draw_layers(ViewControls& controls);
+  void draw_parameters(AppState& state);
   void draw_models(AppState& state);
   bool draw_screenshot();
 
   std::array<std::array<char, 512>, 2> m_paths{};
-  int m_points     = 0;
-  int m_resolution = 0;
+  int m_points         = 0;
+  int m_resolution     = 0;
   float m_cuckoo_space = 0;
   float m_load         = 0;
   std::string m_screenshot_status;

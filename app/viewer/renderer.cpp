@@ -1,8 +1,7 @@
 // Renderer: two programs (points, voxel cubes) and two vertex layouts whose buffer binding is
 // pointed at each model's buffer in turn (DSA, no per-frame allocation).
-#include "viewer/renderer.hpp"
-
 #include "viewer/palette.hpp"
+#include "viewer/renderer.hpp"
 #include "viewer/shaders.hpp"
 #include "viewer/voxel_instance.hpp"
 
@@ -21,7 +20,9 @@ GlVertexArray make_layout() {
   return GlVertexArray(id);
 }
 
-constexpr GLuint label_bit(VoxelLabel label) { return 1u << static_cast<unsigned>(label); }
+constexpr GLuint label_bit(VoxelLabel label) {
+  return 1u << static_cast<unsigned>(label);
+}
 
 }  // namespace
 
@@ -48,7 +49,6 @@ Renderer::Renderer()
                        glGetUniformLocation(m_points.id(), "u_color")};
   m_voxels_uniforms = {glGetUniformLocation(m_voxels.id(), "u_view_proj"),
                        glGetUniformLocation(m_voxels.id(), "u_half_size"),
-                       glGetUniformLocation(m_voxels.id(), "u_label_mask"),
                        glGetUniformLocation(m_voxels.id(), "u_label_colors"),
                        glGetUniformLocation(m_voxels.id(), "u_light_dir")};
 }
@@ -65,7 +65,6 @@ void Renderer::draw(const SceneBuffers& buffers,
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   glEnable(GL_DEPTH_TEST);
   glDisable(GL_BLEND);
-  glDisable(GL_CULL_FACE);
   const Layers& layers = settings.layers;
 
   glUseProgram(m_points.id());
@@ -82,23 +81,26 @@ void Renderer::draw(const SceneBuffers& buffers,
   glUseProgram(m_voxels.id());
   glUniformMatrix4fv(m_voxels_uniforms.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
   const float half = 0.5f * settings.voxel_scale;
-  glUniform3f(m_voxels_uniforms.half_size, voxel_size.x * half, voxel_size.y * half,
-              voxel_size.z * half);
+  glUniform3f(
+      m_voxels_uniforms.half_size, voxel_size.x * half, voxel_size.y * half, voxel_size.z * half);
   glUniform3fv(m_voxels_uniforms.light_dir, 1, glm::value_ptr(glm::normalize(light_dir)));
   glBindVertexArray(m_voxels_layout.id());
+  glEnable(GL_CULL_FACE);
   for (int i = 0; i < 2; ++i) {
     // Intersection voxels belong to both models: drawn once, with model 0's.
-    const GLuint mask = (layers.outside[i] ? label_bit(VoxelLabel::Outside) : 0u) |
-                        (layers.inside[i] ? label_bit(VoxelLabel::Inside) : 0u) |
-                        (layers.intersection && i == 0 ? label_bit(VoxelLabel::Intersection) : 0u);
-    if (mask == 0 || buffers.voxel_count[i] == 0) continue;
+    const bool draw_label[3] = {layers.outside[i], layers.inside[i], layers.intersection && i == 0};
     const palette::Rgb colors[3] = {palette::kOutside[i], palette::kInside, palette::kIntersection};
-    glUniform1ui(m_voxels_uniforms.label_mask, mask);
     glUniform3fv(m_voxels_uniforms.label_colors, 3, colors[0].data());
     glVertexArrayVertexBuffer(
         m_voxels_layout.id(), 0, buffers.voxels_buffer(i), 0, sizeof(VoxelInstance));
-    glDrawArraysInstanced(GL_TRIANGLES, 0, 36, static_cast<GLsizei>(buffers.voxel_count[i]));
+    const LabelRanges& ranges = buffers.voxel_ranges[i];
+    for (int l = 0; l < 3; ++l) {
+      if (!draw_label[l] || ranges.count[l] == 0) continue;
+      glDrawArraysInstancedBaseInstance(
+          GL_TRIANGLES, 0, 36, static_cast<GLsizei>(ranges.count[l]), ranges.first[l]);
+    }
   }
+  glDisable(GL_CULL_FACE);
   glBindVertexArray(0);
   glUseProgram(0);
 }

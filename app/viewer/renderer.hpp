@@ -1,6 +1,6 @@
 // Draws the scene from the GL buffers: each model's points (GL_POINTS, one colour per model) and
-// its labelled voxels (instanced cubes), filtered by the layer toggles. Knows nothing of CUDA, the
-// pipeline or the UI.
+// its labelled voxels (instanced cubes), one draw per visible label range, so hidden layers cost
+// nothing. Knows nothing of CUDA, the pipeline or the UI.
 #pragma once
 
 #include "viewer/gl.hpp"
@@ -24,8 +24,8 @@ struct Layers {
 
 struct DrawSettings {
   Layers layers;
-  float point_size  = 2.0f;  // pixels
-  float voxel_scale = 1.0f;  // cube edge as a fraction of the voxel
+  float point_size  = 1.0f;  // pixels
+  float voxel_scale = 2.0f;  // cube edge in voxels (above 1 they show through dense points)
 };
 
 class Renderer {
@@ -51,7 +51,7 @@ class Renderer {
     GLint view_proj, color;
   } m_points_uniforms{};
   struct {
-    GLint view_proj, half_size, label_mask, label_colors, light_dir;
+    GLint view_proj, half_size, label_colors, light_dir;
   } m_voxels_uniforms{};
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "viewer/gl.hpp"
+#include "viewer/voxel_instance.hpp"
 
 #include <array>
 #include <cstddef>
@@ -12,17 +13,17 @@ namespace voxhash::viewer {
 
 class SceneBuffers {
  public:
-  /// Makes room for `points[i]` points and voxels of model i (growing only). Returns true when buffers were
-  /// (re)created, which invalidates their contents and any CUDA registration of them.
+  /// Makes room for `points[i]` points and voxels of model i (growing only). Returns true when
+  /// buffers were (re)created, which invalidates their contents and any CUDA registration of them.
   bool reserve(const std::array<std::size_t, 2>& points);
 
   [[nodiscard]] GLuint points_buffer(int model) const { return m_points[model].id(); }
   [[nodiscard]] GLuint voxels_buffer(int model) const { return m_voxels[model].id(); }
   [[nodiscard]] std::size_t capacity(int model) const { return m_capacity[model]; }
 
-  /// What the last frame wrote: number of points and of voxel instances of each model.
+  /// What the last frame wrote: each model's number of points and its voxel instances per label.
   std::array<std::size_t, 2> point_count{};
-  std::array<std::size_t, 2> voxel_count{};
+  std::array<LabelRanges, 2> voxel_ranges{};
 
  private:
   std::array<GlBuffer, 2> m_points;

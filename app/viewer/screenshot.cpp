@@ -1,7 +1,6 @@
 // save_screenshot / screenshot_file_name.
-#include "viewer/screenshot.hpp"
-
 #include "viewer/gl.hpp"
+#include "viewer/screenshot.hpp"
 
 #include <voxhash/error.hpp>
 

@@ -9,7 +9,7 @@ class Stopwatch {
  public:
   /// Milliseconds since construction or the previous lap.
   double lap() {
-    const auto now = std::chrono::steady_clock::now();
+    const auto now  = std::chrono::steady_clock::now();
     const double ms = std::chrono::duration<double, std::milli>(now - m_last).count();
     m_last          = now;
     return ms;

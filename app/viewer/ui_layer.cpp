@@ -1,7 +1,6 @@
 // UiLayer: ImGui set-up (no imgui.ini written; opaque panel background) and per-frame calls.
-#include "viewer/ui_layer.hpp"
-
 #include "viewer/palette.hpp"
+#include "viewer/ui_layer.hpp"
 
 #include <voxhash/error.hpp>
 
@@ -55,7 +54,11 @@ void UiLayer::end_frame() {
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }
 
-bool UiLayer::wants_mouse() const { return ImGui::GetIO().WantCaptureMouse; }
-bool UiLayer::wants_keyboard() const { return ImGui::GetIO().WantCaptureKeyboard; }
+bool UiLayer::wants_mouse() const {
+  return ImGui::GetIO().WantCaptureMouse;
+}
+bool UiLayer::wants_keyboard() const {
+  return ImGui::GetIO().WantCaptureKeyboard;
+}
 
 }  // namespace voxhash::viewer

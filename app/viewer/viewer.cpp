@@ -1,9 +1,8 @@
 // `voxhash [options]`: parses the command line and starts the window or the offscreen front end.
 // Usage errors exit with 2; everything else that fails reaches main() as one line and exit 1.
-#include "viewer/viewer.hpp"
-
 #include "viewer/front_ends.hpp"
 #include "viewer/options.hpp"
+#include "viewer/viewer.hpp"
 
 #include <voxhash/backend.hpp>
 

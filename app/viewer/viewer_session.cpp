@@ -1,9 +1,8 @@
 // ViewerSession: construction order (state, buffers, bridge, renderer, UI) and the frame.
-#include "viewer/viewer_session.hpp"
-
 #include "viewer/gl.hpp"
 #include "viewer/screenshot.hpp"
 #include "viewer/stopwatch.hpp"
+#include "viewer/viewer_session.hpp"
 #include "viewer/voxel_instance.hpp"
 
 #include <voxhash/device_limits.hpp>
@@ -52,14 +51,16 @@ ViewerSession::ViewerSession(const ViewerOptions& options, Backend backend, GLFW
 }
 
 void ViewerSession::frame(double dt, int width, int height) {
+  const double wall_frame_ms = m_frame_clock.lap();
   m_state.update(*m_bridge.bridge, dt);
 
   Stopwatch watch;
   const float aspect        = static_cast<float>(width) / static_cast<float>(height);
+  const float shift         = m_controls.show_panel ? 0.5f * kPanelWidth / width : 0.0f;
   const glm::vec3 light_dir = m_camera.eye_direction() + glm::vec3(0.0f, 0.6f, 0.0f);
   m_renderer.draw(m_buffers,
                   m_controls.draw,
-                  m_camera.view_proj(aspect),
+                  m_camera.view_proj(aspect, shift),
                   light_dir,
                   grid_view(m_state.pipeline().config().grid).voxel_size,
                   width,
@@ -67,7 +68,7 @@ void ViewerSession::frame(double dt, int width, int height) {
   if (m_controls.show_panel) {
     m_ui.begin_frame(width, height, dt);
     const PanelRequests requests =
-        m_panel.draw(m_state, m_controls, m_bridge.bridge->times(), m_info);
+        m_panel.draw(m_state, m_controls, m_bridge.bridge->times(), wall_frame_ms, m_info);
     m_ui.end_frame();
     if (requests.reset) reset();
     m_screenshot_requested |= requests.screenshot;
@@ -100,7 +101,9 @@ bool ViewerSession::take_screenshot_request() {
   return requested;
 }
 
-bool ViewerSession::ui_wants_mouse() const { return m_controls.show_panel && m_ui.wants_mouse(); }
+bool ViewerSession::ui_wants_mouse() const {
+  return m_controls.show_panel && m_ui.wants_mouse();
+}
 bool ViewerSession::ui_wants_keyboard() const {
   return m_controls.show_panel && m_ui.wants_keyboard();
 }

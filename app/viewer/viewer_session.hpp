@@ -10,6 +10,7 @@
 #include "viewer/panel.hpp"
 #include "viewer/renderer.hpp"
 #include "viewer/scene_buffers.hpp"
+#include "viewer/stopwatch.hpp"
 #include "viewer/ui_layer.hpp"
 
 #include <voxhash/backend.hpp>
@@ -61,6 +62,7 @@ class ViewerSession {
   UiLayer m_ui;
   Panel m_panel;
   PanelInfo m_info;
+  Stopwatch m_frame_clock;  // wall time between frames, for the panel
   bool m_screenshot_requested = false;
   double m_draw_ms            = 0;
 };

@@ -1,8 +1,7 @@
 // GlfwWindow: initialisation with clear failures, context creation, input collection. Scroll and
 // key callbacks are installed before ImGui's GLFW backend, which chains to them.
-#include "viewer/window.hpp"
-
 #include "viewer/gl.hpp"
+#include "viewer/window.hpp"
 
 #include <voxhash/error.hpp>
 
@@ -15,7 +14,9 @@ namespace {
 
 std::string g_glfw_error;  // the last message GLFW reported
 
-void on_glfw_error(int, const char* description) { g_glfw_error = description; }
+void on_glfw_error(int, const char* description) {
+  g_glfw_error = description;
+}
 
 }  // namespace
 
@@ -55,12 +56,24 @@ GlfwWindow::~GlfwWindow() {
   glfwTerminate();
 }
 
-bool GlfwWindow::should_close() const { return glfwWindowShouldClose(m_window); }
-void GlfwWindow::close() { glfwSetWindowShouldClose(m_window, GLFW_TRUE); }
-void GlfwWindow::poll() { glfwPollEvents(); }
-void GlfwWindow::wait_events() { glfwWaitEventsTimeout(0.1); }
-void GlfwWindow::swap() { glfwSwapBuffers(m_window); }
-void GlfwWindow::set_vsync(bool on) { glfwSwapInterval(on ? 1 : 0); }
+bool GlfwWindow::should_close() const {
+  return glfwWindowShouldClose(m_window);
+}
+void GlfwWindow::close() {
+  glfwSetWindowShouldClose(m_window, GLFW_TRUE);
+}
+void GlfwWindow::poll() {
+  glfwPollEvents();
+}
+void GlfwWindow::wait_events() {
+  glfwWaitEventsTimeout(0.1);
+}
+void GlfwWindow::swap() {
+  glfwSwapBuffers(m_window);
+}
+void GlfwWindow::set_vsync(bool on) {
+  glfwSwapInterval(on ? 1 : 0);
+}
 
 std::pair<int, int> GlfwWindow::framebuffer_size() const {
   int width = 0, height = 0;
@@ -71,11 +84,11 @@ std::pair<int, int> GlfwWindow::framebuffer_size() const {
 WindowInput GlfwWindow::take_input() {
   double x = 0, y = 0;
   glfwGetCursorPos(m_window, &x, &y);
-  m_input.dx   = static_cast<float>(x - m_cursor_x);
-  m_input.dy   = static_cast<float>(y - m_cursor_y);
-  m_cursor_x   = x;
-  m_cursor_y   = y;
-  m_input.left = glfwGetMouseButton(m_window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
+  m_input.dx              = static_cast<float>(x - m_cursor_x);
+  m_input.dy              = static_cast<float>(y - m_cursor_y);
+  m_cursor_x              = x;
+  m_cursor_y              = y;
+  m_input.left            = glfwGetMouseButton(m_window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
   m_input.right_or_middle = glfwGetMouseButton(m_window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS ||
                             glfwGetMouseButton(m_window, GLFW_MOUSE_BUTTON_MIDDLE) == GLFW_PRESS;
   const WindowInput input = m_input;

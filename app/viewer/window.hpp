@@ -11,10 +11,10 @@ namespace voxhash::viewer {
 
 /// Input gathered since the previous take_input().
 struct WindowInput {
-  float dx = 0, dy = 0;     // cursor motion in pixels
-  bool left = false;        // buttons held now
+  float dx = 0, dy = 0;          // cursor motion in pixels
+  bool left            = false;  // buttons held now
   bool right_or_middle = false;
-  float scroll = 0;         // wheel steps
+  float scroll         = 0;    // wheel steps
   std::array<int, 16> keys{};  // GLFW key codes pressed, key_count of them
   int key_count = 0;
 };

@@ -29,9 +29,13 @@ std::string cuda_unavailable_reason() {
 #endif
 }
 
-bool cuda_available() { return cuda_unavailable_reason().empty(); }
+bool cuda_available() {
+  return cuda_unavailable_reason().empty();
+}
 
-Backend default_backend() { return cuda_available() ? Backend::Cuda : Backend::Cpu; }
+Backend default_backend() {
+  return cuda_available() ? Backend::Cuda : Backend::Cpu;
+}
 
 Backend parse_backend(std::string_view name) {
   if (name == "auto") return default_backend();
@@ -45,7 +49,9 @@ Backend parse_backend(std::string_view name) {
   throw InvalidInput("unknown backend '" + std::string(name) + "' (expected cpu, cuda or auto)");
 }
 
-std::string_view to_string(Backend backend) { return backend == Backend::Cuda ? "cuda" : "cpu"; }
+std::string_view to_string(Backend backend) {
+  return backend == Backend::Cuda ? "cuda" : "cpu";
+}
 
 std::string describe_device(Backend backend) {
 #if VOXHASH_HAS_CUDA
@@ -57,9 +63,12 @@ std::string describe_device(Backend backend) {
 
 std::string_view to_string(TableKind kind) {
   switch (kind) {
-    case TableKind::Cuckoo: return "cuckoo";
-    case TableKind::HashGraphV1: return "hashgraph-v1";
-    case TableKind::HashGraphV2: return "hashgraph-v2";
+    case TableKind::Cuckoo:
+      return "cuckoo";
+    case TableKind::HashGraphV1:
+      return "hashgraph-v1";
+    case TableKind::HashGraphV2:
+      return "hashgraph-v2";
   }
   return "?";
 }
@@ -72,7 +81,8 @@ TableKind parse_table_kind(std::string_view name) {
                      "' (expected cuckoo, hashgraph-v1 or hashgraph-v2)");
 }
 
-std::unique_ptr<HashTable> make_table(TableKind kind, Backend backend,
+std::unique_ptr<HashTable> make_table(TableKind kind,
+                                      Backend backend,
                                       const BuildOptions& options) {
 #if VOXHASH_HAS_CUDA
   if (backend == Backend::Cuda) return cuda::make_table(kind, options);
@@ -89,7 +99,7 @@ void* allocate(Backend backend, std::size_t bytes) {
 #endif
   if (backend == Backend::Cuda) throw InvalidInput(cuda_unavailable_reason());
   if (bytes == 0) return nullptr;
-  void* ptr = ::operator new(bytes, std::align_val_t{64}, std::nothrow);
+  void* ptr = ::operator new (bytes, std::align_val_t{64}, std::nothrow);
   if (!ptr) {
     throw OutOfMemory("host out of memory: could not allocate " + std::to_string(bytes >> 20) +
                       " MiB");
@@ -102,11 +112,11 @@ void deallocate(Backend backend, void* ptr) noexcept {
   if (backend == Backend::Cuda) return cuda::deallocate(ptr);
 #endif
   (void)backend;
-  ::operator delete(ptr, std::align_val_t{64});
+  ::operator delete (ptr, std::align_val_t{64});
 }
 
-void copy_bytes(void* dst, Backend dst_backend, const void* src, Backend src_backend,
-                std::size_t bytes) {
+void copy_bytes(
+    void* dst, Backend dst_backend, const void* src, Backend src_backend, std::size_t bytes) {
   if (bytes == 0) return;
 #if VOXHASH_HAS_CUDA
   if (dst_backend == Backend::Cuda || src_backend == Backend::Cuda) {

@@ -6,10 +6,9 @@
 
 #include <voxhash/pipeline.hpp>
 
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <functional>
+#include <gtest/gtest.h>
 #include <numbers>
 #include <random>
 #include <vector>
@@ -22,7 +21,9 @@ struct Shape {
   std::vector<Float3> points;
 };
 
-inline float length(Float3 p) { return std::sqrt(p.x * p.x + p.y * p.y + p.z * p.z); }
+inline float length(Float3 p) {
+  return std::sqrt(p.x * p.x + p.y * p.y + p.z * p.z);
+}
 
 inline Shape sphere(Float3 c, float r, std::size_t n, std::uint64_t seed) {
   Shape s;
@@ -61,10 +62,10 @@ inline Shape torus(Float3 c, float R, float r, std::size_t n, std::uint64_t seed
 
 inline PipelineConfig static_config(int resolution, TableKind kind) {
   PipelineConfig config;
-  config.grid.resolution      = {resolution, resolution, resolution};
-  config.grid.bounds          = {{-1.6f, -1.6f, -1.6f}, {1.6f, 1.6f, 1.6f}};
-  config.animation.animate    = false;
-  config.algorithm            = kind;
+  config.grid.resolution   = {resolution, resolution, resolution};
+  config.grid.bounds       = {{-1.6f, -1.6f, -1.6f}, {1.6f, 1.6f, 1.6f}};
+  config.animation.animate = false;
+  config.algorithm         = kind;
   return config;
 }
 
@@ -73,7 +74,9 @@ struct SceneResult {
   FrameStats stats;
 };
 
-inline SceneResult run_scene(Backend backend, const PipelineConfig& config, const Shape& a,
+inline SceneResult run_scene(Backend backend,
+                             const PipelineConfig& config,
+                             const Shape& a,
                              const Shape& b) {
   Pipeline pipeline(backend, config);
   pipeline.set_model(0, a.points);
@@ -86,8 +89,11 @@ inline SceneResult run_scene(Backend backend, const PipelineConfig& config, cons
 }
 
 /// Checks model `index`'s labels against the exact inside test of the other shape.
-inline void check_labels(const GridParams& grid, const ModelVoxels& mv, const Shape& self,
-                         const Shape& other, const char* what) {
+inline void check_labels(const GridParams& grid,
+                         const ModelVoxels& mv,
+                         const Shape& self,
+                         const Shape& other,
+                         const char* what) {
   const float voxel = (grid.bounds.max.x - grid.bounds.min.x) / grid.resolution.x;
   std::size_t wrong = 0, checked = 0, bad_intersections = 0;
   for (std::size_t i = 0; i < mv.keys.size(); ++i) {
@@ -102,9 +108,9 @@ inline void check_labels(const GridParams& grid, const ModelVoxels& mv, const Sh
     ++checked;
     const VoxelLabel expected = d < 0 ? VoxelLabel::Inside : VoxelLabel::Outside;
     if (mv.labels[i] != expected && wrong++ < 5) {
-      ADD_FAILURE() << what << ": voxel at (" << c.x << ", " << c.y << ", " << c.z
-                    << "), distance " << d / voxel << " voxels from the other surface, labelled "
-                    << int(mv.labels[i]) << ", expected " << int(expected);
+      ADD_FAILURE() << what << ": voxel at (" << c.x << ", " << c.y << ", " << c.z << "), distance "
+                    << d / voxel << " voxels from the other surface, labelled " << int(mv.labels[i])
+                    << ", expected " << int(expected);
     }
   }
   EXPECT_EQ(wrong, 0u) << what << ": " << wrong << " of " << checked << " labels wrong";
@@ -113,14 +119,15 @@ inline void check_labels(const GridParams& grid, const ModelVoxels& mv, const Sh
 }
 
 /// Every point of `curve` has an intersection voxel of model 0 within one voxel (26-neighbours).
-inline void check_curve_covered(const GridParams& grid, const ModelVoxels& mv,
+inline void check_curve_covered(const GridParams& grid,
+                                const ModelVoxels& mv,
                                 const std::vector<Float3>& curve) {
   std::vector<Key> inter;
   for (std::size_t i = 0; i < mv.keys.size(); ++i) {
     if (mv.labels[i] == VoxelLabel::Intersection) inter.push_back(mv.keys[i]);
   }
   ASSERT_FALSE(inter.empty());
-  const float voxel = (grid.bounds.max.x - grid.bounds.min.x) / grid.resolution.x;
+  const float voxel     = (grid.bounds.max.x - grid.bounds.min.x) / grid.resolution.x;
   std::size_t uncovered = 0;
   for (const Float3 p : curve) {
     bool covered = false;

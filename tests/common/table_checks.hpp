@@ -7,9 +7,8 @@
 #include <voxhash/hash_graph.hpp>
 #include <voxhash/hash_table.hpp>
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <random>
 #include <unordered_map>
 #include <unordered_set>
@@ -17,8 +16,8 @@
 
 namespace voxhash::test {
 
-inline constexpr TableKind kAllKinds[] = {TableKind::Cuckoo, TableKind::HashGraphV1,
-                                          TableKind::HashGraphV2};
+inline constexpr TableKind kAllKinds[] = {
+    TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2};
 
 /// n keys drawn from `distinct` random values (average multiplicity n / distinct), never the
 /// sentinel.
@@ -31,13 +30,15 @@ inline std::vector<Key> random_keys(std::size_t n, std::size_t distinct, std::ui
     if (k != kEmptyKey && seen.insert(k).second) pool.push_back(k);
   }
   std::vector<Key> keys(n);
-  for (std::size_t i = 0; i < n; ++i) keys[i] = i < distinct ? pool[i] : pool[rng() % distinct];
+  for (std::size_t i = 0; i < n; ++i)
+    keys[i] = i < distinct ? pool[i] : pool[rng() % distinct];
   std::shuffle(keys.begin(), keys.end(), rng);
   return keys;
 }
 
 /// Keys that are certainly not in `keys`.
-inline std::vector<Key> absent_keys(const std::vector<Key>& keys, std::size_t n,
+inline std::vector<Key> absent_keys(const std::vector<Key>& keys,
+                                    std::size_t n,
                                     std::uint64_t seed) {
   std::unordered_set<Key> present(keys.begin(), keys.end());
   std::mt19937_64 rng(seed);
@@ -51,13 +52,16 @@ inline std::vector<Key> absent_keys(const std::vector<Key>& keys, std::size_t n,
 
 struct Reference {
   explicit Reference(const std::vector<Key>& keys) {
-    for (std::size_t i = 0; i < keys.size(); ++i) indices[keys[i]].push_back(static_cast<Value>(i));
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      indices[keys[i]].push_back(static_cast<Value>(i));
   }
   std::unordered_map<Key, std::vector<Value>> indices;  // key -> input positions, ascending
 };
 
 template <class T>
-std::vector<T> run_query(Backend backend, const std::vector<Key>& queries, T poison,
+std::vector<T> run_query(Backend backend,
+                         const std::vector<Key>& queries,
+                         T poison,
                          const std::function<void(const Key*, std::size_t, T*)>& call) {
   auto q   = Buffer<Key>::from_host(backend, queries);
   auto out = Buffer<T>::from_host(backend, std::vector<T>(queries.size(), poison));
@@ -67,13 +71,15 @@ std::vector<T> run_query(Backend backend, const std::vector<Key>& queries, T poi
 
 /// Builds `kind` on `backend` from `keys` and checks find / contains / count / find_id and the
 /// unique key list against the reference, for all keys and for absent keys.
-inline void check_table(Backend backend, TableKind kind, const std::vector<Key>& keys,
+inline void check_table(Backend backend,
+                        TableKind kind,
+                        const std::vector<Key>& keys,
                         const BuildOptions& options = {}) {
-  SCOPED_TRACE(std::string(to_string(kind)) + " on " + std::string(to_string(backend)) + ", n=" +
-               std::to_string(keys.size()));
+  SCOPED_TRACE(std::string(to_string(kind)) + " on " + std::string(to_string(backend)) +
+               ", n=" + std::to_string(keys.size()));
   const Reference ref(keys);
-  auto table  = make_table(kind, backend, options);
-  auto d_keys = Buffer<Key>::from_host(backend, keys);
+  auto table             = make_table(kind, backend, options);
+  auto d_keys            = Buffer<Key>::from_host(backend, keys);
   const BuildStats stats = table->build(d_keys.data(), nullptr, keys.size());
   EXPECT_EQ(stats.keys, keys.size());
   ASSERT_EQ(table->unique_count(), ref.indices.size());
@@ -84,27 +90,23 @@ inline void check_table(Backend backend, TableKind kind, const std::vector<Key>&
   const auto misses        = absent_keys(keys, std::max<std::size_t>(keys.size() / 4, 16), 99);
   queries.insert(queries.end(), misses.begin(), misses.end());
 
-  const auto found = run_query<Value>(backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
-    table->find_async(q, n, o);
-  });
-  const auto has = run_query<std::uint8_t>(backend, queries, 7, [&](auto q, auto n, auto o) {
-    table->contains_async(q, n, o);
-  });
-  const auto counts = run_query<std::uint32_t>(backend, queries, 0xDEADBEEFu,
-                                               [&](auto q, auto n, auto o) {
-                                                 table->count_async(q, n, o);
-                                               });
-  const auto ids = run_query<std::uint32_t>(backend, queries, 0xDEADBEEFu,
-                                            [&](auto q, auto n, auto o) {
-                                              table->find_id_async(q, n, o);
-                                            });
+  const auto found = run_query<Value>(
+      backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) { table->find_async(q, n, o); });
+  const auto has = run_query<std::uint8_t>(
+      backend, queries, 7, [&](auto q, auto n, auto o) { table->contains_async(q, n, o); });
+  const auto counts = run_query<std::uint32_t>(
+      backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) { table->count_async(q, n, o); });
+  const auto ids =
+      run_query<std::uint32_t>(backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
+        table->find_id_async(q, n, o);
+      });
   std::vector<Key> unique(table->unique_count());
-  detail::copy_bytes(unique.data(), Backend::Cpu, table->unique_keys(), backend,
-                     unique.size() * sizeof(Key));
+  detail::copy_bytes(
+      unique.data(), Backend::Cpu, table->unique_keys(), backend, unique.size() * sizeof(Key));
 
   std::size_t errors = 0;
   for (std::size_t i = 0; i < queries.size() && errors < 10; ++i) {
-    const Key q = queries[i];
+    const Key q   = queries[i];
     const auto it = ref.indices.find(q);
     if (it == ref.indices.end()) {
       errors += found[i] != kNotFound || has[i] != 0 || counts[i] != 0 || ids[i] != kNotFound;
@@ -131,8 +133,10 @@ inline void check_table(Backend backend, TableKind kind, const std::vector<Key>&
 
 /// HashGraph's CSR invariants: offsets start at 0, never decrease, end at n; every edge sits in
 /// its key's vertex; the edges are exactly the input's (key, index) pairs.
-inline void check_hash_graph_invariants(Backend backend, TableKind kind,
-                                        const std::vector<Key>& keys, double load) {
+inline void check_hash_graph_invariants(Backend backend,
+                                        TableKind kind,
+                                        const std::vector<Key>& keys,
+                                        double load) {
   SCOPED_TRACE(std::string(to_string(kind)) + " invariants, load " + std::to_string(load));
   BuildOptions options;
   options.load = load;
@@ -141,11 +145,11 @@ inline void check_hash_graph_invariants(Backend backend, TableKind kind,
   auto d_keys  = Buffer<Key>::from_host(backend, keys);
   table->build(d_keys.data(), nullptr, keys.size());
   const core::HashGraphView view = graph.view();
-  ASSERT_EQ(view.range, std::max<std::size_t>(1, static_cast<std::size_t>(
-                                                     std::ceil(keys.size() / load))));
+  ASSERT_EQ(view.range,
+            std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(keys.size() / load))));
   std::vector<std::uint32_t> offsets(view.range + 1);
-  detail::copy_bytes(offsets.data(), Backend::Cpu, view.bucket_offsets, backend,
-                     offsets.size() * 4);
+  detail::copy_bytes(
+      offsets.data(), Backend::Cpu, view.bucket_offsets, backend, offsets.size() * 4);
   std::vector<core::HashGraphEdge> edges(keys.size());
   detail::copy_bytes(edges.data(), Backend::Cpu, view.edges, backend, edges.size() * 8);
   ASSERT_EQ(offsets.front(), 0u);
@@ -168,7 +172,8 @@ inline void check_hash_graph_invariants(Backend backend, TableKind kind,
 }
 
 /// probe-standard and probe-intersect give identical find / count / find_id / find_all answers.
-inline void check_probe_methods_agree(Backend backend, TableKind kind,
+inline void check_probe_methods_agree(Backend backend,
+                                      TableKind kind,
                                       const std::vector<Key>& keys) {
   SCOPED_TRACE(std::string(to_string(kind)) + " probe methods");
   auto table  = make_table(kind, backend);
@@ -184,17 +189,16 @@ inline void check_probe_methods_agree(Backend backend, TableKind kind,
   std::vector<std::vector<Value>> all[2];
   for (int m = 0; m < 2; ++m) {
     graph.set_probe_method(m == 0 ? ProbeMethod::Standard : ProbeMethod::Intersect);
-    results[m][0] = run_query<Value>(backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
-      table->find_async(q, n, o);
-    });
-    results[m][1] = run_query<std::uint32_t>(backend, queries, 0xDEADBEEFu,
-                                             [&](auto q, auto n, auto o) {
-                                               table->count_async(q, n, o);
-                                             });
-    results[m][2] = run_query<std::uint32_t>(backend, queries, 0xDEADBEEFu,
-                                             [&](auto q, auto n, auto o) {
-                                               table->find_id_async(q, n, o);
-                                             });
+    results[m][0] = run_query<Value>(
+        backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) { table->find_async(q, n, o); });
+    results[m][1] =
+        run_query<std::uint32_t>(backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
+          table->count_async(q, n, o);
+        });
+    results[m][2] =
+        run_query<std::uint32_t>(backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
+          table->find_id_async(q, n, o);
+        });
     auto d_q            = Buffer<Key>::from_host(backend, queries);
     const MatchList lst = graph.find_all(d_q.data(), queries.size());
     const auto offsets  = lst.offsets.to_host();
@@ -204,7 +208,8 @@ inline void check_probe_methods_agree(Backend backend, TableKind kind,
       all[m][i].assign(values.begin() + offsets[i], values.begin() + offsets[i + 1]);
     }
   }
-  for (int r = 0; r < 3; ++r) EXPECT_EQ(results[0][r], results[1][r]) << "result " << r;
+  for (int r = 0; r < 3; ++r)
+    EXPECT_EQ(results[0][r], results[1][r]) << "result " << r;
   EXPECT_EQ(all[0], all[1]);
   // find_all against the reference multimap (as sets: bucket order is the table's).
   const Reference ref(keys);

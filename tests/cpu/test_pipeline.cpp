@@ -136,9 +136,9 @@ TEST(Pipeline, VoxelKeysNeverEqualTheSentinelAndRoundTrip) {
 }
 
 TEST(Pipeline, AnimationMovesModelsThroughEachOther) {
-  const auto a = sphere({0, 0, 0}, 0.4f, 20000, 16);
-  const auto b = sphere({0, 0, 0}, 0.4f, 20000, 17);
-  PipelineConfig config = static_config(64, TableKind::Cuckoo);
+  const auto a             = sphere({0, 0, 0}, 0.4f, 20000, 16);
+  const auto b             = sphere({0, 0, 0}, 0.4f, 20000, 17);
+  PipelineConfig config    = static_config(64, TableKind::Cuckoo);
   config.animation.animate = true;
   Pipeline pipeline(kCpu, config);
   pipeline.set_model(0, a.points);

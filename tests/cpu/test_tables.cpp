@@ -13,14 +13,15 @@ namespace {
 constexpr Backend kCpu = Backend::Cpu;
 
 class AllTables : public ::testing::TestWithParam<TableKind> {};
-INSTANTIATE_TEST_SUITE_P(Kinds, AllTables, ::testing::ValuesIn(kAllKinds),
-                         [](const auto& info) {
-                           std::string s(to_string(info.param));
-                           std::replace(s.begin(), s.end(), '-', '_');
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Kinds, AllTables, ::testing::ValuesIn(kAllKinds), [](const auto& info) {
+  std::string s(to_string(info.param));
+  std::replace(s.begin(), s.end(), '-', '_');
+  return s;
+});
 
-TEST_P(AllTables, UniqueKeys2To20) { check_table(kCpu, GetParam(), random_keys(1 << 20, 1 << 20, 1)); }
+TEST_P(AllTables, UniqueKeys2To20) {
+  check_table(kCpu, GetParam(), random_keys(1 << 20, 1 << 20, 1));
+}
 
 TEST_P(AllTables, DuplicatesMultiplicity1) {
   check_table(kCpu, GetParam(), random_keys(200000, 200000, 2));
@@ -49,11 +50,14 @@ TEST_P(AllTables, OneAndTwoKeys) {
   check_table(kCpu, GetParam(), {7, 7});
 }
 
-TEST_P(AllTables, AllKeysEqual) { check_table(kCpu, GetParam(), std::vector<Key>(5000, 123456u)); }
+TEST_P(AllTables, AllKeysEqual) {
+  check_table(kCpu, GetParam(), std::vector<Key>(5000, 123456u));
+}
 
 TEST_P(AllTables, KeysAtTopOfRange) {
   std::vector<Key> keys;
-  for (Key k = 0xFFFFFFFEu; k > 0xFFFFFFFEu - 2000; --k) keys.push_back(k);
+  for (Key k = 0xFFFFFFFEu; k > 0xFFFFFFFEu - 2000; --k)
+    keys.push_back(k);
   keys.push_back(0);
   keys.push_back(0xFFFFFFFEu);
   check_table(kCpu, GetParam(), keys);
@@ -62,7 +66,8 @@ TEST_P(AllTables, KeysAtTopOfRange) {
 TEST_P(AllTables, CallerValuesAreStored) {
   const auto keys = random_keys(10000, 10000, 5);
   std::vector<Value> values(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) values[i] = keys[i] ^ 0x5A5A5A5Au;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    values[i] = keys[i] ^ 0x5A5A5A5Au;
   auto table = make_table(GetParam(), kCpu);
   table->build(keys.data(), values.data(), keys.size());
   std::vector<Value> out(keys.size(), 0);
@@ -137,9 +142,9 @@ TEST(CuckooTable, RestartsWithFreshConstantsThenSucceeds) {
 }
 
 TEST(CuckooTable, DefaultChainLimitIsSevenLgN) {
-  auto table           = make_table(TableKind::Cuckoo, kCpu);
-  const auto keys      = random_keys(1 << 16, 1 << 16, 9);
-  const BuildStats s   = table->build(keys.data(), nullptr, keys.size());
+  auto table         = make_table(TableKind::Cuckoo, kCpu);
+  const auto keys    = random_keys(1 << 16, 1 << 16, 9);
+  const BuildStats s = table->build(keys.data(), nullptr, keys.size());
   EXPECT_EQ(s.chain_limit, 7u * 16u);
   EXPECT_EQ(s.slots, static_cast<std::size_t>((1 << 16) * 1.25));
   EXPECT_LE(s.longest_chain, s.chain_limit);
@@ -155,7 +160,8 @@ TEST(CuckooTable, LookupsProbeAtMostFourSlotsAndViewMatches) {
     const std::uint32_t slot = view.find_slot(keys[i]);
     ASSERT_NE(slot, kNotFound);
     bool among_four = false;
-    for (int f = 0; f < core::kCuckooFunctions; ++f) among_four |= view.location(f, keys[i]) == slot;
+    for (int f = 0; f < core::kCuckooFunctions; ++f)
+      among_four |= view.location(f, keys[i]) == slot;
     EXPECT_TRUE(among_four);
   }
 }

@@ -9,9 +9,9 @@
 namespace voxhash::test {
 namespace {
 
-#define REQUIRE_CUDA()                                                                   \
-  do {                                                                                   \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: " << cuda_unavailable_reason();     \
+#define REQUIRE_CUDA()                                                               \
+  do {                                                                               \
+    if (!cuda_available()) GTEST_SKIP() << "skipped: " << cuda_unavailable_reason(); \
   } while (0)
 
 void expect_same(const SceneResult& a, const SceneResult& b, const char* what) {
@@ -35,8 +35,8 @@ TEST(GpuPipeline, SpheresAndTorusMatchGroundTruthAndCpu) {
     const auto gpu    = run_scene(Backend::Cuda, config, a, b);
     check_labels(config.grid, gpu.voxels[0], a, b, "sphere A");
     check_labels(config.grid, gpu.voxels[1], b, a, "sphere B");
-    check_curve_covered(config.grid, gpu.voxels[0],
-                        sphere_sphere_curve(-0.3f, 0.8f, 0.3f, 0.8f, 400));
+    check_curve_covered(
+        config.grid, gpu.voxels[0], sphere_sphere_curve(-0.3f, 0.8f, 0.3f, 0.8f, 400));
     expect_same(gpu, run_scene(Backend::Cpu, config, a, b), "spheres, CUDA vs CPU");
     const auto gt = run_scene(Backend::Cuda, config, t, s);
     check_labels(config.grid, gt.voxels[0], t, s, "torus");
@@ -45,8 +45,8 @@ TEST(GpuPipeline, SpheresAndTorusMatchGroundTruthAndCpu) {
   }
 }
 
-SceneResult run_frame_at(Backend backend, const PipelineConfig& config, const Shape& a,
-                         const Shape& b, double time) {
+SceneResult run_frame_at(
+    Backend backend, const PipelineConfig& config, const Shape& a, const Shape& b, double time) {
   Pipeline pipeline(backend, config);
   pipeline.set_model(0, a.points);
   pipeline.set_model(1, b.points);
@@ -59,8 +59,8 @@ SceneResult run_frame_at(Backend backend, const PipelineConfig& config, const Sh
 
 TEST(GpuPipeline, LargeFrameMatchesCpuForEveryAlgorithm) {
   REQUIRE_CUDA();
-  const auto t = torus({0, 0, 0}, 0.7f, 0.3f, 2000000, 5);
-  const auto s = sphere({0, 0, 0}, 0.6f, 2000000, 6);
+  const auto t              = torus({0, 0, 0}, 0.7f, 0.3f, 2000000, 5);
+  const auto s              = sphere({0, 0, 0}, 0.6f, 2000000, 6);
   PipelineConfig config     = static_config(512, TableKind::Cuckoo);
   config.animation.offset_b = {0.55f, 0.05f, 0.1f};
   std::vector<SceneResult> results;
@@ -71,7 +71,8 @@ TEST(GpuPipeline, LargeFrameMatchesCpuForEveryAlgorithm) {
   }
   EXPECT_GT(results[0].stats.model[0].intersection, 0u);
   EXPECT_GT(results[0].stats.model[1].inside, 0u);
-  for (std::size_t k = 1; k < results.size(); ++k) expect_same(results[0], results[k], "frame");
+  for (std::size_t k = 1; k < results.size(); ++k)
+    expect_same(results[0], results[k], "frame");
 }
 
 // Animated frames: the algorithms agree on the GPU. (CUDA and CPU may place a point whose animated
@@ -79,8 +80,8 @@ TEST(GpuPipeline, LargeFrameMatchesCpuForEveryAlgorithm) {
 // into fused multiply-adds and its sinf differs from glibc's in the last bit.)
 TEST(GpuPipeline, AnimatedFramesAgreeAcrossAlgorithms) {
   REQUIRE_CUDA();
-  const auto t = torus({0, 0, 0}, 0.7f, 0.3f, 2000000, 5);
-  const auto s = sphere({0, 0, 0}, 0.6f, 2000000, 6);
+  const auto t             = torus({0, 0, 0}, 0.7f, 0.3f, 2000000, 5);
+  const auto s             = sphere({0, 0, 0}, 0.6f, 2000000, 6);
   PipelineConfig config    = static_config(512, TableKind::Cuckoo);
   config.animation.animate = true;
   for (double time : {2.0, 2.5, 3.0}) {  // the models overlap
@@ -90,7 +91,8 @@ TEST(GpuPipeline, AnimatedFramesAgreeAcrossAlgorithms) {
       results.push_back(run_frame_at(Backend::Cuda, config, t, s, time));
     }
     EXPECT_GT(results[0].stats.model[0].intersection, 0u);
-    for (std::size_t k = 1; k < results.size(); ++k) expect_same(results[0], results[k], "frame");
+    for (std::size_t k = 1; k < results.size(); ++k)
+      expect_same(results[0], results[k], "frame");
   }
 }
 
@@ -115,14 +117,15 @@ TEST(GpuPipeline, AnimatedPointsGoToACallerBuffer) {
 
 TEST(GpuPipeline, EdgeCasesMatchCpu) {
   REQUIRE_CUDA();
-  const auto a = sphere({-0.8f, 0, 0}, 0.5f, 50000, 9);
-  const auto b = sphere({0.8f, 0, 0}, 0.5f, 50000, 10);
+  const auto a      = sphere({-0.8f, 0, 0}, 0.5f, 50000, 9);
+  const auto b      = sphere({0.8f, 0, 0}, 0.5f, 50000, 10);
   const auto config = static_config(96, TableKind::HashGraphV2);
   const auto apart  = run_scene(Backend::Cuda, config, a, b);
   EXPECT_EQ(apart.stats.model[0].intersection, 0u);
   EXPECT_EQ(apart.stats.model[0].outside, apart.stats.model[0].voxels);
   Shape empty;
-  expect_same(run_scene(Backend::Cuda, config, a, empty), run_scene(Backend::Cpu, config, a, empty),
+  expect_same(run_scene(Backend::Cuda, config, a, empty),
+              run_scene(Backend::Cpu, config, a, empty),
               "empty");
 }
 

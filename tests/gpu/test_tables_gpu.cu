@@ -13,18 +13,17 @@ namespace {
 
 constexpr Backend kCuda = Backend::Cuda;
 
-#define REQUIRE_CUDA()                                                          \
-  do {                                                                          \
+#define REQUIRE_CUDA()                                                               \
+  do {                                                                               \
     if (!cuda_available()) GTEST_SKIP() << "skipped: " << cuda_unavailable_reason(); \
   } while (0)
 
 class GpuTables : public ::testing::TestWithParam<TableKind> {};
-INSTANTIATE_TEST_SUITE_P(Kinds, GpuTables, ::testing::ValuesIn(kAllKinds),
-                         [](const auto& info) {
-                           std::string s(to_string(info.param));
-                           std::replace(s.begin(), s.end(), '-', '_');
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Kinds, GpuTables, ::testing::ValuesIn(kAllKinds), [](const auto& info) {
+  std::string s(to_string(info.param));
+  std::replace(s.begin(), s.end(), '-', '_');
+  return s;
+});
 
 TEST_P(GpuTables, UniqueKeys2To20) {
   REQUIRE_CUDA();
@@ -44,7 +43,8 @@ TEST_P(GpuTables, EdgeCases) {
   check_table(kCuda, GetParam(), {7, 9});
   check_table(kCuda, GetParam(), std::vector<Key>(20000, 123456u));
   std::vector<Key> top;
-  for (Key k = 0xFFFFFFFEu; k > 0xFFFFFFFEu - 5000; --k) top.push_back(k);
+  for (Key k = 0xFFFFFFFEu; k > 0xFFFFFFFEu - 5000; --k)
+    top.push_back(k);
   check_table(kCuda, GetParam(), top);
   auto table = make_table(GetParam(), kCuda);
   EXPECT_EQ(table->build(nullptr, nullptr, 0).keys, 0u);
@@ -75,15 +75,17 @@ TEST_P(GpuTables, CudaEqualsCpu) {
     auto table = make_table(GetParam(), backends[b]);
     auto d     = Buffer<Key>::from_host(backends[b], keys);
     table->build(d.data(), nullptr, keys.size());
-    counts[b] = run_query<std::uint32_t>(backends[b], queries, 0xDEADBEEFu,
-                                         [&](auto q, auto n, auto o) {
-                                           table->count_async(q, n, o);
-                                         });
-    has[b] = run_query<std::uint8_t>(backends[b], queries, 9, [&](auto q, auto n, auto o) {
-      table->contains_async(q, n, o);
-    });
+    counts[b] =
+        run_query<std::uint32_t>(backends[b], queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
+          table->count_async(q, n, o);
+        });
+    has[b] = run_query<std::uint8_t>(
+        backends[b], queries, 9, [&](auto q, auto n, auto o) { table->contains_async(q, n, o); });
     unique[b].resize(table->unique_count());
-    detail::copy_bytes(unique[b].data(), Backend::Cpu, table->unique_keys(), backends[b],
+    detail::copy_bytes(unique[b].data(),
+                       Backend::Cpu,
+                       table->unique_keys(),
+                       backends[b],
                        unique[b].size() * sizeof(Key));
     std::sort(unique[b].begin(), unique[b].end());
   }
@@ -96,7 +98,8 @@ TEST(GpuHashGraph, InvariantsAndV2MatchesCpuExactly) {
   REQUIRE_CUDA();
   const auto keys = random_keys(1 << 20, (1 << 20) / 8, 30);
   for (TableKind kind : {TableKind::HashGraphV1, TableKind::HashGraphV2}) {
-    for (double load : {0.25, 1.0, 2.0}) check_hash_graph_invariants(kCuda, kind, keys, load);
+    for (double load : {0.25, 1.0, 2.0})
+      check_hash_graph_invariants(kCuda, kind, keys, load);
   }
   // V2 is deterministic (stable radix sort): the CUDA CSR equals the CPU CSR bit for bit.
   auto cpu = make_table(TableKind::HashGraphV2, Backend::Cpu);
@@ -141,8 +144,12 @@ TEST(GpuCuckoo, ForcedFailureRestartsThenClearError) {
 
 /// One thread per query: find through a view in device code (what the flood fill does).
 template <class View>
-__global__ void probe_view_kernel(View view, const Key* queries, std::uint32_t n, Value* found,
-                                  std::uint32_t* ids, std::uint32_t* counts) {
+__global__ void probe_view_kernel(View view,
+                                  const Key* queries,
+                                  std::uint32_t n,
+                                  Value* found,
+                                  std::uint32_t* ids,
+                                  std::uint32_t* counts) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   found[i]  = view.find(queries[i]);
@@ -163,26 +170,26 @@ void check_device_view(TableKind kind) {
   auto d_q     = Buffer<Key>::from_host(kCuda, queries);
   Buffer<Value> found(kCuda, n), ids(kCuda, n), counts(kCuda, n);
   found.fill_bytes_async(0xAB);
-  probe_view_kernel<<<(n + 255) / 256, 256>>>(dynamic_cast<TableType&>(*table).view(), d_q.data(),
-                                              n, found.data(), ids.data(), counts.data());
+  probe_view_kernel<<<(n + 255) / 256, 256>>>(dynamic_cast<TableType&>(*table).view(),
+                                              d_q.data(),
+                                              n,
+                                              found.data(),
+                                              ids.data(),
+                                              counts.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   // The host interface on the same table must agree with the kernel, element by element.
-  const auto host_found = run_query<Value>(kCuda, queries, 0, [&](auto q, auto m, auto o) {
-    table->find_async(q, m, o);
-  });
-  const auto host_ids = run_query<std::uint32_t>(kCuda, queries, 0, [&](auto q, auto m, auto o) {
-    table->find_id_async(q, m, o);
-  });
-  const auto host_counts = run_query<std::uint32_t>(kCuda, queries, 0,
-                                                    [&](auto q, auto m, auto o) {
-                                                      table->count_async(q, m, o);
-                                                    });
+  const auto host_found = run_query<Value>(
+      kCuda, queries, 0, [&](auto q, auto m, auto o) { table->find_async(q, m, o); });
+  const auto host_ids = run_query<std::uint32_t>(
+      kCuda, queries, 0, [&](auto q, auto m, auto o) { table->find_id_async(q, m, o); });
+  const auto host_counts = run_query<std::uint32_t>(
+      kCuda, queries, 0, [&](auto q, auto m, auto o) { table->count_async(q, m, o); });
   EXPECT_EQ(found.to_host(), host_found);
   EXPECT_EQ(ids.to_host(), host_ids);
   EXPECT_EQ(counts.to_host(), host_counts);
   // And with the reference.
   const Reference ref(keys);
-  const auto c = counts.to_host();
+  const auto c      = counts.to_host();
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < queries.size(); ++i) {
     const auto it = ref.indices.find(queries[i]);

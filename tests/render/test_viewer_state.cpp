@@ -144,7 +144,7 @@ TEST_F(ViewerStateTest, LayerTogglesDecideWhatIsDrawn) {
   const viewer::Renderer renderer;
   const viewer::OrbitCamera camera;
   const GridParams& grid = m_state->pipeline().config().grid;
-  const Float3 voxel     = viewer::grid_view(grid).voxel_size;
+  const Float3 voxel     = voxhash::grid_view(grid).voxel_size;
   auto draw              = [&](const viewer::Layers& layers) {
     viewer::DrawSettings settings;
     settings.layers = layers;

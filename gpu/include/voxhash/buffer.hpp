@@ -17,8 +17,8 @@ namespace detail {
 void* allocate(Backend backend, std::size_t bytes);
 void deallocate(Backend backend, void* ptr) noexcept;
 /// Synchronous copy between any two backends' memories (host memory is the Cpu backend's).
-void copy_bytes(void* dst, Backend dst_backend, const void* src, Backend src_backend,
-                std::size_t bytes);
+void copy_bytes(
+    void* dst, Backend dst_backend, const void* src, Backend src_backend, std::size_t bytes);
 /// Sets every byte to `byte`; asynchronous on `stream` for Cuda.
 void fill_bytes_async(Backend backend, void* ptr, int byte, std::size_t bytes, Stream stream);
 }  // namespace detail
@@ -91,10 +91,10 @@ class Buffer {
     m_capacity = 0;
   }
 
-  Backend m_backend       = Backend::Cpu;
-  T* m_data               = nullptr;
-  std::size_t m_size      = 0;
-  std::size_t m_capacity  = 0;
+  Backend m_backend      = Backend::Cpu;
+  T* m_data              = nullptr;
+  std::size_t m_size     = 0;
+  std::size_t m_capacity = 0;
 };
 
 }  // namespace voxhash

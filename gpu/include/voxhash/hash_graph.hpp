@@ -22,11 +22,12 @@ struct MatchList {
 class HashGraph : public HashTable {
  public:
   /// Selects how find/contains/count/find_id probe; both methods give the same answers.
-  virtual void set_probe_method(ProbeMethod method) = 0;
+  virtual void set_probe_method(ProbeMethod method)      = 0;
   [[nodiscard]] virtual ProbeMethod probe_method() const = 0;
 
   /// Every match of every query (synchronizes the stream: the output size is read back).
-  [[nodiscard]] virtual MatchList find_all(const Key* queries, std::size_t n,
+  [[nodiscard]] virtual MatchList find_all(const Key* queries,
+                                           std::size_t n,
                                            Stream stream = nullptr) const = 0;
 
   /// The CSR as device code (or CPU loops) see it. Valid until the next build.

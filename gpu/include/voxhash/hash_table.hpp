@@ -34,8 +34,9 @@ struct BuildOptions {
   /// fails at that size it falls back to the size for n.
   std::size_t expected_unique = 0;
 
-  // Cuckoo (Alcantara): slots = ceil(cuckoo_space * n) (or * expected_unique); eviction chains of at most max_chain
-  // exchanges (0 = 7 lg n, the chapter's limit); at most max_attempts builds with fresh constants.
+  // Cuckoo (Alcantara): slots = ceil(cuckoo_space * n) (or * expected_unique); eviction chains of
+  // at most max_chain exchanges (0 = 7 lg n, the chapter's limit); at most max_attempts builds with
+  // fresh constants.
   double cuckoo_space     = 1.25;
   std::uint32_t max_chain = 0;
   int max_attempts        = 8;
@@ -45,20 +46,20 @@ struct BuildOptions {
 };
 
 struct BuildStats {
-  std::size_t keys          = 0;  // input keys
-  std::size_t unique_keys   = 0;  // 0 when built without unique ids
-  int attempts              = 0;  // builds tried (cuckoo restarts = attempts - 1)
+  std::size_t keys            = 0;  // input keys
+  std::size_t unique_keys     = 0;  // 0 when built without unique ids
+  int attempts                = 0;  // builds tried (cuckoo restarts = attempts - 1)
   std::uint32_t longest_chain = 0;  // longest eviction chain of the successful attempt (cuckoo)
-  std::uint32_t chain_limit = 0;  // the eviction chain limit used (cuckoo)
-  std::size_t slots         = 0;  // cuckoo slots, or HashGraph vertices (hash range)
-  std::size_t bytes         = 0;  // device (or host) memory the table holds
+  std::uint32_t chain_limit   = 0;  // the eviction chain limit used (cuckoo)
+  std::size_t slots           = 0;  // cuckoo slots, or HashGraph vertices (hash range)
+  std::size_t bytes           = 0;  // device (or host) memory the table holds
 };
 
 class HashTable {
  public:
   virtual ~HashTable() = default;
 
-  [[nodiscard]] virtual TableKind kind() const = 0;
+  [[nodiscard]] virtual TableKind kind() const  = 0;
   [[nodiscard]] virtual Backend backend() const = 0;
 
   /// Options for the next builds (the random stream of hash constants continues); throws
@@ -68,20 +69,30 @@ class HashTable {
   /// Builds the table from keys[0..n) and values[0..n) (values may be null: each key's value is
   /// then its input index). Keys equal to kEmptyKey are rejected with InvalidInput. Synchronizes
   /// `stream`. On BuildFailed or InvalidInput the input is untouched and the table is empty.
-  virtual BuildStats build(const Key* keys, const Value* values, std::size_t n,
+  virtual BuildStats build(const Key* keys,
+                           const Value* values,
+                           std::size_t n,
                            Stream stream = nullptr) = 0;
 
   /// out[i] = the value of one occurrence of queries[i], or kNotFound. Does not synchronize.
-  virtual void find_async(const Key* queries, std::size_t n, Value* out,
+  virtual void find_async(const Key* queries,
+                          std::size_t n,
+                          Value* out,
                           Stream stream = nullptr) const = 0;
   /// out[i] = 1 if queries[i] is in the table, else 0. Does not synchronize.
-  virtual void contains_async(const Key* queries, std::size_t n, std::uint8_t* out,
+  virtual void contains_async(const Key* queries,
+                              std::size_t n,
+                              std::uint8_t* out,
                               Stream stream = nullptr) const = 0;
   /// out[i] = how many times queries[i] occurred in the build input. Needs unique_ids for cuckoo.
-  virtual void count_async(const Key* queries, std::size_t n, std::uint32_t* out,
+  virtual void count_async(const Key* queries,
+                           std::size_t n,
+                           std::uint32_t* out,
                            Stream stream = nullptr) const = 0;
   /// out[i] = dense id in [0, unique_count()) of queries[i], or kNotFound. Needs unique_ids.
-  virtual void find_id_async(const Key* queries, std::size_t n, std::uint32_t* out,
+  virtual void find_id_async(const Key* queries,
+                             std::size_t n,
+                             std::uint32_t* out,
                              Stream stream = nullptr) const = 0;
 
   /// Number of distinct keys of the last build (needs unique_ids).
@@ -93,7 +104,8 @@ class HashTable {
 };
 
 /// Creates an empty table of the given kind on the given backend.
-[[nodiscard]] std::unique_ptr<HashTable> make_table(TableKind kind, Backend backend,
+[[nodiscard]] std::unique_ptr<HashTable> make_table(TableKind kind,
+                                                    Backend backend,
                                                     const BuildOptions& options = {});
 
 }  // namespace voxhash

@@ -30,12 +30,14 @@ struct PointCloud {
 [[nodiscard]] Mesh load_obj_mesh(const std::filesystem::path& path);
 
 /// Samples `count` points uniformly by area on the mesh's triangles (deterministic for a seed).
-[[nodiscard]] std::vector<Float3> sample_surface(const Mesh& mesh, std::size_t count,
+[[nodiscard]] std::vector<Float3> sample_surface(const Mesh& mesh,
+                                                 std::size_t count,
                                                  std::uint64_t seed);
 
 /// Loads any supported file as points: an OBJ with faces is sampled into `samples` points; an OBJ
 /// without faces, a PLY or an XYZ file is read as it is. Non-finite points are dropped and counted.
-[[nodiscard]] PointCloud load_point_cloud(const std::filesystem::path& path, std::size_t samples,
+[[nodiscard]] PointCloud load_point_cloud(const std::filesystem::path& path,
+                                          std::size_t samples,
                                           std::uint64_t seed = 1);
 
 }  // namespace voxhash

@@ -7,6 +7,7 @@
 
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
+#include <voxhash/core/voxel.hpp>
 #include <voxhash/geometry.hpp>
 #include <voxhash/hash_table.hpp>
 
@@ -25,17 +26,17 @@ enum class VoxelLabel : std::uint8_t { Outside = 0, Inside = 1, Intersection = 2
 enum class Deformation { None, Twist, Bend, Wobble };
 
 struct GridParams {
-  Int3 resolution{512, 512, 512};             // voxels per axis; bits per axis sum to <= 31
+  Int3 resolution{512, 512, 512};  // voxels per axis; bits per axis sum to <= 31
   Bounds bounds{{-2.4f, -2.4f, -2.4f}, {2.4f, 2.4f, 2.4f}};  // the world box the grid covers
 };
 
 struct AnimationParams {
-  float speed          = 1.0f;   // 1 = one pass through each other every ~6 s
-  float separation     = 1.2f;   // each model's start offset from the centre, along x
+  float speed             = 1.0f;  // 1 = one pass through each other every ~6 s
+  float separation        = 1.2f;  // each model's start offset from the centre, along x
   Deformation deformation = Deformation::Wobble;
-  float amount         = 0.1f;   // deformation strength
-  bool animate         = true;   // false: models stay at their rest pose, centred (tests)
-  Float3 offset_a{}, offset_b{};  // extra rest translation per model (tests place models with it)
+  float amount            = 0.1f;  // deformation strength
+  bool animate            = true;  // false: models stay at their rest pose, centred (tests)
+  Float3 offset_a{}, offset_b{};   // extra rest translation per model (tests place models with it)
 };
 
 struct PipelineConfig {
@@ -51,13 +52,13 @@ struct StageTimes {
 };
 
 struct ModelFrameStats {
-  std::size_t points        = 0;
-  std::size_t outside_grid  = 0;  // points dropped because they fell outside the grid
-  std::size_t voxels        = 0;  // unique occupied voxels
-  std::size_t intersection  = 0;  // voxels occupied by both models
-  std::size_t inside        = 0;  // surface voxels inside the other model
-  std::size_t outside       = 0;
-  std::size_t components    = 0;  // flood-fill regions (connected components) labelled
+  std::size_t points       = 0;
+  std::size_t outside_grid = 0;  // points dropped because they fell outside the grid
+  std::size_t voxels       = 0;  // unique occupied voxels
+  std::size_t intersection = 0;  // voxels occupied by both models
+  std::size_t inside       = 0;  // surface voxels inside the other model
+  std::size_t outside      = 0;
+  std::size_t components   = 0;  // flood-fill regions (connected components) labelled
 };
 
 struct FrameStats {
@@ -110,6 +111,10 @@ class Pipeline {
   std::unique_ptr<State> m;
 };
 
+/// The grid as kernels see it (key layout, origin, voxel size); throws InvalidInput for a grid
+/// the pipeline cannot use (resolution < 1, more than 31 key bits, empty or non-finite bounds).
+[[nodiscard]] core::GridView grid_view(const GridParams& grid);
+
 /// World-space centre of the voxel with key `key` in `grid`.
 [[nodiscard]] Float3 voxel_center(const GridParams& grid, Key key);
 /// Key of the voxel containing world point p, or kEmptyKey if p is outside the grid.
@@ -117,7 +122,8 @@ class Pipeline {
 
 /// Writes both models' labelled voxels as a coloured PLY point cloud (voxel centres):
 /// intersection yellow, inside red, outside grey (model 0) / blue (model 1).
-void export_voxels_ply(const std::string& path, const GridParams& grid,
+void export_voxels_ply(const std::string& path,
+                       const GridParams& grid,
                        const std::array<ModelVoxels, 2>& models);
 
 }  // namespace voxhash

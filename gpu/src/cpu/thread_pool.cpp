@@ -17,7 +17,8 @@ class Pool {
  public:
   Pool() {
     const unsigned n = std::max(1u, std::thread::hardware_concurrency());
-    for (unsigned i = 1; i < n; ++i) m_workers.emplace_back([this] { work(); });
+    for (unsigned i = 1; i < n; ++i)
+      m_workers.emplace_back([this] { work(); });
     m_threads = n;
   }
   ~Pool() {
@@ -26,7 +27,8 @@ class Pool {
       m_stop = true;
     }
     m_wake.notify_all();
-    for (auto& t : m_workers) t.join();
+    for (auto& t : m_workers)
+      t.join();
   }
 
   unsigned threads() const { return m_threads; }
@@ -115,6 +117,8 @@ void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size
   pool().run(n, body);
 }
 
-unsigned thread_count() { return pool().threads(); }
+unsigned thread_count() {
+  return pool().threads();
+}
 
 }  // namespace voxhash::cpu

@@ -13,8 +13,8 @@ int device_count(std::string& reason) {
   int count                = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
-    reason = std::string("no usable CUDA device (cudaGetDeviceCount: ") +
-             cudaGetErrorName(status) + ")";
+    reason =
+        std::string("no usable CUDA device (cudaGetDeviceCount: ") + cudaGetErrorName(status) + ")";
     (void)cudaGetLastError();
     return 0;
   }
@@ -52,7 +52,9 @@ void* allocate(std::size_t bytes) {
   return ptr;
 }
 
-void deallocate(void* ptr) noexcept { cudaFree(ptr); }
+void deallocate(void* ptr) noexcept {
+  cudaFree(ptr);
+}
 
 void copy(void* dst, const void* src, std::size_t bytes, CopyKind kind) {
   if (bytes == 0) return;
@@ -68,7 +70,8 @@ void fill_bytes_async(void* ptr, int byte, std::size_t bytes, Stream stream) {
 }
 
 std::unique_ptr<HashTable> make_table(TableKind kind, const BuildOptions& options) {
-  if (kind == TableKind::Cuckoo) return std::make_unique<tables::CuckooTableImpl<CudaExec>>(options);
+  if (kind == TableKind::Cuckoo)
+    return std::make_unique<tables::CuckooTableImpl<CudaExec>>(options);
   return std::make_unique<tables::HashGraphImpl<CudaExec>>(kind, options);
 }
 

@@ -10,7 +10,9 @@
 
 namespace voxhash::cuda {
 
-[[noreturn]] inline void throw_cuda_error(cudaError_t code, const char* call, const char* file,
+[[noreturn]] inline void throw_cuda_error(cudaError_t code,
+                                          const char* call,
+                                          const char* file,
                                           int line) {
   std::string message = std::string(file) + ":" + std::to_string(line) + ": " +
                         cudaGetErrorName(code) + ": " + cudaGetErrorString(code) + " (" + call +
@@ -21,13 +23,13 @@ namespace voxhash::cuda {
 
 }  // namespace voxhash::cuda
 
-#define VOXHASH_CUDA_TRY(call)                                                         \
-  do {                                                                                 \
-    const cudaError_t voxhash_status_ = (call);                                        \
-    if (voxhash_status_ != cudaSuccess) {                                              \
-      (void)cudaGetLastError();                                                        \
-      ::voxhash::cuda::throw_cuda_error(voxhash_status_, #call, __FILE__, __LINE__);   \
-    }                                                                                  \
+#define VOXHASH_CUDA_TRY(call)                                                       \
+  do {                                                                               \
+    const cudaError_t voxhash_status_ = (call);                                      \
+    if (voxhash_status_ != cudaSuccess) {                                            \
+      (void)cudaGetLastError();                                                      \
+      ::voxhash::cuda::throw_cuda_error(voxhash_status_, #call, __FILE__, __LINE__); \
+    }                                                                                \
   } while (0)
 
 /// Checks the launch that just happened (configuration errors surface here, faults later).

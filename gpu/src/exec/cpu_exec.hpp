@@ -27,7 +27,8 @@ class CpuExec {
   template <class F>
   void for_each(std::size_t n, F f, int /*block_size*/ = 0) {
     cpu::parallel_for(n, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) f(static_cast<std::uint32_t>(i));
+      for (std::size_t i = begin; i < end; ++i)
+        f(static_cast<std::uint32_t>(i));
     });
   }
 
@@ -38,19 +39,24 @@ class CpuExec {
 
   /// data[i] = max(data[0..i]), in place.
   void inclusive_max(std::uint32_t* data, std::size_t n) {
-    std::inclusive_scan(data, data + n, data,
-                        [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
+    std::inclusive_scan(
+        data, data + n, data, [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
   }
 
   /// Stable sort of (keys, values) pairs by the key bits [0, end_bit): keys_out/values_out receive
   /// the result; the inputs may be overwritten.
   template <class V>
-  void sort_pairs(std::uint32_t* keys_in, std::uint32_t* keys_out, V* values_in, V* values_out,
-                  std::size_t n, int /*end_bit*/) {
+  void sort_pairs(std::uint32_t* keys_in,
+                  std::uint32_t* keys_out,
+                  V* values_in,
+                  V* values_out,
+                  std::size_t n,
+                  int /*end_bit*/) {
     std::vector<std::uint32_t> order(n);
     std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return keys_in[a] < keys_in[b]; });
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return keys_in[a] < keys_in[b];
+    });
     for (std::size_t i = 0; i < n; ++i) {
       keys_out[i]   = keys_in[order[i]];
       values_out[i] = values_in[order[i]];
@@ -58,15 +64,16 @@ class CpuExec {
   }
 
   /// Copies the keys of in[0..n) that differ from `drop` to out, in order; returns how many.
-  std::size_t select_not_equal(const std::uint32_t* in, std::uint32_t* out, std::size_t n,
+  std::size_t select_not_equal(const std::uint32_t* in,
+                               std::uint32_t* out,
+                               std::size_t n,
                                std::uint32_t drop) {
     return static_cast<std::size_t>(
         std::copy_if(in, in + n, out, [=](std::uint32_t k) { return k != drop; }) - out);
   }
 
   /// Writes the indices i with flags[i] != 0 to out, ascending; returns how many.
-  std::size_t select_flagged_indices(const std::uint8_t* flags, std::uint32_t* out,
-                                     std::size_t n) {
+  std::size_t select_flagged_indices(const std::uint8_t* flags, std::uint32_t* out, std::size_t n) {
     std::size_t count = 0;
     for (std::size_t i = 0; i < n; ++i) {
       if (flags[i]) out[count++] = static_cast<std::uint32_t>(i);

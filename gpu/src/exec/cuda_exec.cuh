@@ -78,20 +78,25 @@ class CudaExec {
   }
 
   template <class V>
-  void sort_pairs(std::uint32_t* keys_in, std::uint32_t* keys_out, V* values_in, V* values_out,
-                  std::size_t n, int end_bit) {
+  void sort_pairs(std::uint32_t* keys_in,
+                  std::uint32_t* keys_out,
+                  V* values_in,
+                  V* values_out,
+                  std::size_t n,
+                  int end_bit) {
     if (n == 0) return;
     std::size_t bytes = 0;
-    VOXHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, values_in,
-                                                     values_out, n, 0, end_bit, m_stream));
-    VOXHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp(bytes), bytes, keys_in, keys_out,
-                                                     values_in, values_out, n, 0, end_bit,
-                                                     m_stream));
+    VOXHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
+        nullptr, bytes, keys_in, keys_out, values_in, values_out, n, 0, end_bit, m_stream));
+    VOXHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
+        temp(bytes), bytes, keys_in, keys_out, values_in, values_out, n, 0, end_bit, m_stream));
   }
 
   /// Copies the keys of in[0..n) that differ from `drop` to out, in order; returns how many
   /// (synchronizes).
-  std::size_t select_not_equal(const std::uint32_t* in, std::uint32_t* out, std::size_t n,
+  std::size_t select_not_equal(const std::uint32_t* in,
+                               std::uint32_t* out,
+                               std::size_t n,
                                std::uint32_t drop) {
     if (n == 0) return 0;
     std::size_t bytes = 0;
@@ -104,15 +109,14 @@ class CudaExec {
   }
 
   /// Writes the indices i with flags[i] != 0 to out, ascending; returns how many (synchronizes).
-  std::size_t select_flagged_indices(const std::uint8_t* flags, std::uint32_t* out,
-                                     std::size_t n) {
+  std::size_t select_flagged_indices(const std::uint8_t* flags, std::uint32_t* out, std::size_t n) {
     if (n == 0) return 0;
     std::size_t bytes = 0;
     thrust::counting_iterator<std::uint32_t> indices(0);
-    VOXHASH_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes, indices, flags, out,
-                                                count_slot(), n, m_stream));
-    VOXHASH_CUDA_TRY(cub::DeviceSelect::Flagged(temp(bytes), bytes, indices, flags, out,
-                                                count_slot(), n, m_stream));
+    VOXHASH_CUDA_TRY(
+        cub::DeviceSelect::Flagged(nullptr, bytes, indices, flags, out, count_slot(), n, m_stream));
+    VOXHASH_CUDA_TRY(cub::DeviceSelect::Flagged(
+        temp(bytes), bytes, indices, flags, out, count_slot(), n, m_stream));
     return read(count_slot());
   }
 

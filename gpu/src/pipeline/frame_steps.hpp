@@ -15,8 +15,16 @@ namespace voxhash::pipeline {
 /// Scratch arrays of one model's flood fill, kept across frames so frames do not allocate.
 struct FillBuffers {
   explicit FillBuffers(Backend b)
-      : state(b, 0), labels(b, 0), labels_next(b, 0), flags(b, 0), parent(b, 0), rep_key(b, 0),
-        roots(b, 0), crossings(b, 0), counts(b, 4), mask_words(b, 0) {}
+      : state(b, 0),
+        labels(b, 0),
+        labels_next(b, 0),
+        flags(b, 0),
+        parent(b, 0),
+        rep_key(b, 0),
+        roots(b, 0),
+        crossings(b, 0),
+        counts(b, 4),
+        mask_words(b, 0) {}
   Buffer<std::uint8_t> state, labels, labels_next, flags;
   Buffer<std::uint32_t> parent, rep_key, roots, crossings, counts;
   Buffer<std::uint32_t> mask_words;  // this model's BlockMask, read by the other model's fill
@@ -25,31 +33,30 @@ struct FillBuffers {
 
 /// Sizes and clears `b`'s block mask for grid g and marks the blocks around every voxel.
 template <class Exec>
-void build_block_mask(Exec& exec, core::GridView g, const Key* voxels, std::uint32_t n,
-                      FillBuffers& b) {
-  const int s    = core::BlockMask::kShift;
-  b.mask.blocks  = {((g.resolution.x - 1) >> s) + 1, ((g.resolution.y - 1) >> s) + 1,
-                    ((g.resolution.z - 1) >> s) + 1};
-  const std::size_t bits =
-      std::size_t{1} * b.mask.blocks.x * b.mask.blocks.y * b.mask.blocks.z;
+void build_block_mask(
+    Exec& exec, core::GridView g, const Key* voxels, std::uint32_t n, FillBuffers& b) {
+  const int s            = core::BlockMask::kShift;
+  b.mask.blocks          = {((g.resolution.x - 1) >> s) + 1,
+                            ((g.resolution.y - 1) >> s) + 1,
+                            ((g.resolution.z - 1) >> s) + 1};
+  const std::size_t bits = std::size_t{1} * b.mask.blocks.x * b.mask.blocks.y * b.mask.blocks.z;
   b.mask_words.resize((bits + 31) / 32);
   b.mask_words.fill_bytes_async(0);
-  b.mask.words              = b.mask_words.data();
+  b.mask.words               = b.mask_words.data();
   const core::BlockMask mask = b.mask;
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) { mask.mark_around(g.cell(voxels[id])); });
 }
 
 template <class Exec>
-void animate_points(Exec& exec, core::MotionParams motion, const Float3* rest, std::uint32_t n,
-                    Float3* out) {
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    out[i] = core::animate_point(motion, rest[i]);
-  });
+void animate_points(
+    Exec& exec, core::MotionParams motion, const Float3* rest, std::uint32_t n, Float3* out) {
+  exec.for_each(
+      n, [=] VOXHASH_LAMBDA(std::uint32_t i) { out[i] = core::animate_point(motion, rest[i]); });
 }
 
 template <class Exec>
-void voxelize_points(Exec& exec, core::GridView grid, const Float3* points, std::uint32_t n,
-                     Key* keys) {
+void voxelize_points(
+    Exec& exec, core::GridView grid, const Float3* points, std::uint32_t n, Key* keys) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) { keys[i] = grid.voxelize(points[i]); });
 }
 
@@ -63,8 +70,13 @@ void probe_other(Exec& exec, View other, const Key* voxels, std::uint32_t n, std
 
 /// Flood fill, step 1: mark voxels whose 26-neighbourhood touches the other model.
 template <class Exec, class View>
-void mark_near(Exec& exec, View other, core::BlockMask other_mask, core::GridView g,
-               const Key* voxels, std::uint32_t n, std::uint8_t* state) {
+void mark_near(Exec& exec,
+               View other,
+               core::BlockMask other_mask,
+               core::GridView g,
+               const Key* voxels,
+               std::uint32_t n,
+               std::uint8_t* state) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
     if (state[id] == 0 && core::touches(other, other_mask, g, g.cell(voxels[id]))) {
       state[id] = core::kStateNear;
@@ -74,22 +86,30 @@ void mark_near(Exec& exec, View other, core::BlockMask other_mask, core::GridVie
 
 /// Step 2: union-find over the non-barrier voxels, then full path compression.
 template <class Exec, class View>
-void connect_components(Exec& exec, View self, core::GridView g, const Key* voxels,
-                        std::uint32_t n, const std::uint8_t* state, std::uint32_t* parent) {
+void connect_components(Exec& exec,
+                        View self,
+                        core::GridView g,
+                        const Key* voxels,
+                        std::uint32_t n,
+                        const std::uint8_t* state,
+                        std::uint32_t* parent) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) { parent[id] = id; });
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
     if (state[id] == 0) core::unite_with_neighbours(self, g, g.cell(voxels[id]), id, state, parent);
   });
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
-    parent[id] = core::find_root(parent, id);
-  });
+  exec.for_each(n,
+                [=] VOXHASH_LAMBDA(std::uint32_t id) { parent[id] = core::find_root(parent, id); });
 }
 
 /// Step 3a: each component's representative is its smallest key; flags mark component roots.
 template <class Exec>
-void pick_representatives(Exec& exec, const Key* voxels, std::uint32_t n,
-                          const std::uint8_t* state, const std::uint32_t* parent,
-                          std::uint32_t* rep_key, std::uint8_t* root_flags) {
+void pick_representatives(Exec& exec,
+                          const Key* voxels,
+                          std::uint32_t n,
+                          const std::uint8_t* state,
+                          const std::uint32_t* parent,
+                          std::uint32_t* rep_key,
+                          std::uint8_t* root_flags) {
   exec.fill(rep_key, n, kEmptyKey);
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
     if (state[id] == 0) core::aggregate_min_at(rep_key, parent[id], voxels[id]);
@@ -101,24 +121,28 @@ void pick_representatives(Exec& exec, const Key* voxels, std::uint32_t n,
 /// other surface along six rays, each ray split into segments of kRaySegment steps (one thread
 /// each); label[subject[r]] = majority verdict. `crossings` needs count * 6 entries.
 template <class Exec, class View>
-void inside_test(Exec& exec, View other, core::BlockMask other_mask, core::GridView g,
+void inside_test(Exec& exec,
+                 View other,
+                 core::BlockMask other_mask,
+                 core::GridView g,
                  const std::uint32_t* subject,
-                 std::uint32_t count, const std::uint32_t* start_key, std::uint32_t* crossings,
+                 std::uint32_t count,
+                 const std::uint32_t* start_key,
+                 std::uint32_t* crossings,
                  std::uint8_t* label) {
   if (count == 0) return;
-  const std::int32_t longest =
-      std::max(g.resolution.x, std::max(g.resolution.y, g.resolution.z));
+  const std::int32_t longest   = std::max(g.resolution.x, std::max(g.resolution.y, g.resolution.z));
   const std::uint32_t segments = (longest + core::kRaySegment - 1) / core::kRaySegment;
   const std::uint32_t per_subject = core::kRayDirections * segments;
   exec.fill(crossings, std::size_t{count} * core::kRayDirections, 0u);
   exec.for_each(std::size_t{count} * per_subject, [=] VOXHASH_LAMBDA(std::uint32_t t) {
-    const std::uint32_t r   = t / per_subject;
-    const int dir           = static_cast<int>((t % per_subject) / segments);
-    const std::uint32_t seg = t % segments;
-    const Int3 c            = g.cell(start_key[subject[r]]);
+    const std::uint32_t r    = t / per_subject;
+    const int dir            = static_cast<int>((t % per_subject) / segments);
+    const std::uint32_t seg  = t % segments;
+    const Int3 c             = g.cell(start_key[subject[r]]);
     const std::int32_t first = static_cast<std::int32_t>(seg * core::kRaySegment) + 1;
-    const std::int32_t last  = std::min<std::int32_t>(first + core::kRaySegment - 1,
-                                                      core::ray_length(g, c, dir));
+    const std::int32_t last =
+        std::min<std::int32_t>(first + core::kRaySegment - 1, core::ray_length(g, c, dir));
     const std::uint32_t n =
         first <= last ? core::ray_crossings(other, other_mask, g, c, dir, first, last) : 0;
     if (n) core::atomic_add(&crossings[r * core::kRayDirections + dir], n);
@@ -131,8 +155,11 @@ void inside_test(Exec& exec, View other, core::BlockMask other_mask, core::GridV
 /// Step 4a: intersection voxels, component labels for the rest, unknown for the barrier.
 /// component_label is indexed by root id (written by inside_test).
 template <class Exec>
-void label_from_components(Exec& exec, std::uint32_t n, const std::uint8_t* state,
-                           const std::uint32_t* parent, const std::uint8_t* component_label,
+void label_from_components(Exec& exec,
+                           std::uint32_t n,
+                           const std::uint8_t* state,
+                           const std::uint32_t* parent,
+                           const std::uint8_t* component_label,
                            std::uint8_t* labels) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
     labels[id] = (state[id] & core::kStateIntersect) ? core::kLabelIntersection
@@ -143,8 +170,13 @@ void label_from_components(Exec& exec, std::uint32_t n, const std::uint8_t* stat
 
 /// Step 4b: one round of neighbour voting for unknown labels (reads `labels`, writes `next`).
 template <class Exec, class View>
-void vote_round(Exec& exec, View self, core::GridView g, const Key* voxels, std::uint32_t n,
-                const std::uint8_t* labels, std::uint8_t* next) {
+void vote_round(Exec& exec,
+                View self,
+                core::GridView g,
+                const Key* voxels,
+                std::uint32_t n,
+                const std::uint8_t* labels,
+                std::uint8_t* next) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
     next[id] = labels[id] == core::kLabelUnknown
                    ? core::neighbour_vote(self, g, g.cell(voxels[id]), labels)
@@ -153,7 +185,10 @@ void vote_round(Exec& exec, View self, core::GridView g, const Key* voxels, std:
 }
 
 template <class Exec>
-void flag_label(Exec& exec, const std::uint8_t* labels, std::uint32_t n, std::uint8_t label,
+void flag_label(Exec& exec,
+                const std::uint8_t* labels,
+                std::uint32_t n,
+                std::uint8_t label,
                 std::uint8_t* flags) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) { flags[id] = labels[id] == label; });
 }

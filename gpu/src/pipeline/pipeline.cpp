@@ -12,9 +12,8 @@
 #include <string>
 
 namespace voxhash {
-namespace pipeline {
 
-core::GridView make_grid_view(const GridParams& grid) {
+core::GridView grid_view(const GridParams& grid) {
   const Int3 r = grid.resolution;
   if (r.x < 1 || r.y < 1 || r.z < 1) {
     throw InvalidInput("grid resolution must be at least 1 voxel per axis");
@@ -23,9 +22,9 @@ core::GridView make_grid_view(const GridParams& grid) {
   g.resolution = r;
   g.bits       = {core::bits_for(r.x), core::bits_for(r.y), core::bits_for(r.z)};
   if (g.bits.x + g.bits.y + g.bits.z > 31) {
-    throw InvalidInput("grid " + std::to_string(r.x) + "x" + std::to_string(r.y) + "x" +
-                       std::to_string(r.z) +
-                       " needs more than 31 key bits (e.g. 2048x2048x512 is the largest 2:2:1 grid)");
+    throw InvalidInput(
+        "grid " + std::to_string(r.x) + "x" + std::to_string(r.y) + "x" + std::to_string(r.z) +
+        " needs more than 31 key bits (e.g. 2048x2048x512 is the largest 2:2:1 grid)");
   }
   const Float3 lo = grid.bounds.min, hi = grid.bounds.max;
   if (!(hi.x > lo.x && hi.y > lo.y && hi.z > lo.z) || !std::isfinite(lo.x + lo.y + lo.z) ||
@@ -36,6 +35,8 @@ core::GridView make_grid_view(const GridParams& grid) {
   g.voxel_size = {(hi.x - lo.x) / r.x, (hi.y - lo.y) / r.y, (hi.z - lo.z) / r.z};
   return g;
 }
+
+namespace pipeline {
 
 namespace {
 
@@ -62,10 +63,12 @@ core::MotionParams make_motion(const AnimationParams& a, int index, double time)
   m.deform           = static_cast<core::DeformKind>(a.deformation);
   m.amount           = a.amount;
   m.phase            = static_cast<float>(phase * 3.0) + index;
-  set_rotation(m, static_cast<float>(phase * (index == 0 ? 0.5 : -0.35)),
+  set_rotation(m,
+               static_cast<float>(phase * (index == 0 ? 0.5 : -0.35)),
                static_cast<float>(phase * (index == 0 ? 0.2 : 0.3)));
   m.translation = {sign * a.separation * static_cast<float>(std::cos(phase)) + extra.x,
-                   0.15f * sign * static_cast<float>(std::sin(phase)) + extra.y, extra.z};
+                   0.15f * sign * static_cast<float>(std::sin(phase)) + extra.y,
+                   extra.z};
   return m;
 }
 
@@ -78,7 +81,7 @@ struct Pipeline::State {
 };
 
 Pipeline::Pipeline(Backend backend, const PipelineConfig& config) : m(std::make_unique<State>()) {
-  (void)pipeline::make_grid_view(config.grid);  // validate early
+  (void)grid_view(config.grid);  // validate early
   m->config  = config;
   m->backend = backend;
 #if VOXHASH_HAS_CUDA
@@ -90,30 +93,44 @@ Pipeline::Pipeline(Backend backend, const PipelineConfig& config) : m(std::make_
 
 Pipeline::~Pipeline() = default;
 
-Backend Pipeline::backend() const { return m->backend; }
-const PipelineConfig& Pipeline::config() const { return m->config; }
+Backend Pipeline::backend() const {
+  return m->backend;
+}
+const PipelineConfig& Pipeline::config() const {
+  return m->config;
+}
 
 void Pipeline::set_model(int index, std::span<const Float3> rest_points) {
   if (index != 0 && index != 1) throw InvalidInput("model index must be 0 or 1");
   m->impl->set_model(index, rest_points);
 }
 
-void Pipeline::set_algorithm(TableKind kind) { m->config.algorithm = kind; }
+void Pipeline::set_algorithm(TableKind kind) {
+  m->config.algorithm = kind;
+}
 
 void Pipeline::set_grid(const GridParams& grid) {
-  (void)pipeline::make_grid_view(grid);
+  (void)grid_view(grid);
   m->config.grid = grid;
 }
 
-void Pipeline::set_animation(const AnimationParams& animation) { m->config.animation = animation; }
+void Pipeline::set_animation(const AnimationParams& animation) {
+  m->config.animation = animation;
+}
 
 FrameStats Pipeline::run_frame(double time, std::array<Float3*, 2> animated_points) {
   return m->impl->run_frame(m->config, time, animated_points);
 }
 
-std::span<const Key> Pipeline::voxels(int index) const { return m->impl->voxels(index); }
-std::span<const VoxelLabel> Pipeline::labels(int index) const { return m->impl->labels(index); }
-std::span<const Float3> Pipeline::points(int index) const { return m->impl->points(index); }
+std::span<const Key> Pipeline::voxels(int index) const {
+  return m->impl->voxels(index);
+}
+std::span<const VoxelLabel> Pipeline::labels(int index) const {
+  return m->impl->labels(index);
+}
+std::span<const Float3> Pipeline::points(int index) const {
+  return m->impl->points(index);
+}
 
 ModelVoxels Pipeline::download(int index) const {
   const auto keys   = voxels(index);
@@ -136,11 +153,11 @@ ModelVoxels Pipeline::download(int index) const {
 }
 
 Float3 voxel_center(const GridParams& grid, Key key) {
-  return pipeline::make_grid_view(grid).center(key);
+  return grid_view(grid).center(key);
 }
 
 Key voxel_key(const GridParams& grid, Float3 p) {
-  return pipeline::make_grid_view(grid).voxelize(p);
+  return grid_view(grid).voxelize(p);
 }
 
 }  // namespace voxhash

@@ -13,17 +13,16 @@ namespace voxhash::pipeline {
 
 class PipelineBackend {
  public:
-  virtual ~PipelineBackend() = default;
-  virtual void set_model(int index, std::span<const Float3> rest_points) = 0;
-  virtual FrameStats run_frame(const PipelineConfig& config, double time,
-                               std::array<Float3*, 2> animated_points) = 0;
-  [[nodiscard]] virtual std::span<const Key> voxels(int index) const = 0;
+  virtual ~PipelineBackend()                                                = default;
+  virtual void set_model(int index, std::span<const Float3> rest_points)    = 0;
+  virtual FrameStats run_frame(const PipelineConfig& config,
+                               double time,
+                               std::array<Float3*, 2> animated_points)      = 0;
+  [[nodiscard]] virtual std::span<const Key> voxels(int index) const        = 0;
   [[nodiscard]] virtual std::span<const VoxelLabel> labels(int index) const = 0;
-  [[nodiscard]] virtual std::span<const Float3> points(int index) const = 0;
+  [[nodiscard]] virtual std::span<const Float3> points(int index) const     = 0;
 };
 
-/// Grid parameters validated and turned into what kernels use; throws InvalidInput.
-core::GridView make_grid_view(const GridParams& grid);
 /// The rigid motion and deformation of model `index` at `time`.
 core::MotionParams make_motion(const AnimationParams& animation, int index, double time);
 

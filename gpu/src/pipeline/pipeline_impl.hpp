@@ -29,8 +29,14 @@ View view_of(const HashTable& table) {
 /// Labels the voxels of model `self` against model `other` (see core/flood_fill.hpp for the
 /// steps); returns the number of components. state holds the probe's intersection flags.
 template <class Exec, class View>
-std::uint32_t flood_fill(Exec& exec, View self, View other, core::BlockMask other_mask,
-                         core::GridView g, const Key* voxels, std::uint32_t n, FillBuffers& b) {
+std::uint32_t flood_fill(Exec& exec,
+                         View self,
+                         View other,
+                         core::BlockMask other_mask,
+                         core::GridView g,
+                         const Key* voxels,
+                         std::uint32_t n,
+                         FillBuffers& b) {
   if (n == 0) return 0;
   b.labels.resize(n);
   b.labels_next.resize(n);
@@ -40,16 +46,22 @@ std::uint32_t flood_fill(Exec& exec, View self, View other, core::BlockMask othe
   b.roots.resize(n);
   mark_near(exec, other, other_mask, g, voxels, n, b.state.data());
   connect_components(exec, self, g, voxels, n, b.state.data(), b.parent.data());
-  pick_representatives(exec, voxels, n, b.state.data(), b.parent.data(), b.rep_key.data(),
-                       b.flags.data());
+  pick_representatives(
+      exec, voxels, n, b.state.data(), b.parent.data(), b.rep_key.data(), b.flags.data());
   const auto components =
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
   b.crossings.resize(std::size_t{components} * core::kRayDirections);
   std::uint8_t* component_label = b.labels_next.data();  // indexed by root id
-  inside_test(exec, other, other_mask, g, b.roots.data(), components, b.rep_key.data(),
-              b.crossings.data(), component_label);
-  label_from_components(exec, n, b.state.data(), b.parent.data(), component_label,
-                        b.labels.data());
+  inside_test(exec,
+              other,
+              other_mask,
+              g,
+              b.roots.data(),
+              components,
+              b.rep_key.data(),
+              b.crossings.data(),
+              component_label);
+  label_from_components(exec, n, b.state.data(), b.parent.data(), component_label, b.labels.data());
   for (int round = 0; round < 3; ++round) {
     vote_round(exec, self, g, voxels, n, b.labels.data(), b.labels_next.data());
     b.labels.swap(b.labels_next);
@@ -58,7 +70,14 @@ std::uint32_t flood_fill(Exec& exec, View self, View other, core::BlockMask othe
   const auto left =
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
   b.crossings.resize(std::size_t{left} * core::kRayDirections);
-  inside_test(exec, other, other_mask, g, b.roots.data(), left, voxels, b.crossings.data(),
+  inside_test(exec,
+              other,
+              other_mask,
+              g,
+              b.roots.data(),
+              left,
+              voxels,
+              b.crossings.data(),
               b.labels.data());
   return components;
 }
@@ -83,17 +102,18 @@ class PipelineImpl final : public PipelineBackend {
     m.points = m.animated.data();
   }
 
-  FrameStats run_frame(const PipelineConfig& config, double time,
+  FrameStats run_frame(const PipelineConfig& config,
+                       double time,
                        std::array<Float3*, 2> out) override {
-    const core::GridView g = make_grid_view(config.grid);
+    const core::GridView g = grid_view(config.grid);
     prepare_tables(config);
     FrameStats stats;
     m_exec.mark(0);
     for (int i = 0; i < 2; ++i) {
       Model& m = m_models[i];
       m.points = out[i] ? out[i] : m.animated.data();
-      animate_points(m_exec, make_motion(config.animation, i, time), m.rest.data(), count(m),
-                     m.points);
+      animate_points(
+          m_exec, make_motion(config.animation, i, time), m.rest.data(), count(m), m.points);
     }
     m_exec.mark(1);
     std::size_t keys_in_grid = 0;
@@ -130,13 +150,13 @@ class PipelineImpl final : public PipelineBackend {
       stats.model[i].inside       = m.unique ? c[1] : 0;
       stats.model[i].intersection = m.unique ? c[2] : 0;
     }
-    stats.ms.animate    = m_exec.elapsed_ms(0, 1);
-    stats.ms.voxelize   = m_exec.elapsed_ms(1, 2);
-    stats.ms.build      = m_exec.elapsed_ms(2, 3);
-    stats.ms.probe      = m_exec.elapsed_ms(3, 4);
-    stats.ms.flood_fill = m_exec.elapsed_ms(4, 5);
-    stats.ms.total      = m_exec.elapsed_ms(0, 5);
-    const double probed = static_cast<double>(m_models[0].unique) + m_models[1].unique;
+    stats.ms.animate       = m_exec.elapsed_ms(0, 1);
+    stats.ms.voxelize      = m_exec.elapsed_ms(1, 2);
+    stats.ms.build         = m_exec.elapsed_ms(2, 3);
+    stats.ms.probe         = m_exec.elapsed_ms(3, 4);
+    stats.ms.flood_fill    = m_exec.elapsed_ms(4, 5);
+    stats.ms.total         = m_exec.elapsed_ms(0, 5);
+    const double probed    = static_cast<double>(m_models[0].unique) + m_models[1].unique;
     stats.build_keys_per_s = stats.ms.build > 0 ? keys_in_grid / (stats.ms.build * 1e-3) : 0;
     stats.probe_keys_per_s = stats.ms.probe > 0 ? probed / (stats.ms.probe * 1e-3) : 0;
     return stats;
@@ -165,12 +185,18 @@ class PipelineImpl final : public PipelineBackend {
       probe_other(m_exec, views[1 - i], m.table->unique_keys(), m.unique, m.fill.state.data());
     }
     m_exec.mark(4);
-    for (Model& m : m_models) build_block_mask(m_exec, g, m.table->unique_keys(), m.unique, m.fill);
+    for (Model& m : m_models)
+      build_block_mask(m_exec, g, m.table->unique_keys(), m.unique, m.fill);
     for (int i = 0; i < 2; ++i) {
       Model& m                  = m_models[i];
-      stats.model[i].components = flood_fill(m_exec, views[i], views[1 - i],
-                                             m_models[1 - i].fill.mask, g, m.table->unique_keys(),
-                                             m.unique, m.fill);
+      stats.model[i].components = flood_fill(m_exec,
+                                             views[i],
+                                             views[1 - i],
+                                             m_models[1 - i].fill.mask,
+                                             g,
+                                             m.table->unique_keys(),
+                                             m.unique,
+                                             m.fill);
     }
   }
 

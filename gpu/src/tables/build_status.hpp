@@ -16,13 +16,15 @@ namespace voxhash::tables {
 inline constexpr int kQueryBatch = 4;
 
 struct BuildStatus {
-  std::uint32_t sentinel_key = 0;  // 1 if some input key equals kEmptyKey
-  std::uint32_t failed       = 0;  // 1 if an eviction chain reached its limit
+  std::uint32_t sentinel_key  = 0;  // 1 if some input key equals kEmptyKey
+  std::uint32_t failed        = 0;  // 1 if an eviction chain reached its limit
   std::uint32_t longest_chain = 0;
 };
 
 /// The value stored with input element i: the caller's value, or the input index.
-VOXHASH_HD Value value_or_index(const Value* values, std::uint32_t i) { return values ? values[i] : i; }
+VOXHASH_HD Value value_or_index(const Value* values, std::uint32_t i) {
+  return values ? values[i] : i;
+}
 
 [[noreturn]] inline void throw_sentinel_key(const char* table) {
   throw InvalidInput(std::string(table) +

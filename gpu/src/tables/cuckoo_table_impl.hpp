@@ -22,8 +22,13 @@ namespace voxhash::tables {
 
 /// Inserts keys[0..n) into the (already emptied) table; records failures and chain lengths.
 template <class Exec>
-void cuckoo_insert_all(Exec& exec, core::CuckooView view, const Key* keys, const Value* values,
-                       std::uint32_t n, std::uint32_t max_chain, BuildStatus* status) {
+void cuckoo_insert_all(Exec& exec,
+                       core::CuckooView view,
+                       const Key* keys,
+                       const Value* values,
+                       std::uint32_t n,
+                       std::uint32_t max_chain,
+                       BuildStatus* status) {
   exec.for_each(
       n,
       [=] VOXHASH_LAMBDA(std::uint32_t i) {
@@ -33,8 +38,8 @@ void cuckoo_insert_all(Exec& exec, core::CuckooView view, const Key* keys, const
           return;
         }
         if (status->failed) return;  // this attempt is lost already: stop early
-        const core::InsertResult r = core::cuckoo_insert(view, key, value_or_index(values, i),
-                                                         max_chain);
+        const core::InsertResult r =
+            core::cuckoo_insert(view, key, value_or_index(values, i), max_chain);
         if (!r.placed) status->failed = 1;
         core::record_max(&status->longest_chain, r.chain);
       },
@@ -44,14 +49,15 @@ void cuckoo_insert_all(Exec& exec, core::CuckooView view, const Key* keys, const
 /// Compacting clean-up, step one: flags[s] = 1 where slot s holds the first copy of its key.
 template <class Exec>
 void cuckoo_flag_first_copies(Exec& exec, core::CuckooView view, std::uint32_t* flags) {
-  exec.for_each(view.size, [=] VOXHASH_LAMBDA(std::uint32_t s) {
-    flags[s] = core::is_first_copy(view, s);
-  });
+  exec.for_each(view.size,
+                [=] VOXHASH_LAMBDA(std::uint32_t s) { flags[s] = core::is_first_copy(view, s); });
 }
 
 /// Step two (after the scan): list each unique key at its dense id.
 template <class Exec>
-void cuckoo_list_unique(Exec& exec, core::CuckooView view, const std::uint32_t* flags,
+void cuckoo_list_unique(Exec& exec,
+                        core::CuckooView view,
+                        const std::uint32_t* flags,
                         Key* unique_keys) {
   exec.for_each(view.size, [=] VOXHASH_LAMBDA(std::uint32_t s) {
     if (flags[s]) unique_keys[view.slot_rank[s]] = core::entry_key(view.slots[s]);
@@ -60,8 +66,8 @@ void cuckoo_list_unique(Exec& exec, core::CuckooView view, const std::uint32_t* 
 
 /// Step three: counts[id] = multiplicity of the key with that id in the input.
 template <class Exec>
-void cuckoo_count_input(Exec& exec, core::CuckooView view, const Key* keys, std::uint32_t n,
-                        std::uint32_t* counts) {
+void cuckoo_count_input(
+    Exec& exec, core::CuckooView view, const Key* keys, std::uint32_t n, std::uint32_t* counts) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     core::atomic_add(&counts[view.find_id(keys[i])], 1u);
   });
@@ -109,8 +115,8 @@ class CuckooTableImpl final : public CuckooTable {
       draw_constants(view);
       m_exec.fill(m_slots.data(), slots, core::kEmptyEntry);
       m_exec.write(m_status.data(), BuildStatus{});
-      cuckoo_insert_all(m_exec, view, keys, values, static_cast<std::uint32_t>(n), max_chain,
-                        m_status.data());
+      cuckoo_insert_all(
+          m_exec, view, keys, values, static_cast<std::uint32_t>(n), max_chain, m_status.data());
       const BuildStatus status = m_exec.read(m_status.data());
       stats.attempts           = attempt;
       if (status.sentinel_key) {
@@ -133,16 +139,20 @@ class CuckooTableImpl final : public CuckooTable {
       throw BuildFailed(msg.str());
     }
     if (m_options.unique_ids) compact(keys, static_cast<std::uint32_t>(n), stats);
-    stats.bytes = m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes();
+    stats.bytes    = m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes();
     return m_stats = stats;
   }
 
   void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
-    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, core::CuckooEntry e) {
-      out[i] = slot == kNotFound ? kNotFound : core::entry_value(e);
-    });
+    query(
+        stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, core::CuckooEntry e) {
+          out[i] = slot == kNotFound ? kNotFound : core::entry_value(e);
+        });
   }
-  void contains_async(const Key* q, std::size_t n, std::uint8_t* out, Stream stream) const override {
+  void contains_async(const Key* q,
+                      std::size_t n,
+                      std::uint8_t* out,
+                      Stream stream) const override {
     query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, core::CuckooEntry) {
       out[i] = slot != kNotFound;
     });
@@ -157,7 +167,9 @@ class CuckooTableImpl final : public CuckooTable {
       out[i] = slot == kNotFound ? 0u : v.counts[v.slot_rank[slot]];
     });
   }
-  void find_id_async(const Key* q, std::size_t n, std::uint32_t* out,
+  void find_id_async(const Key* q,
+                     std::size_t n,
+                     std::uint32_t* out,
                      Stream stream) const override {
     require_unique_ids("find_id");
     const core::CuckooView v = m_view;
@@ -222,7 +234,8 @@ class CuckooTableImpl final : public CuckooTable {
   void draw_constants(core::CuckooView& view) {
     std::uniform_int_distribution<std::uint32_t> a(1, core::kCuckooPrime - 1);
     std::uniform_int_distribution<std::uint32_t> b(0, core::kCuckooPrime - 1);
-    for (auto& c : view.hash) c = {a(m_rng), b(m_rng)};
+    for (auto& c : view.hash)
+      c = {a(m_rng), b(m_rng)};
   }
 
   void compact(const Key* keys, std::uint32_t n, BuildStats& stats) {

@@ -32,7 +32,8 @@ struct HashGraphArrays {
   Buffer<std::uint64_t> edge_in;
 };
 
-inline core::HashGraphView graph_view(const HashGraphArrays& a, std::uint32_t range,
+inline core::HashGraphView graph_view(const HashGraphArrays& a,
+                                      std::uint32_t range,
                                       std::uint32_t seed) {
   core::HashGraphView v;
   v.bucket_offsets = a.offsets.data();
@@ -44,8 +45,12 @@ inline core::HashGraphView graph_view(const HashGraphArrays& a, std::uint32_t ra
 
 /// V1, loop 3 of Alg. 1: counts[vertex(k)] += 1 for every key; flags sentinel keys.
 template <class Exec>
-void hash_graph_count(Exec& exec, core::HashGraphView g, const Key* keys, std::uint32_t n,
-                      std::uint32_t* counts, BuildStatus* status) {
+void hash_graph_count(Exec& exec,
+                      core::HashGraphView g,
+                      const Key* keys,
+                      std::uint32_t n,
+                      std::uint32_t* counts,
+                      BuildStatus* status) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     const Key key = keys[i];
     if (key == kEmptyKey) status->sentinel_key = 1;
@@ -55,8 +60,13 @@ void hash_graph_count(Exec& exec, core::HashGraphView g, const Key* keys, std::u
 
 /// V1, loop 6: each edge goes to bucket_offsets[v] + (atomic cursor of v).
 template <class Exec>
-void hash_graph_scatter(Exec& exec, core::HashGraphView g, const Key* keys, const Value* values,
-                        std::uint32_t n, std::uint32_t* cursor, std::uint64_t* edges) {
+void hash_graph_scatter(Exec& exec,
+                        core::HashGraphView g,
+                        const Key* keys,
+                        const Value* values,
+                        std::uint32_t n,
+                        std::uint32_t* cursor,
+                        std::uint64_t* edges) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     const Key key         = keys[i];
     const std::uint32_t v = g.vertex(key);
@@ -67,8 +77,13 @@ void hash_graph_scatter(Exec& exec, core::HashGraphView g, const Key* keys, cons
 
 /// V2, binning input: vertex and packed edge of every key; flags sentinel keys.
 template <class Exec>
-void hash_graph_bin_input(Exec& exec, core::HashGraphView g, const Key* keys, const Value* values,
-                          std::uint32_t n, std::uint32_t* vertices, std::uint64_t* edges,
+void hash_graph_bin_input(Exec& exec,
+                          core::HashGraphView g,
+                          const Key* keys,
+                          const Value* values,
+                          std::uint32_t n,
+                          std::uint32_t* vertices,
+                          std::uint64_t* edges,
                           BuildStatus* status) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     const Key key = keys[i];
@@ -80,17 +95,24 @@ void hash_graph_bin_input(Exec& exec, core::HashGraphView g, const Key* keys, co
 
 /// V2, offsets: mark where each run of equal sorted vertices ends (then a prefix-max fills in).
 template <class Exec>
-void hash_graph_mark_runs(Exec& exec, const std::uint32_t* sorted_vertex, std::uint32_t n,
+void hash_graph_mark_runs(Exec& exec,
+                          const std::uint32_t* sorted_vertex,
+                          std::uint32_t n,
                           std::uint32_t* offsets) {
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    core::mark_run_end(sorted_vertex, n, i, offsets);
-  });
+  exec.for_each(
+      n, [=] VOXHASH_LAMBDA(std::uint32_t i) { core::mark_run_end(sorted_vertex, n, i, offsets); });
 }
 
 /// Builds the CSR of keys[0..n) over `range` vertices into `a` (V1 or V2).
 template <class Exec>
-void build_hash_graph(Exec& exec, TableKind kind, HashGraphArrays& a, std::uint32_t range,
-                      std::uint32_t seed, const Key* keys, const Value* values, std::uint32_t n,
+void build_hash_graph(Exec& exec,
+                      TableKind kind,
+                      HashGraphArrays& a,
+                      std::uint32_t range,
+                      std::uint32_t seed,
+                      const Key* keys,
+                      const Value* values,
+                      std::uint32_t n,
                       BuildStatus* status) {
   a.offsets.resize(std::size_t{range} + 1);
   a.edges.resize(n);
@@ -109,8 +131,8 @@ void build_hash_graph(Exec& exec, TableKind kind, HashGraphArrays& a, std::uint3
     a.edge_in.resize(n);
     hash_graph_bin_input(exec, g, keys, values, n, a.vertex_in.data(), a.edge_in.data(), status);
     const int end_bit = std::max(1, static_cast<int>(std::bit_width(range - 1)));
-    exec.sort_pairs(a.vertex_in.data(), a.vertex_out.data(), a.edge_in.data(), a.edges.data(), n,
-                    end_bit);
+    exec.sort_pairs(
+        a.vertex_in.data(), a.vertex_out.data(), a.edge_in.data(), a.edges.data(), n, end_bit);
     exec.fill(a.offsets.data(), a.offsets.size(), 0u);
     hash_graph_mark_runs(exec, a.vertex_out.data(), n, a.offsets.data());
     exec.inclusive_max(a.offsets.data(), a.offsets.size());
@@ -120,8 +142,7 @@ void build_hash_graph(Exec& exec, TableKind kind, HashGraphArrays& a, std::uint3
 template <class Exec>
 class HashGraphImpl final : public HashGraph {
  public:
-  HashGraphImpl(TableKind kind, const BuildOptions& options)
-      : m_kind(kind), m_rng(options.seed) {
+  HashGraphImpl(TableKind kind, const BuildOptions& options) : m_kind(kind), m_rng(options.seed) {
     set_options(options);
   }
 
@@ -143,8 +164,15 @@ class HashGraphImpl final : public HashGraph {
     const auto seed  = static_cast<std::uint32_t>(m_rng());
     m_status.resize(1);
     m_exec.write(m_status.data(), BuildStatus{});
-    build_hash_graph(m_exec, m_kind, m_graph, range, seed, keys, values,
-                     static_cast<std::uint32_t>(n), m_status.data());
+    build_hash_graph(m_exec,
+                     m_kind,
+                     m_graph,
+                     range,
+                     seed,
+                     keys,
+                     values,
+                     static_cast<std::uint32_t>(n),
+                     m_status.data());
     if (m_exec.read(m_status.data()).sentinel_key) {
       clear();
       throw_sentinel_key("hashgraph");
@@ -155,37 +183,44 @@ class HashGraphImpl final : public HashGraph {
     stats.attempts = 1;
     stats.slots    = range;
     if (m_options.unique_ids) stats.unique_keys = number_unique(static_cast<std::uint32_t>(n));
-    stats.bytes = m_graph.offsets.bytes() + m_graph.edges.bytes() + m_rank.bytes() +
-                  m_unique.bytes();
+    stats.bytes =
+        m_graph.offsets.bytes() + m_graph.edges.bytes() + m_rank.bytes() + m_unique.bytes();
     return m_stats = stats;  // the sort scratch keeps its capacity for the next build
   }
 
   void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
-    probe_first(stream, q, n,
+    probe_first(stream,
+                q,
+                n,
                 [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t, core::HashGraphEdge found) {
                   out[i] = found.value;
                 });
   }
-  void contains_async(const Key* q, std::size_t n, std::uint8_t* out, Stream stream) const override {
-    probe_first(stream, q, n,
-                [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e, core::HashGraphEdge) {
-                  out[i] = e != kNotFound;
-                });
+  void contains_async(const Key* q,
+                      std::size_t n,
+                      std::uint8_t* out,
+                      Stream stream) const override {
+    probe_first(
+        stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e, core::HashGraphEdge) {
+          out[i] = e != kNotFound;
+        });
   }
   void count_async(const Key* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
     const core::HashGraphView t = m_view;
     probe(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, Key key) { out[i] = t.count(key); });
   }
-  void find_id_async(const Key* q, std::size_t n, std::uint32_t* out,
+  void find_id_async(const Key* q,
+                     std::size_t n,
+                     std::uint32_t* out,
                      Stream stream) const override {
     if (m_view.range != 0 && !m_view.edge_rank) {
       throw InvalidInput("hashgraph: find_id needs a build with BuildOptions::unique_ids");
     }
     const core::HashGraphView t = m_view;
-    probe_first(stream, q, n,
-                [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e, core::HashGraphEdge) {
-                  out[i] = e == kNotFound ? kNotFound : t.edge_rank[e];
-                });
+    probe_first(
+        stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e, core::HashGraphEdge) {
+          out[i] = e == kNotFound ? kNotFound : t.edge_rank[e];
+        });
   }
 
   [[nodiscard]] MatchList find_all(const Key* q, std::size_t n, Stream stream) const override {
@@ -264,8 +299,15 @@ class HashGraphImpl final : public HashGraph {
   const core::HashGraphEdge* query_graph(const Key* queries, std::size_t n) const {
     m_query_status.resize(1);
     m_exec.fill(m_query_status.data(), 1, BuildStatus{});
-    build_hash_graph(m_exec, TableKind::HashGraphV2, m_queries, m_view.range, m_view.seed,
-                     queries, nullptr, static_cast<std::uint32_t>(n), m_query_status.data());
+    build_hash_graph(m_exec,
+                     TableKind::HashGraphV2,
+                     m_queries,
+                     m_view.range,
+                     m_view.seed,
+                     queries,
+                     nullptr,
+                     static_cast<std::uint32_t>(n),
+                     m_query_status.data());
     return reinterpret_cast<const core::HashGraphEdge*>(m_queries.edges.data());
   }
 
@@ -296,14 +338,19 @@ class HashGraphImpl final : public HashGraph {
 };
 
 template <class Exec>
-void hash_graph_flag_first_edges(Exec& exec, core::HashGraphView g, std::uint32_t n,
+void hash_graph_flag_first_edges(Exec& exec,
+                                 core::HashGraphView g,
+                                 std::uint32_t n,
                                  std::uint32_t* flags) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t e) { flags[e] = g.is_first_edge(e); });
 }
 
 template <class Exec>
-void hash_graph_list_unique(Exec& exec, core::HashGraphView g, const std::uint32_t* flags,
-                            std::uint32_t n, Key* unique_keys) {
+void hash_graph_list_unique(Exec& exec,
+                            core::HashGraphView g,
+                            const std::uint32_t* flags,
+                            std::uint32_t n,
+                            Key* unique_keys) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t e) {
     if (flags[e]) unique_keys[g.edge_rank[e]] = g.edges[e].key;
   });
@@ -320,8 +367,9 @@ std::uint32_t HashGraphImpl<Exec>::number_unique(std::uint32_t n) {
   m_rank.resize(n);
   hash_graph_flag_first_edges(m_exec, m_view, n, flags.data());
   m_exec.exclusive_sum(flags.data(), m_rank.data(), n);
-  const std::uint32_t unique = m_exec.read(m_rank.data() + n - 1) + m_exec.read(flags.data() + n - 1);
-  m_view.edge_rank           = m_rank.data();
+  const std::uint32_t unique =
+      m_exec.read(m_rank.data() + n - 1) + m_exec.read(flags.data() + n - 1);
+  m_view.edge_rank = m_rank.data();
   m_unique.resize(unique);
   hash_graph_list_unique(m_exec, m_view, flags.data(), n, m_unique.data());
   m_exec.synchronize();

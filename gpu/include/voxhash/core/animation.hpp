@@ -15,8 +15,8 @@ enum class DeformKind : int { None = 0, Twist = 1, Bend = 2, Wobble = 3 };
 /// Everything one model's animation needs for one frame (computed once on the host per frame).
 struct MotionParams {
   DeformKind deform = DeformKind::None;
-  float amount      = 0;    // deformation strength
-  float phase       = 0;    // time in radians for the deformation's own motion
+  float amount      = 0;  // deformation strength
+  float phase       = 0;  // time in radians for the deformation's own motion
   float rotation[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};  // row-major
   Float3 translation{};
 };
@@ -35,14 +35,15 @@ VOXHASH_HD Float3 deform(const MotionParams& m, Float3 p) {
       const float r = 1.0f + m.amount * 0.5f * sinf(3.0f * p.y + 2.0f * p.x + m.phase);
       return {p.x * r, p.y * r, p.z * r};
     }
-    case DeformKind::None: break;
+    case DeformKind::None:
+      break;
   }
   return p;
 }
 
 VOXHASH_HD Float3 animate_point(const MotionParams& m, Float3 rest) {
-  const Float3 p  = deform(m, rest);
-  const float* r  = m.rotation;
+  const Float3 p = deform(m, rest);
+  const float* r = m.rotation;
   return {r[0] * p.x + r[1] * p.y + r[2] * p.z + m.translation.x,
           r[3] * p.x + r[4] * p.y + r[5] * p.z + m.translation.y,
           r[6] * p.x + r[7] * p.y + r[8] * p.z + m.translation.z};

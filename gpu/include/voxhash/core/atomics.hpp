@@ -39,13 +39,14 @@ VOXHASH_HD void atomic_max(std::uint32_t* address, std::uint32_t value) {
 }
 
 /// Atomically replaces `*address` with `value` if it holds `expected`; returns the old value.
-VOXHASH_HD std::uint32_t atomic_cas(std::uint32_t* address, std::uint32_t expected,
+VOXHASH_HD std::uint32_t atomic_cas(std::uint32_t* address,
+                                    std::uint32_t expected,
                                     std::uint32_t value) {
 #if defined(__CUDA_ARCH__)
   return atomicCAS(address, expected, value);
 #else
-  std::atomic_ref<std::uint32_t>(*address).compare_exchange_strong(expected, value,
-                                                                   std::memory_order_relaxed);
+  std::atomic_ref<std::uint32_t>(*address).compare_exchange_strong(
+      expected, value, std::memory_order_relaxed);
   return expected;
 #endif
 }

@@ -20,8 +20,12 @@ inline constexpr CuckooEntry kEmptyEntry = static_cast<CuckooEntry>(kEmptyKey) <
 VOXHASH_HD CuckooEntry make_entry(Key key, Value value) {
   return (static_cast<CuckooEntry>(key) << 32) | value;
 }
-VOXHASH_HD Key entry_key(CuckooEntry e) { return static_cast<Key>(e >> 32); }
-VOXHASH_HD Value entry_value(CuckooEntry e) { return static_cast<Value>(e & 0xFFFFFFFFu); }
+VOXHASH_HD Key entry_key(CuckooEntry e) {
+  return static_cast<Key>(e >> 32);
+}
+VOXHASH_HD Value entry_value(CuckooEntry e) {
+  return static_cast<Value>(e & 0xFFFFFFFFu);
+}
 
 /// A cuckoo table as kernels see it. Slots are never emptied after a build fills them, and every
 /// insertion starts at h_0, so a key at h_j(k) implies h_0..h_{j-1}(k) are full: a lookup may stop
@@ -40,7 +44,7 @@ struct CuckooView {
   /// The slot holding the first copy of `key` in probe order, or kNotFound.
   VOXHASH_HD std::uint32_t find_slot(Key key) const {
     if (key == kEmptyKey || size == 0) return kNotFound;
-VOXHASH_UNROLL
+    VOXHASH_UNROLL
     for (int i = 0; i < kCuckooFunctions; ++i) {
       const std::uint32_t loc = location(i, key);
       const Key k             = entry_key(slots[loc]);
@@ -75,14 +79,15 @@ VOXHASH_UNROLL
 /// skipping functions that map it to the same slot (the chapter's note on short-circuiting).
 VOXHASH_HD std::uint32_t next_location(const CuckooView& t, Key key, std::uint32_t from) {
   std::uint32_t loc[kCuckooFunctions];
-VOXHASH_UNROLL
-  for (int i = 0; i < kCuckooFunctions; ++i) loc[i] = t.location(i, key);
+  VOXHASH_UNROLL
+  for (int i = 0; i < kCuckooFunctions; ++i)
+    loc[i] = t.location(i, key);
   int current = kCuckooFunctions - 1;  // an item not found at any of its slots restarts at h_0
-VOXHASH_UNROLL
+  VOXHASH_UNROLL
   for (int i = kCuckooFunctions - 1; i >= 0; --i) {
     if (loc[i] == from) current = i;
   }
-VOXHASH_UNROLL
+  VOXHASH_UNROLL
   for (int step = 1; step < kCuckooFunctions; ++step) {
     const std::uint32_t next = loc[(current + step) % kCuckooFunctions];
     if (next != from) return next;
@@ -99,10 +104,12 @@ struct InsertResult {
 /// item, move that item to its next slot. Stops when a slot was empty, or when the exchange
 /// returned a copy of the key it placed (set variant: one copy stays), or after `max_chain`
 /// exchanges, which means the build must restart with new constants.
-VOXHASH_HD InsertResult cuckoo_insert(const CuckooView& t, Key key, Value value,
+VOXHASH_HD InsertResult cuckoo_insert(const CuckooView& t,
+                                      Key key,
+                                      Value value,
                                       std::uint32_t max_chain) {
-  CuckooEntry entry     = make_entry(key, value);
-  std::uint32_t loc     = t.location(0, key);
+  CuckooEntry entry = make_entry(key, value);
+  std::uint32_t loc = t.location(0, key);
   for (std::uint32_t chain = 1; chain <= max_chain; ++chain) {
     const CuckooEntry evicted = atomic_exchange(&t.slots[loc], entry);
     const Key evicted_key     = entry_key(evicted);
@@ -132,7 +139,9 @@ VOXHASH_HD std::uint32_t is_first_copy(const CuckooView& t, std::uint32_t s) {
 /// different probes; batching hides that divergence). slot[k] = the first copy's slot or
 /// kNotFound; entry[k] = its entry.
 template <int K>
-VOXHASH_HD void find_batch(const CuckooView& t, const Key (&key)[K], std::uint32_t (&slot)[K],
+VOXHASH_HD void find_batch(const CuckooView& t,
+                           const Key (&key)[K],
+                           std::uint32_t (&slot)[K],
                            CuckooEntry (&entry)[K]) {
   bool pending[K];
   VOXHASH_UNROLL

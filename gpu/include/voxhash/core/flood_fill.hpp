@@ -32,10 +32,12 @@ inline constexpr std::uint8_t kLabelUnknown      = 3;
 inline constexpr std::uint8_t kStateIntersect = 1;  // the other model occupies this voxel
 inline constexpr std::uint8_t kStateNear      = 2;  // the other model occupies a 26-neighbour
 
-inline constexpr int kRayDirections   = 6;
+inline constexpr int kRayDirections        = 6;
 inline constexpr std::uint32_t kRaySegment = 8;  // ray steps one thread walks (short: latency)
 
-VOXHASH_HD Int3 offset(Int3 c, int dx, int dy, int dz) { return {c.x + dx, c.y + dy, c.z + dz}; }
+VOXHASH_HD Int3 offset(Int3 c, int dx, int dy, int dz) {
+  return {c.x + dx, c.y + dy, c.z + dz};
+}
 
 template <class View>
 VOXHASH_HD bool occupied(const View& table, const GridView& g, Int3 c) {
@@ -46,7 +48,7 @@ VOXHASH_HD bool occupied(const View& table, const GridView& g, Int3 c) {
 /// (26-neighbourhood) of the block. A clear bit means no probe near that block can hit.
 struct BlockMask {
   static constexpr int kShift = 2;  // 4 voxels per block side
-  std::uint32_t* words = nullptr;
+  std::uint32_t* words        = nullptr;
   Int3 blocks{};
 
   VOXHASH_HD std::uint32_t index(Int3 b) const {
@@ -119,8 +121,12 @@ VOXHASH_HD void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
 /// Unites voxel `id` (at cell c) with each of its 13 "forward" 26-neighbours that is a voxel of
 /// the same model and not a barrier (the other 13 are covered by their own threads).
 template <class View>
-VOXHASH_HD void unite_with_neighbours(const View& self, const GridView& g, Int3 c, std::uint32_t id,
-                                      const std::uint8_t* state, std::uint32_t* parent) {
+VOXHASH_HD void unite_with_neighbours(const View& self,
+                                      const GridView& g,
+                                      Int3 c,
+                                      std::uint32_t id,
+                                      const std::uint8_t* state,
+                                      std::uint32_t* parent) {
   for (int n = 0; n < 13; ++n) {
     // The 13 offsets (dx, dy, dz) greater than (0, 0, 0) in lexicographic (z, y, x) order.
     const int code = n + 14;  // 14..26 of the 27 offsets numbered 0..26
@@ -134,13 +140,14 @@ VOXHASH_HD void unite_with_neighbours(const View& self, const GridView& g, Int3 
 
 /// Whether the other model occupies the 3x3 cross-section centred on c, perpendicular to `axis`.
 template <class View>
-VOXHASH_HD bool cross_section_occupied(const View& other, const BlockMask& mask, const GridView& g,
-                                       Int3 c, int axis) {
+VOXHASH_HD bool cross_section_occupied(
+    const View& other, const BlockMask& mask, const GridView& g, Int3 c, int axis) {
   if (!mask.maybe_near(c)) return false;
   for (int a = -1; a <= 1; ++a)
     for (int b = -1; b <= 1; ++b) {
-      const Int3 n = axis == 0 ? offset(c, 0, a, b) : axis == 1 ? offset(c, a, 0, b)
-                                                                : offset(c, a, b, 0);
+      const Int3 n = axis == 0   ? offset(c, 0, a, b)
+                     : axis == 1 ? offset(c, a, 0, b)
+                                 : offset(c, a, b, 0);
       if (occupied(other, g, n)) return true;
     }
   return false;
@@ -148,18 +155,21 @@ VOXHASH_HD bool cross_section_occupied(const View& other, const BlockMask& mask,
 
 /// Steps from c to the grid border along direction `dir` (0..5: +x, -x, +y, -y, +z, -z).
 VOXHASH_HD std::int32_t ray_length(const GridView& g, Int3 c, int dir) {
-  const int axis = dir / 2;
+  const int axis           = dir / 2;
   const std::int32_t coord = axis == 0 ? c.x : axis == 1 ? c.y : c.z;
-  const std::int32_t res   = axis == 0 ? g.resolution.x : axis == 1 ? g.resolution.y
-                                                                    : g.resolution.z;
+  const std::int32_t res = axis == 0 ? g.resolution.x : axis == 1 ? g.resolution.y : g.resolution.z;
   return (dir & 1) ? coord : res - 1 - coord;
 }
 
 /// Crossings of the other surface that start in steps [first, last] of the ray from c along dir:
 /// steps whose cross-section is occupied while the previous step's is not.
 template <class View>
-VOXHASH_HD std::uint32_t ray_crossings(const View& other, const BlockMask& mask,
-                                       const GridView& g, Int3 c, int dir, std::int32_t first,
+VOXHASH_HD std::uint32_t ray_crossings(const View& other,
+                                       const BlockMask& mask,
+                                       const GridView& g,
+                                       Int3 c,
+                                       int dir,
+                                       std::int32_t first,
                                        std::int32_t last) {
   const int axis = dir / 2;
   const int sign = (dir & 1) ? -1 : 1;
@@ -179,13 +189,16 @@ VOXHASH_HD std::uint32_t ray_crossings(const View& other, const BlockMask& mask,
 /// Inside if most of the six rays cross the other surface an odd number of times.
 VOXHASH_HD std::uint8_t inside_by_majority(const std::uint32_t* crossings) {
   int odd = 0;
-  for (int d = 0; d < kRayDirections; ++d) odd += crossings[d] & 1u;
+  for (int d = 0; d < kRayDirections; ++d)
+    odd += crossings[d] & 1u;
   return odd > kRayDirections / 2 ? kLabelInside : kLabelOutside;
 }
 
 /// Majority label (inside / outside) of the labelled 26-neighbours of c; unknown on a tie or none.
 template <class View>
-VOXHASH_HD std::uint8_t neighbour_vote(const View& self, const GridView& g, Int3 c,
+VOXHASH_HD std::uint8_t neighbour_vote(const View& self,
+                                       const GridView& g,
+                                       Int3 c,
                                        const std::uint8_t* labels) {
   int inside = 0, outside = 0;
   for (int dz = -1; dz <= 1; ++dz)

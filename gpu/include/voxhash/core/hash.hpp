@@ -14,7 +14,7 @@
 namespace voxhash::core {
 
 inline constexpr std::uint32_t kCuckooPrime = 4294967291u;  // 2^32 - 5
-inline constexpr int kCuckooFunctions        = 4;
+inline constexpr int kCuckooFunctions       = 4;
 
 /// Maps a 32-bit value uniformly onto [0, range).
 VOXHASH_HD std::uint32_t fast_range(std::uint32_t hash, std::uint32_t range) {
@@ -52,7 +52,8 @@ VOXHASH_HD std::uint32_t murmur_mix(std::uint32_t key, std::uint32_t seed) {
 }
 
 /// The HashGraph vertex (bucket) of `key` in a hash range of `range` vertices.
-VOXHASH_HD std::uint32_t hash_graph_vertex(std::uint32_t key, std::uint32_t seed,
+VOXHASH_HD std::uint32_t hash_graph_vertex(std::uint32_t key,
+                                           std::uint32_t seed,
                                            std::uint32_t range) {
   return fast_range(murmur_mix(key, seed), range);
 }

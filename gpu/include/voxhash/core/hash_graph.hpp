@@ -55,7 +55,8 @@ struct HashGraphView {
     const std::uint32_t v   = vertex(key);
     const std::uint32_t end = bucket_offsets[v + 1];
     std::uint32_t n         = 0;
-    for (std::uint32_t e = bucket_offsets[v]; e < end; ++e) n += edges[e].key == key;
+    for (std::uint32_t e = bucket_offsets[v]; e < end; ++e)
+      n += edges[e].key == key;
     return n;
   }
 
@@ -81,7 +82,8 @@ struct HashGraphView {
   /// together, so a thread keeps K independent loads in flight. kEmptyKey marks an unused lane.
   /// found[k] receives the matching edge itself (key and value), read by the same load.
   template <int K>
-  VOXHASH_HD void find_edge_batch(const Key (&key)[K], std::uint32_t (&edge)[K],
+  VOXHASH_HD void find_edge_batch(const Key (&key)[K],
+                                  std::uint32_t (&edge)[K],
                                   HashGraphEdge (&found)[K]) const {
     std::uint32_t e[K] = {}, end[K] = {};
     VOXHASH_UNROLL
@@ -127,7 +129,9 @@ struct HashGraphView {
 /// vertices v writes offsets[v + 1] = i + 1 (where the next vertex's list starts). Vertices with
 /// no edges keep 0, and an inclusive prefix-max over offsets then fills every entry, because
 /// bucket_offsets[v] is the number of edges with a vertex below v. No thread walks a gap.
-VOXHASH_HD void mark_run_end(const std::uint32_t* sorted_vertex, std::uint32_t n, std::uint32_t i,
+VOXHASH_HD void mark_run_end(const std::uint32_t* sorted_vertex,
+                             std::uint32_t n,
+                             std::uint32_t i,
                              std::uint32_t* offsets) {
   if (i + 1 == n || sorted_vertex[i] != sorted_vertex[i + 1]) offsets[sorted_vertex[i] + 1] = i + 1;
 }

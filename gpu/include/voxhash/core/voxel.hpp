@@ -13,9 +13,9 @@ namespace voxhash::core {
 
 struct GridView {
   Int3 resolution;
-  Int3 bits;           // key bits per axis
-  Float3 origin;       // world position of the grid's minimum corner
-  Float3 voxel_size;   // world size of one voxel per axis
+  Int3 bits;          // key bits per axis
+  Float3 origin;      // world position of the grid's minimum corner
+  Float3 voxel_size;  // world size of one voxel per axis
 
   VOXHASH_HD bool in_grid(Int3 c) const {
     return c.x >= 0 && c.y >= 0 && c.z >= 0 && c.x < resolution.x && c.y < resolution.y &&
@@ -43,7 +43,8 @@ struct GridView {
           fz < resolution.z)) {
       return {-1, -1, -1};
     }
-    return {static_cast<std::int32_t>(fx), static_cast<std::int32_t>(fy),
+    return {static_cast<std::int32_t>(fx),
+            static_cast<std::int32_t>(fy),
             static_cast<std::int32_t>(fz)};
   }
 
@@ -55,7 +56,8 @@ struct GridView {
 
   VOXHASH_HD Float3 center(Key k) const {
     const Int3 c = cell(k);
-    return {origin.x + (c.x + 0.5f) * voxel_size.x, origin.y + (c.y + 0.5f) * voxel_size.y,
+    return {origin.x + (c.x + 0.5f) * voxel_size.x,
+            origin.y + (c.y + 0.5f) * voxel_size.y,
             origin.z + (c.z + 0.5f) * voxel_size.z};
   }
 };
@@ -63,7 +65,8 @@ struct GridView {
 /// Bits needed to store values 0..n-1 (at least 1).
 VOXHASH_HD int bits_for(std::int32_t n) {
   int b = 1;
-  while ((1 << b) < n) ++b;
+  while ((1 << b) < n)
+    ++b;
   return b;
 }
 
