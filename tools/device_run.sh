@@ -4,7 +4,8 @@
 # with build/ (built here for sm_90) and .gl/ carried: `tools/device_run.sh [tests] [tables]
 # [frame] [sweeps]` (default: tests tables frame).
 set -uo pipefail
-out=${OUT:-/tmp/voxhash-out}
+final=${OUT:-/tmp/voxhash-out}
+out=$final/results  # packed into $final/results.tar.gz at the end (the tool returns <= 8 files)
 mkdir -p "$out"
 [ -f .gl/setup.sh ] && source .gl/setup.sh
 # Debian libraries the GPU machine lacks beyond the GL runtime (tinyobjloader), copied here.
@@ -29,3 +30,5 @@ for step in $steps; do
   esac
 done
 for f in "$out"/*.txt; do echo "== $f"; grep -E "insert|find-hit|find-miss|build|probe-|total|identical|read8_dram|exch8_dram|sort_pairs" "$f" | cut -c1-110 | head -40; done
+[ -f "$out/gpu-tests.log" ] && cp "$out/gpu-tests.log" "$final/"
+tar czf "$final/results.tar.gz" -C "$final" results && rm -rf "$out"

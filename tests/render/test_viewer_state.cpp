@@ -165,6 +165,8 @@ TEST_F(ViewerStateTest, LayerTogglesDecideWhatIsDrawn) {
   viewer::Layers nothing;
   nothing.points       = {false, false};
   nothing.intersection = false;
+  nothing.inside       = {false, false};
+  nothing.outside      = {false, false};
   const Image empty    = draw(nothing);
   EXPECT_EQ(empty.count_near(viewer::palette::kBackground), empty.pixels());
 
