@@ -45,6 +45,7 @@ int run(int argc, char** argv) {
   }
   check_writable(options.json_path);
   check_writable(options.csv_path);
+  check_writable(options.export_path);
 
   Report report;
   report.device       = describe_device(options.backend);

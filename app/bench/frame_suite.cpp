@@ -1,8 +1,11 @@
 // `voxhash bench frame`: the viewer's frame (animate, voxelize, build, probe, flood fill) without a
-// window, on two models (assets/sphere.obj and torus.obj, or generated points of those shapes) over
-// one pass through each other: per-stage median / p10 / p90 times, build and probe rates, and with
-// --all-algos a check that every algorithm downloads identical voxels and labels.
+// window on two models (sphere and torus) over one pass through each other: per-stage median / p10
+// / p90 times, build and probe rates, with --all-algos a check that every algorithm gives identical
+// voxels and labels, --export the last frame as PLY; --render: the offscreen viewer instead.
 #include "bench/suites.hpp"
+#include "viewer/front_ends.hpp"
+#include "viewer/options.hpp"
+#include "viewer/voxel_export.hpp"
 
 #include <voxhash/device_limits.hpp>
 #include <voxhash/io.hpp>
@@ -104,6 +107,10 @@ constexpr std::array kStages{
     Stage{"build", &StageTimes::build},
     Stage{"probe", &StageTimes::probe},
     Stage{"flood_fill", &StageTimes::flood_fill},
+    Stage{"fill_near", &StageTimes::fill_near},
+    Stage{"fill_components", &StageTimes::fill_components},
+    Stage{"fill_inside_tests", &StageTimes::inside_tests},
+    Stage{"fill_votes", &StageTimes::fill_votes},
     Stage{"total", &StageTimes::total},
 };
 
@@ -159,6 +166,8 @@ void add_results(TableKind algorithm,
                              median([](const ModelFrameStats& s) { return s.inside; }));
         r.extra.emplace_back("components" + suffix,
                              median([](const ModelFrameStats& s) { return s.components; }));
+        r.extra.emplace_back("undecided" + suffix,
+                             median([](const ModelFrameStats& s) { return s.undecided; }));
       }
     }
     printer.print(r);
@@ -170,12 +179,36 @@ bool same_voxels(const ModelVoxels& a, const ModelVoxels& b) {
   return a.keys == b.keys && a.labels == b.labels;
 }
 
+/// --render: the same scene through the viewer on an EGL device with CUDA-GL interop, no window,
+/// per-frame transfer timings (then the same frames into plain device buffers). Its exit code.
+int render_offscreen(const Options& options, std::size_t points, int frames) {
+  viewer::ViewerOptions viewer_options;
+  viewer_options.model_a =
+      options.model_a.empty() ? viewer::default_model_path("assets/sphere.obj") : options.model_a;
+  viewer_options.model_b =
+      options.model_b.empty() ? viewer::default_model_path("assets/torus.obj") : options.model_b;
+  viewer_options.points      = points;
+  viewer_options.resolution  = options.resolution;
+  viewer_options.algorithm   = options.algorithm;
+  viewer_options.backend     = std::string(to_string(options.backend));
+  viewer_options.frames      = frames;
+  viewer_options.export_path = options.export_path;
+  viewer_options.offscreen   = true;
+  viewer_options.timing      = true;
+  viewer_options.no_panel    = true;
+  std::cerr << "[frame] rendering " << frames << " frames offscreen, " << points
+            << " points per model, grid " << options.resolution << "^3, "
+            << to_string(options.algorithm) << std::endl;
+  return viewer::run_offscreen(viewer_options, options.backend);
+}
+
 }  // namespace
 
 int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   const std::size_t points = options.points ? options.points : options.quick ? 100'000 : 1'000'000;
   const int frames         = options.frames ? options.frames : options.quick ? 10 : 100;
   const int warmup         = options.warmup >= 0 ? options.warmup : options.quick ? 2 : 5;
+  if (options.render) return render_offscreen(options, points, frames);
   std::vector<TableKind> algorithms{options.algorithm};
   if (options.all_algorithms) {
     algorithms = {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2};
@@ -230,6 +263,11 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   for (std::size_t p = 0; p < pipelines.size(); ++p) {
     add_results(
         algorithms[p], stats[p], points, options.resolution, *report.limits, report, printer);
+  }
+  if (!options.export_path.empty()) {
+    const std::size_t voxels = viewer::export_voxels(*pipelines.front(), options.export_path);
+    std::cerr << "[frame] wrote " << options.export_path << ": " << voxels
+              << " voxels of the last frame (" << to_string(algorithms.front()) << ")" << std::endl;
   }
   if (!options.all_algorithms) return 0;
   report.outputs_identical = differing_frames == 0;

@@ -35,7 +35,13 @@ constexpr std::array kFlags{
     Flag{"--warmup", true, "frame"},
     Flag{"--model-a", true, "frame"},
     Flag{"--model-b", true, "frame"},
+    Flag{"--export", true, "frame"},
+    Flag{"--render", false, "frame"},
 };
+
+/// Flags of `frame` that the offscreen viewer run of --render has no use for.
+constexpr std::array<std::string_view, 4> kNotWithRender{
+    "--all-algos", "--warmup", "--json", "--csv"};
 
 [[noreturn]] void usage_error(const std::string& message) {
   throw InvalidInput("bench: " + message + " (see `voxhash bench --help`)");
@@ -189,6 +195,10 @@ Options parse_options(int argc, char** argv) {
       o.model_a = value;
     else if (name == "--model-b")
       o.model_b = value;
+    else if (name == "--export")
+      o.export_path = value;
+    else if (name == "--render")
+      o.render = true;
   }
   if (o.help) return o;
   if (o.command.empty()) usage_error("missing command (limits, tables or frame)");
@@ -198,10 +208,19 @@ Options parse_options(int argc, char** argv) {
     if (!accepts(*flag, o.command)) {
       usage_error("option " + std::string(name) + " does not apply to `" + o.command + "`");
     }
+    if (o.render &&
+        std::find(kNotWithRender.begin(), kNotWithRender.end(), name) != kNotWithRender.end()) {
+      usage_error("option " + std::string(name) + " does not apply to `frame --render`");
+    }
   }
   if (o.quick && full) usage_error("--quick and --full exclude each other");
   if (o.points == 1) usage_error("--points must be at least 2");
   o.backend = parse_backend(backend_name);
+  if (o.render && o.backend != Backend::Cuda) {
+    throw InvalidInput(
+        "bench: frame --render draws through CUDA-GL interop and needs a CUDA device: " +
+        (cuda_available() ? std::string("drop --backend cpu") : cuda_unavailable_reason()));
+  }
   if (o.backend == Backend::Cpu && !full) o.quick = true;
   return o;
 }
@@ -216,7 +235,8 @@ commands:
            without --sweep the default set (cuckoo 50M keys at 1.25N; HashGraph 2^25 and
            2^28 keys, unique and multiplicity 32), each rate also given as a fraction of
            its bound from the limits measured in the same run
-  frame    the voxel intersection pipeline without a window, per-stage times
+  frame    the voxel intersection pipeline without a window, per-stage times; with --render
+           the viewer's offscreen frame instead, with per-frame transfer timings
 
 common options:
   --backend cpu|cuda|auto   backend (default auto: cuda when a device exists)
@@ -244,6 +264,14 @@ frame options:
   --model-a PATH, --model-b PATH
                             models (default assets/sphere.obj and assets/torus.obj; generated
                             sphere / torus points when those are missing)
+  --export FILE             write the last frame's labelled voxels as a PLY point cloud (voxel
+                            centres: yellow intersection, red inside, grey / blue outside); with
+                            --all-algos the first algorithm's
+  --render                  run the same scene through the viewer offscreen (EGL device, CUDA-GL
+                            interop, no window) and print per-frame transfer timings (interop
+                            map / unmap, pipeline, instances, draw) and their medians, then the
+                            same frames into plain device buffers; needs a CUDA device with an EGL
+                            driver; --all-algos, --warmup, --json and --csv do not apply
 
 Tables go to stdout, progress to stderr. Sizes that do not fit in free memory are skipped
 with a message.

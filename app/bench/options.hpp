@@ -36,6 +36,8 @@ struct Options {
   int frames          = 0;       // timed frames; 0: 100 (10 when quick)
   int warmup          = -1;      // untimed frames first; -1: 5 (2 when quick)
   std::string model_a, model_b;  // empty: the default assets
+  std::string export_path;       // PLY of the last frame's voxels; empty: not written
+  bool render = false;           // the viewer offscreen (EGL, CUDA-GL interop) instead
 };
 
 /// Parses argv[1..argc) (argv[0] is "bench"). Throws InvalidInput on any usage error.

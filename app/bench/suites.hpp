@@ -11,7 +11,7 @@ namespace voxhash::bench {
 int run_tables(const Options& options, Report& report, ResultPrinter& printer);
 
 /// The frame pipeline without a window (frame_suite.cpp). Returns 1 when --all-algos finds outputs
-/// that differ between algorithms.
+/// that differ between algorithms; with --render, the offscreen viewer's exit code.
 int run_frame(const Options& options, Report& report, ResultPrinter& printer);
 
 }  // namespace voxhash::bench

@@ -1,6 +1,6 @@
 // run_offscreen: N fixed-step frames into an offscreen framebuffer on an EGL device context (the
-// same session, renderer and interop as the window), then the screenshot, and with --timing the
-// same number of frames into plain device buffers for comparison.
+// same session, renderer and interop as the window), then the screenshot and the voxel export,
+// and with --timing the same number of frames into plain device buffers for comparison.
 #include "viewer/egl_context.hpp"
 #include "viewer/frame_timing.hpp"
 #include "viewer/front_ends.hpp"
@@ -55,6 +55,14 @@ int run_offscreen(const ViewerOptions& options, Backend backend) {
       return 1;
     }
     std::printf("voxhash: wrote %s after %d frames\n", options.screenshot.c_str(), frames);
+  }
+  if (!options.export_path.empty()) {
+    if (!session.export_voxels(options.export_path)) {
+      std::fprintf(
+          stderr, "voxhash: error: cannot write voxels '%s'\n", options.export_path.c_str());
+      return 1;
+    }
+    std::printf("voxhash: wrote %s after %d frames\n", options.export_path.c_str(), frames);
   }
   if (options.timing && backend == Backend::Cuda) time_plain_device(session, frames);
   return 0;

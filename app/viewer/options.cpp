@@ -41,6 +41,8 @@ options:
   --backend NAME      cpu, cuda or auto (default auto: CUDA when a device exists)
   --frames N          render N frames with fixed 1/60 s steps, then exit
   --screenshot FILE   save a PNG after the last frame (with --frames)
+  --export FILE       save the last frame's labelled voxels as a PLY point cloud of voxel
+                      centres coloured by label (with --frames)
   --offscreen         render without a window, on an EGL device (GPU servers)
   --timing            print per-frame transfer timings (interop map/unmap vs plain device buffers)
   --no-interop        upload from host memory even where CUDA-GL interop works
@@ -49,7 +51,8 @@ options:
   --help              this text
 
 keys: left drag orbit, right/middle drag pan, scroll zoom, Space pause, N single step,
-      R reset, V vsync, H panel, F12 screenshot, 1/2/3 algorithm, Esc quit
+      R reset, V vsync, H panel, F12 screenshot, F11 export voxels (voxhash-voxels-NNN.ply),
+      1/2/3 algorithm, Esc quit
 )";
 }
 
@@ -99,6 +102,8 @@ ViewerOptions parse_options(std::span<char* const> args) {
       options.frames = parse_number(arg, value(), 1, 1 << 30);
     } else if (arg == "--screenshot") {
       options.screenshot = value();
+    } else if (arg == "--export") {
+      options.export_path = value();
     } else if (arg == "--offscreen") {
       flag(options.offscreen);
     } else if (arg == "--timing") {
@@ -117,6 +122,9 @@ ViewerOptions parse_options(std::span<char* const> args) {
   }
   if (!options.screenshot.empty() && !options.frames) {
     throw UsageError("--screenshot needs --frames N (the shot is taken after the last frame)");
+  }
+  if (!options.export_path.empty() && !options.frames) {
+    throw UsageError("--export needs --frames N (the voxels are written after the last frame)");
   }
   if (options.offscreen && !options.frames) {
     throw UsageError("--offscreen needs --frames N");

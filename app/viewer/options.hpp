@@ -22,6 +22,7 @@ struct ViewerOptions {
   std::string backend = "auto";  // cpu, cuda or auto
   std::optional<int> frames;     // render this many frames (fixed 1/60 s steps), then exit
   std::string screenshot;        // PNG written after the last frame
+  std::string export_path;       // PLY of the last frame's labelled voxels, written after it
   bool offscreen  = false;       // EGL device platform, no window
   bool timing     = false;       // per-frame transfer timings on stdout
   bool no_interop = false;       // force the host-upload path

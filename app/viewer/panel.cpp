@@ -7,7 +7,7 @@
 //   [layers]      points, intersection, inside / outside voxels per model, sizes
 //   [parameters]  points per model, grid resolution, table space / load, animation
 //   [models]      load a model by path (errors stay in the panel)
-//   [screenshot]  button and last result
+//   [output]      screenshot and voxel export buttons, and the last result
 #include "viewer/palette.hpp"
 #include "viewer/panel.hpp"
 
@@ -73,9 +73,9 @@ Panel::Panel(const AppState& state)
     copy_path(m_paths[i], state.models()[i].path);
 }
 
-void Panel::set_screenshot_status(std::string status, bool is_error) {
-  m_screenshot_status = std::move(status);
-  m_screenshot_error  = is_error;
+void Panel::set_output_status(std::string status, bool is_error) {
+  m_output_status = std::move(status);
+  m_output_error  = is_error;
 }
 
 PanelRequests Panel::draw(AppState& state,
@@ -96,7 +96,7 @@ PanelRequests Panel::draw(AppState& state,
   draw_layers(controls);
   draw_parameters(state);
   draw_models(state);
-  requests.screenshot = draw_screenshot();
+  draw_output(requests);
   ImGui::End();
   return requests;
 }
@@ -308,16 +308,17 @@ void Panel::draw_models(AppState& state) {
   }
 }
 
-// [screenshot] ---------------------------------------------------------------------------------
-bool Panel::draw_screenshot() {
+// [output] -------------------------------------------------------------------------------------
+void Panel::draw_output(PanelRequests& requests) {
   ImGui::Separator();
-  const bool requested = ImGui::Button("Screenshot (F12)");
-  if (!m_screenshot_status.empty()) {
-    ImGui::SameLine();
-    ImGui::TextColored(
-        m_screenshot_error ? kErrorColor : kDimColor, "%s", m_screenshot_status.c_str());
+  requests.screenshot = ImGui::Button("Screenshot (F12)");
+  ImGui::SameLine();
+  requests.export_voxels = ImGui::Button("Export voxels (F11)");
+  if (!m_output_status.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, m_output_error ? kErrorColor : kDimColor);
+    ImGui::TextWrapped("%s", m_output_status.c_str());
+    ImGui::PopStyleColor();
   }
-  return requested;
 }
 
 }  // namespace voxhash::viewer

@@ -1,6 +1,6 @@
 // The ImGui control panel: algorithm switch, scene parameters, layer toggles, per-stage times,
 // build / probe rates with scrolling plots and as fractions of the device's measured limits,
-// counts, device and transfer path, model loading by path, screenshots.
+// counts, device and transfer path, model loading by path, screenshots and voxel exports.
 #pragma once
 
 #include "viewer/app_state.hpp"
@@ -37,8 +37,9 @@ struct ViewControls {
 
 /// What the user asked for this frame that the panel cannot do itself.
 struct PanelRequests {
-  bool screenshot = false;
-  bool reset      = false;  // time and camera back to the start
+  bool screenshot    = false;
+  bool export_voxels = false;  // the current frame's labelled voxels to a PLY file
+  bool reset         = false;  // time and camera back to the start
 };
 
 class Panel {
@@ -53,8 +54,8 @@ class Panel {
                      double wall_frame_ms,
                      const PanelInfo& info);
 
-  /// Shown under the screenshot button (saved path or error).
-  void set_screenshot_status(std::string status, bool is_error);
+  /// Shown under the screenshot and export buttons (the file written, or the error).
+  void set_output_status(std::string status, bool is_error);
 
  private:
   void draw_status(AppState& state,
@@ -69,15 +70,15 @@ class Panel {
   void draw_layers(ViewControls& controls);
   void draw_parameters(AppState& state);
   void draw_models(AppState& state);
-  bool draw_screenshot();
+  void draw_output(PanelRequests& requests);
 
   std::array<std::array<char, 512>, 2> m_paths{};
   int m_points         = 0;
   int m_resolution     = 0;
   float m_cuckoo_space = 0;
   float m_load         = 0;
-  std::string m_screenshot_status;
-  bool m_screenshot_error = false;
+  std::string m_output_status;
+  bool m_output_error = false;
 };
 
 }  // namespace voxhash::viewer

@@ -3,6 +3,7 @@
 #include "viewer/screenshot.hpp"
 #include "viewer/stopwatch.hpp"
 #include "viewer/viewer_session.hpp"
+#include "viewer/voxel_export.hpp"
 #include "viewer/voxel_instance.hpp"
 
 #include <voxhash/device_limits.hpp>
@@ -72,6 +73,7 @@ void ViewerSession::frame(double dt, int width, int height) {
     m_ui.end_frame();
     if (requests.reset) reset();
     m_screenshot_requested |= requests.screenshot;
+    if (requests.export_voxels) export_voxels(voxels_file_name());
   }
   if (m_timing) {
     glFinish();
@@ -87,10 +89,21 @@ void ViewerSession::reset() {
 bool ViewerSession::save_screenshot(const std::string& path, int width, int height) {
   try {
     viewer::save_screenshot(path, width, height);
-    m_panel.set_screenshot_status("saved " + path, false);
+    m_panel.set_output_status("saved " + path, false);
     return true;
   } catch (const std::exception& e) {
-    m_panel.set_screenshot_status(e.what(), true);
+    m_panel.set_output_status(e.what(), true);
+    return false;
+  }
+}
+
+bool ViewerSession::export_voxels(const std::string& path) {
+  try {
+    const std::size_t voxels = viewer::export_voxels(m_state.pipeline(), path);
+    m_panel.set_output_status("saved " + path + " (" + std::to_string(voxels) + " voxels)", false);
+    return true;
+  } catch (const std::exception& e) {
+    m_panel.set_output_status(e.what(), true);
     return false;
   }
 }

@@ -39,6 +39,9 @@ class ViewerSession {
   bool save_screenshot(const std::string& path, int width, int height);
   /// True once after the panel's screenshot button was pressed.
   [[nodiscard]] bool take_screenshot_request();
+  /// Writes the last frame's labelled voxels of both models to `path` as PLY; the result (path or
+  /// error) is shown in the panel and returned as false on failure. The scene keeps running.
+  bool export_voxels(const std::string& path);
 
   [[nodiscard]] AppState& state() { return m_state; }
   [[nodiscard]] OrbitCamera& camera() { return m_camera; }

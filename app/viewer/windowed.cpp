@@ -1,10 +1,12 @@
 // run_windowed: the GLFW loop. Mouse: left drag orbits, right / middle drag pans, wheel zooms.
-// Keys: Space pause, N step, R reset, V vsync, H panel, F12 screenshot, 1/2/3 algorithm, Esc.
+// Keys: Space pause, N step, R reset, V vsync, H panel, F12 screenshot, F11 voxel export,
+// 1/2/3 algorithm, Esc.
 #include "viewer/frame_timing.hpp"
 #include "viewer/front_ends.hpp"
 #include "viewer/screenshot.hpp"
 #include "viewer/stopwatch.hpp"
 #include "viewer/viewer_session.hpp"
+#include "viewer/voxel_export.hpp"
 #include "viewer/window.hpp"
 
 #include <GLFW/glfw3.h>
@@ -63,9 +65,11 @@ void apply_input(const WindowInput& input,
     if (input.scroll != 0) camera.zoom(input.scroll);
   }
   for (int k = 0; k < input.key_count; ++k) {
-    // F12 works even while a text field has the keyboard.
+    // F12 and F11 work even while a text field has the keyboard.
     if (input.keys[k] == GLFW_KEY_F12) {
       screenshot = true;
+    } else if (input.keys[k] == GLFW_KEY_F11) {
+      session.export_voxels(voxels_file_name());
     } else if (!session.ui_wants_keyboard()) {
       apply_key(input.keys[k], window, session);
     }
@@ -115,6 +119,11 @@ int run_windowed(const ViewerOptions& options, Backend backend) {
           !session.save_screenshot(options.screenshot, width, height)) {
         std::fprintf(
             stderr, "voxhash: error: cannot write screenshot '%s'\n", options.screenshot.c_str());
+        return 1;
+      }
+      if (!options.export_path.empty() && !session.export_voxels(options.export_path)) {
+        std::fprintf(
+            stderr, "voxhash: error: cannot write voxels '%s'\n", options.export_path.c_str());
         return 1;
       }
       break;

@@ -1,8 +1,10 @@
 // `voxhash bench` on the CPU backend (label cpu): `limits`, the quick `tables` set and a tiny
-// `frame --all-algos` run write JSON (and CSV) with the schema's fields and positive rates; usage
-// errors are InvalidInput. Performance itself is never asserted.
+// `frame --all-algos` run write JSON (and CSV) with the schema's fields and positive rates; `frame
+// --export` writes a PLY; usage errors, and `frame --render` without CUDA, are InvalidInput.
+// Performance itself is never asserted.
 #include "bench/bench.hpp"
 
+#include <voxhash/backend.hpp>
 #include <voxhash/error.hpp>
 
 #include <cstdlib>
@@ -157,7 +159,41 @@ TEST(bench, FrameAllAlgorithmsAgree) {
   const std::string json = read_text(json_path);
   expect_header(json);
   EXPECT_NE(json.find("\"outputs_identical\": true"), std::string::npos);
-  EXPECT_EQ(values_of(json, "suite").size(), 3u * 6u);  // three algorithms, six stages
+  // Three algorithms with the same stages each (at least animate ... flood_fill, total).
+  const std::size_t results = values_of(json, "suite").size();
+  EXPECT_GE(results, 3u * 6u);
+  for (const char* algorithm : {"cuckoo", "hashgraph-v1", "hashgraph-v2"}) {
+    const std::string tag = key_of("algorithm") + '"' + algorithm + '"';
+    std::size_t count     = 0;
+    for (auto pos = json.find(tag); pos != std::string::npos; pos = json.find(tag, pos + 1))
+      ++count;
+    EXPECT_EQ(3 * count, results) << algorithm;
+  }
+}
+
+TEST(bench, FrameExportWritesAPly) {
+  const std::string ply_path = temp_path("frame.ply");
+  EXPECT_EQ(run_bench({"bench", "frame", "--backend", "cpu", "--quick", "--export", ply_path}), 0);
+  const std::string ply      = read_text(ply_path);
+  const std::string vertices = "\nelement vertex ";
+  ASSERT_TRUE(ply.starts_with("ply\n")) << ply.substr(0, 64);
+  const std::size_t at = ply.find(vertices);
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_GT(std::strtoul(ply.c_str() + at + vertices.size(), nullptr, 10), 0u);
+  EXPECT_GT(ply.size(), ply.find("end_header\n") + 11);
+}
+
+TEST(bench, FrameRenderWithoutCudaIsOneClearLine) {
+  if (cuda_available()) GTEST_SKIP() << "a CUDA device is present: --render would run";
+  try {
+    run_bench({"bench", "frame", "--render"});
+    ADD_FAILURE() << "frame --render ran without a CUDA device";
+  } catch (const InvalidInput& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    EXPECT_NE(message.find("--render"), std::string::npos) << message;
+    EXPECT_NE(message.find("CUDA device"), std::string::npos) << message;
+  }
 }
 
 TEST(bench, UsageErrorsAreInvalidInput) {
@@ -168,6 +204,10 @@ TEST(bench, UsageErrorsAreInvalidInput) {
   EXPECT_THROW(run_bench({"bench", "limits", "--backend", "cpu", "--points", "5"}), InvalidInput);
   EXPECT_THROW(run_bench({"bench", "frame", "--backend", "cpu", "--points", "many"}), InvalidInput);
   EXPECT_THROW(run_bench({"bench", "frame", "--backend", "cpu", "--json"}), InvalidInput);
+  EXPECT_THROW(run_bench({"bench", "frame", "--backend", "cpu", "--render"}), InvalidInput);
+  EXPECT_THROW(run_bench({"bench", "frame", "--render", "--all-algos"}), InvalidInput);
+  EXPECT_THROW(run_bench({"bench", "tables", "--backend", "cpu", "--export", "x.ply"}),
+               InvalidInput);
   EXPECT_THROW(run_bench({"bench", "tables", "--backend", "tpu"}), InvalidInput);
   EXPECT_THROW(run_bench({"bench", "benchmark"}), InvalidInput);
   EXPECT_THROW(run_bench({"bench"}), InvalidInput);

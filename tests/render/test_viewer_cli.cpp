@@ -1,14 +1,24 @@
 // The viewer as a user runs it, under Xvfb with Mesa on the CPU backend: command-line errors and
-// exit codes, the missing-display message, and screenshots that must show both models' points,
-// the intersection voxels and the panel; the offscreen (EGL) path must render the same frame.
+// exit codes, the missing-display message, screenshots that must show both models' points, the
+// intersection voxels and the panel, the offscreen (EGL) path rendering the same frame, and
+// --export writing the last frame's labelled voxels.
 #include "render_checks.hpp"
+#include "viewer/app_state.hpp"
+#include "viewer/buffer_bridge.hpp"
 #include "viewer/palette.hpp"
 #include "viewer/panel.hpp"
 
+#include <voxhash/pipeline.hpp>
+
 #include <algorithm>
+#include <array>
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace voxhash::test {
 namespace {
@@ -25,6 +35,46 @@ std::size_t lines(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
+/// Runs the pipeline's frames for an AppState without GL: the voxels do not depend on the path
+/// that takes them to the screen.
+class PipelineOnlyBridge final : public viewer::BufferBridge {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "pipeline only"; }
+  void reserve(const std::array<std::size_t, 2>&) override {}
+  FrameStats run_frame(Pipeline& pipeline, double time) override {
+    return pipeline.run_frame(time);
+  }
+  [[nodiscard]] const viewer::TransferTimes& times() const override { return m_times; }
+
+ private:
+  viewer::TransferTimes m_times;
+};
+
+/// What a PLY written by export_voxels_ply holds: the header's vertex count, and each vertex's
+/// colour (x y z floats, then red green blue bytes).
+struct PlyVoxels {
+  std::size_t header_count = 0;
+  std::vector<std::array<unsigned char, 3>> colours;
+};
+
+PlyVoxels read_ply(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  PlyVoxels ply;
+  const std::size_t count = bytes.find("element vertex ");
+  const std::size_t body  = bytes.find("end_header\n");
+  if (!bytes.starts_with("ply\n") || count == std::string::npos || body == std::string::npos) {
+    return ply;
+  }
+  ply.header_count              = std::stoul(bytes.substr(count + 15));
+  constexpr std::size_t kRecord = 3 * sizeof(float) + 3;
+  for (std::size_t at = body + 11; at + kRecord <= bytes.size(); at += kRecord) {
+    const auto* rgb = reinterpret_cast<const unsigned char*>(bytes.data() + at + 12);
+    ply.colours.push_back({rgb[0], rgb[1], rgb[2]});
+  }
+  return ply;
+}
+
 TEST(ViewerCli, HelpListsTheOptions) {
   const CommandResult r = run_voxhash("--help");
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -36,6 +86,7 @@ TEST(ViewerCli, HelpListsTheOptions) {
                            "--backend",
                            "--frames",
                            "--screenshot",
+                           "--export",
                            "--offscreen",
                            "--width",
                            "--height"}) {
@@ -57,6 +108,7 @@ TEST(ViewerCli, MalformedValuesAreUsageErrors) {
                            "--algo quadratic",
                            "--backend opencl",
                            "--screenshot x.png",
+                           "--export x.ply",
                            "--offscreen"}) {
     const CommandResult r = run_voxhash(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
@@ -123,6 +175,40 @@ TEST(ViewerCli, OffscreenRendersTheWindowsFrame) {
   ASSERT_EQ(a.width, b.width);
   ASSERT_EQ(a.height, b.height);
   EXPECT_LE(differing_pixels(a, b, 8), a.pixels() / 1000);
+}
+
+TEST(ViewerCli, ExportWritesBothModelsLabelledVoxels) {
+  const std::string ply = output_path("viewer_voxels.ply");
+  std::filesystem::remove(ply);
+  const CommandResult r = run_voxhash(kSmallScene + " --frames 100 --no-panel --export " + ply);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+
+  // The same 100 steps without a window give the counts the file must hold.
+  viewer::SceneSettings settings;
+  settings.points_per_model = 20000;
+  settings.resolution       = 128;
+  viewer::AppState state(Backend::Cpu, settings, {asset("sphere.obj"), asset("torus.obj")});
+  PipelineOnlyBridge bridge;
+  for (int frame = 0; frame < 100; ++frame) {
+    ASSERT_TRUE(state.update(bridge, viewer::AppState::kStep)) << state.message();
+  }
+  const auto& model = state.stats().model;
+  ASSERT_GT(model[0].intersection, 0u) << "100 steps should make the models overlap";
+
+  const PlyVoxels voxels = read_ply(ply);
+  EXPECT_EQ(voxels.header_count, model[0].voxels + model[1].voxels);
+  ASSERT_EQ(voxels.colours.size(), voxels.header_count) << "one 15-byte record per vertex";
+  const auto yellow = std::count_if(voxels.colours.begin(), voxels.colours.end(), [](auto c) {
+    return c[0] > 150 && c[1] > 150 && c[2] < 100;
+  });
+  EXPECT_EQ(static_cast<std::size_t>(yellow), model[0].intersection + model[1].intersection);
+}
+
+TEST(ViewerCli, ExportToAMissingDirectoryIsAnError) {
+  const std::string ply = output_path("no_such_dir/voxels.ply");
+  const CommandResult r = run_voxhash(kSmallScene + " --frames 1 --no-panel --export " + ply);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot write voxels '" + ply + "'"), std::string::npos) << r.output;
 }
 
 }  // namespace

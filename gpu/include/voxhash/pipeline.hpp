@@ -49,6 +49,9 @@ struct PipelineConfig {
 /// Milliseconds per stage, both models together (CUDA events on the GPU, steady clock on the CPU).
 struct StageTimes {
   double animate = 0, voxelize = 0, build = 0, probe = 0, flood_fill = 0, total = 0;
+  // flood_fill broken down: barrier (near) test, union-find components, six-ray inside tests,
+  // neighbour votes for the barrier.
+  double fill_near = 0, fill_components = 0, inside_tests = 0, fill_votes = 0;
 };
 
 struct ModelFrameStats {
@@ -59,6 +62,7 @@ struct ModelFrameStats {
   std::size_t inside       = 0;  // surface voxels inside the other model
   std::size_t outside      = 0;
   std::size_t components   = 0;  // flood-fill regions (connected components) labelled
+  std::size_t undecided    = 0;  // barrier voxels the neighbour vote left to their own ray test
 };
 
 struct FrameStats {

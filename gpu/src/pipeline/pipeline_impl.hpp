@@ -17,6 +17,9 @@
 
 namespace voxhash::pipeline {
 
+/// Rounds of neighbour voting for barrier voxels before the rest get their own ray test.
+inline constexpr int kVoteRounds = 6;
+
 template <class View>
 View view_of(const HashTable& table) {
   if constexpr (std::is_same_v<View, core::CuckooView>) {
@@ -26,60 +29,59 @@ View view_of(const HashTable& table) {
   }
 }
 
+/// What one model's flood fill reports.
+struct FillResult {
+  std::uint32_t components = 0;
+  std::uint32_t undecided  = 0;
+  double near_ms = 0, components_ms = 0, inside_test_ms = 0, votes_ms = 0;
+};
+
 /// Labels the voxels of model `self` against model `other` (see core/flood_fill.hpp for the
-/// steps); returns the number of components. state holds the probe's intersection flags.
+/// steps). state holds the probe's intersection flags. Uses the executor's marks 6..11.
 template <class Exec, class View>
-std::uint32_t flood_fill(Exec& exec,
-                         View self,
-                         View other,
-                         core::BlockMask other_mask,
-                         core::GridView g,
-                         const Key* voxels,
-                         std::uint32_t n,
-                         FillBuffers& b) {
-  if (n == 0) return 0;
+FillResult flood_fill(Exec& exec, View self, View other, core::BlockMask other_mask,
+                      core::GridView g, const Key* voxels, std::uint32_t n, FillBuffers& b) {
+  FillResult r;
+  if (n == 0) return r;
   b.labels.resize(n);
   b.labels_next.resize(n);
   b.flags.resize(n);
   b.parent.resize(n);
   b.rep_key.resize(n);
   b.roots.resize(n);
+  exec.mark(10);
   mark_near(exec, other, other_mask, g, voxels, n, b.state.data());
+  exec.mark(11);
   connect_components(exec, self, g, voxels, n, b.state.data(), b.parent.data());
   pick_representatives(
       exec, voxels, n, b.state.data(), b.parent.data(), b.rep_key.data(), b.flags.data());
-  const auto components =
+  r.components =
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
-  b.crossings.resize(std::size_t{components} * core::kRayDirections);
+  b.crossings.resize(std::size_t{r.components} * core::kRayDirections);
   std::uint8_t* component_label = b.labels_next.data();  // indexed by root id
-  inside_test(exec,
-              other,
-              other_mask,
-              g,
-              b.roots.data(),
-              components,
-              b.rep_key.data(),
-              b.crossings.data(),
-              component_label);
-  label_from_components(exec, n, b.state.data(), b.parent.data(), component_label, b.labels.data());
-  for (int round = 0; round < 3; ++round) {
+  exec.mark(6);
+  inside_test(exec, other, other_mask, g, b.roots.data(), r.components, b.rep_key.data(),
+              b.crossings.data(), component_label);
+  exec.mark(7);
+  label_from_components(exec, n, b.state.data(), b.parent.data(), component_label,
+                        b.labels.data());
+  for (int round = 0; round < kVoteRounds; ++round) {
     vote_round(exec, self, g, voxels, n, b.labels.data(), b.labels_next.data());
     b.labels.swap(b.labels_next);
   }
   flag_label(exec, b.labels.data(), n, core::kLabelUnknown, b.flags.data());
-  const auto left =
+  r.undecided =
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
-  b.crossings.resize(std::size_t{left} * core::kRayDirections);
-  inside_test(exec,
-              other,
-              other_mask,
-              g,
-              b.roots.data(),
-              left,
-              voxels,
-              b.crossings.data(),
+  b.crossings.resize(std::size_t{r.undecided} * core::kRayDirections);
+  exec.mark(8);
+  inside_test(exec, other, other_mask, g, b.roots.data(), r.undecided, voxels, b.crossings.data(),
               b.labels.data());
-  return components;
+  exec.mark(9);
+  r.near_ms        = exec.elapsed_ms(10, 11);
+  r.components_ms  = exec.elapsed_ms(11, 6);
+  r.inside_test_ms = exec.elapsed_ms(6, 7) + exec.elapsed_ms(8, 9);
+  r.votes_ms       = exec.elapsed_ms(7, 8);
+  return r;
 }
 
 template <class Exec>
@@ -188,15 +190,15 @@ class PipelineImpl final : public PipelineBackend {
     for (Model& m : m_models)
       build_block_mask(m_exec, g, m.table->unique_keys(), m.unique, m.fill);
     for (int i = 0; i < 2; ++i) {
-      Model& m                  = m_models[i];
-      stats.model[i].components = flood_fill(m_exec,
-                                             views[i],
-                                             views[1 - i],
-                                             m_models[1 - i].fill.mask,
-                                             g,
-                                             m.table->unique_keys(),
-                                             m.unique,
-                                             m.fill);
+      Model& m            = m_models[i];
+      const FillResult r  = flood_fill(m_exec, views[i], views[1 - i], m_models[1 - i].fill.mask,
+                                       g, m.table->unique_keys(), m.unique, m.fill);
+      stats.model[i].components = r.components;
+      stats.model[i].undecided  = r.undecided;
+      stats.ms.fill_near += r.near_ms;
+      stats.ms.fill_components += r.components_ms;
+      stats.ms.inside_tests += r.inside_test_ms;
+      stats.ms.fill_votes += r.votes_ms;
     }
   }
 
