@@ -2,7 +2,7 @@
 # One device-machine call's worth of GPU work (see ../shared/device/README.md): the gpu-labelled
 # tests, then the benchmarks, logs and JSON under $OUT. Run from the repo root on the GPU machine
 # with build/ (built here for sm_90) and .gl/ carried: `tools/device_run.sh [tests] [tables]
-# [frame] [sweeps]` (default: tests tables frame).
+# [frame] [quick] [sweeps]` (default: tests tables frame).
 set -uo pipefail
 final=${OUT:-/tmp/voxhash-out}
 out=$final/results  # packed into $final/results.tar.gz at the end (the tool returns <= 8 files)
@@ -23,6 +23,9 @@ for step in $steps; do
         --json "$out/frame-8M-1024.json" >"$out/frame-8M-1024.txt" 2>&1
       ./build/app/voxhash bench frame --all-algos --points 1M --res 512 --frames 100 \
         --json "$out/frame-1M-512.json" >"$out/frame-1M-512.txt" 2>&1 ;;
+    quick)
+      ./build/app/voxhash bench frame --all-algos --quick \
+        --json "$out/frame-quick.json" >"$out/frame-quick.txt" 2>&1 ;;
     sweeps)
       ./build/app/voxhash bench tables --sweep load --sweep multiplicity --sweep size \
         --sweep misses --json "$out/sweeps.json" >"$out/sweeps.txt" 2>"$out/sweeps.err" ;;

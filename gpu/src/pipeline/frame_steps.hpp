@@ -84,7 +84,7 @@ void mark_near(Exec& exec,
   });
 }
 
-/// Step 2: union-find over the non-barrier voxels, then full path compression.
+/// Step 2: union-find over the non-barrier voxels, then flattening: every parent becomes its root.
 template <class Exec, class View>
 void connect_components(Exec& exec,
                         View self,
@@ -97,8 +97,9 @@ void connect_components(Exec& exec,
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
     if (state[id] == 0) core::unite_with_neighbours(self, g, g.cell(voxels[id]), id, state, parent);
   });
-  exec.for_each(n,
-                [=] VOXHASH_LAMBDA(std::uint32_t id) { parent[id] = core::find_root(parent, id); });
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    core::atomic_store(&parent[id], core::root_of(parent, id));
+  });
 }
 
 /// Step 3a: each component's representative is its smallest key; flags mark component roots.

@@ -101,6 +101,14 @@ VOXHASH_HD std::uint32_t find_root(std::uint32_t* parent, std::uint32_t x) {
   return curr;
 }
 
+/// Root of x's tree by reads alone, for the final flattening: path halving there could overwrite
+/// a node's freshly written root with an older ancestor. Safe while no unions run.
+VOXHASH_HD std::uint32_t root_of(const std::uint32_t* parent, std::uint32_t x) {
+  std::uint32_t next;
+  while ((next = atomic_load(&parent[x])) != x) x = next;
+  return x;
+}
+
 /// Joins the trees of a and b, hooking the larger root under the smaller.
 VOXHASH_HD void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
   std::uint32_t ra = find_root(parent, a);
