@@ -68,6 +68,10 @@ struct CuckooView {
     return s == kNotFound ? kNotFound : slot_rank[s];
   }
 
+  /// Batched find_id (see find_batch): dense ids of K keys, kNotFound where absent.
+  template <int K>
+  VOXHASH_HD void find_id_batch(const Key (&key)[K], std::uint32_t (&id)[K]) const;
+
   /// How many times `key` occurred in the build input. Needs a build with unique ids.
   VOXHASH_HD std::uint32_t count(Key key) const {
     const std::uint32_t id = find_id(key);
@@ -172,6 +176,15 @@ VOXHASH_HD void find_batch(const CuckooView& t,
       pending[k] = found != key[k] && found != kEmptyKey;
     }
   }
+}
+
+template <int K>
+VOXHASH_HD void CuckooView::find_id_batch(const Key (&key)[K], std::uint32_t (&id)[K]) const {
+  std::uint32_t slot[K];
+  CuckooEntry entry[K];
+  find_batch<K>(*this, key, slot, entry);
+  VOXHASH_UNROLL
+  for (int k = 0; k < K; ++k) id[k] = slot[k] == kNotFound ? kNotFound : slot_rank[slot[k]];
 }
 
 }  // namespace voxhash::core

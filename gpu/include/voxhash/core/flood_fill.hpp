@@ -127,22 +127,24 @@ VOXHASH_HD void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
 }
 
 /// Unites voxel `id` (at cell c) with each of its 13 "forward" 26-neighbours that is a voxel of
-/// the same model and not a barrier (the other 13 are covered by their own threads).
+/// the same model and not a barrier (the other 13 are covered by their own threads). The 13
+/// lookups go out together (find_id_batch), so their latencies overlap.
 template <class View>
-VOXHASH_HD void unite_with_neighbours(const View& self,
-                                      const GridView& g,
-                                      Int3 c,
-                                      std::uint32_t id,
-                                      const std::uint8_t* state,
-                                      std::uint32_t* parent) {
-  for (int n = 0; n < 13; ++n) {
-    // The 13 offsets (dx, dy, dz) greater than (0, 0, 0) in lexicographic (z, y, x) order.
-    const int code = n + 14;  // 14..26 of the 27 offsets numbered 0..26
-    const Int3 d   = {code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1};
-    const Int3 nc  = offset(c, d.x, d.y, d.z);
-    if (!g.in_grid(nc)) continue;
-    const std::uint32_t nid = self.find_id(g.key(nc));
-    if (nid != kNotFound && state[nid] == 0) unite(parent, id, nid);
+VOXHASH_HD void unite_with_neighbours(const View& self, const GridView& g, Int3 c, std::uint32_t id,
+                                      const std::uint8_t* state, std::uint32_t* parent) {
+  constexpr int kForward = 13;
+  Key key[kForward];
+  VOXHASH_UNROLL
+  for (int n = 0; n < kForward; ++n) {
+    // The 13 offsets greater than (0, 0, 0) in (z, y, x) order: codes 14..26 of 0..26.
+    const int code = n + 14;
+    const Int3 nc  = offset(c, code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1);
+    key[n]         = g.in_grid(nc) ? g.key(nc) : kEmptyKey;
+  }
+  std::uint32_t nid[kForward];
+  self.template find_id_batch<kForward>(key, nid);
+  for (int n = 0; n < kForward; ++n) {
+    if (nid[n] != kNotFound && state[nid[n]] == 0) unite(parent, id, nid[n]);
   }
 }
 

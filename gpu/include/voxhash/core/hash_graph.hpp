@@ -119,6 +119,16 @@ struct HashGraphView {
     }
   }
 
+  /// Batched find_id: dense ids of K keys, kNotFound where absent.
+  template <int K>
+  VOXHASH_HD void find_id_batch(const Key (&key)[K], std::uint32_t (&id)[K]) const {
+    std::uint32_t edge[K];
+    HashGraphEdge found[K];
+    find_edge_batch<K>(key, edge, found);
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) id[k] = edge[k] == kNotFound ? kNotFound : edge_rank[edge[k]];
+  }
+
   /// 1 if edge `e` is the first edge of its key in its bucket list, else 0.
   VOXHASH_HD std::uint32_t is_first_edge(std::uint32_t e) const {
     return find_edge(edges[e].key) == e ? 1u : 0u;
