@@ -24,11 +24,9 @@ struct FillBuffers {
         roots(b, 0),
         crossings(b, 0),
         counts(b, 4),
-        neighbours(b, 0),
         mask_words(b, 0) {}
   Buffer<std::uint8_t> state, labels, labels_next, flags;
   Buffer<std::uint32_t> parent, rep_key, roots, crossings, counts;
-  Buffer<std::uint32_t> neighbours;  // kForwardNeighbours ids per voxel (union-find edges)
   Buffer<std::uint32_t> mask_words;  // this model's BlockMask, read by the other model's fill
   core::BlockMask mask;
 };
@@ -86,10 +84,7 @@ void mark_near(Exec& exec,
   });
 }
 
-/// Step 2: connected components of the non-barrier voxels, ECL-CC style: (a) look up each
-/// voxel's forward neighbours once, keeping them in `nbr` (13 per voxel), and start its parent at
-/// the smallest of them; (b) hook along every kept edge; (c) flatten: every parent becomes its
-/// root.
+/// Step 2: union-find over the non-barrier voxels, then flattening: every parent becomes its root.
 template <class Exec, class View>
 void connect_components(Exec& exec,
                         View self,
@@ -97,20 +92,10 @@ void connect_components(Exec& exec,
                         const Key* voxels,
                         std::uint32_t n,
                         const std::uint8_t* state,
-                        std::uint32_t* nbr,
                         std::uint32_t* parent) {
-  constexpr int kN = core::kForwardNeighbours;
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) { parent[id] = id; });
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
-    parent[id] = state[id] == 0 ? core::forward_neighbours(self, g, g.cell(voxels[id]), id, state,
-                                                           nbr + std::size_t{id} * kN)
-                                : id;
-  });
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
-    if (state[id] != 0) return;
-    const std::uint32_t* mine = nbr + std::size_t{id} * kN;
-    for (int k = 0; k < kN; ++k) {
-      if (mine[k] != kNotFound) core::unite(parent, id, mine[k]);
-    }
+    if (state[id] == 0) core::unite_with_neighbours(self, g, g.cell(voxels[id]), id, state, parent);
   });
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
     core::atomic_store(&parent[id], core::root_of(parent, id));

@@ -52,9 +52,7 @@ FillResult flood_fill(Exec& exec, View self, View other, core::BlockMask other_m
   exec.mark(10);
   mark_near(exec, other, other_mask, g, voxels, n, b.state.data());
   exec.mark(11);
-  b.neighbours.resize(std::size_t{n} * core::kForwardNeighbours);
-  connect_components(
-      exec, self, g, voxels, n, b.state.data(), b.neighbours.data(), b.parent.data());
+  connect_components(exec, self, g, voxels, n, b.state.data(), b.parent.data());
   pick_representatives(
       exec, voxels, n, b.state.data(), b.parent.data(), b.rep_key.data(), b.flags.data());
   r.components =

@@ -126,34 +126,26 @@ VOXHASH_HD void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
   }
 }
 
-inline constexpr int kForwardNeighbours = 13;
-
-/// Looks up the 13 "forward" 26-neighbours of voxel `id` (cell c) in its own table, all at once
-/// (find_id_batch, so the latencies overlap), and writes their ids to nbr[0..13) (kNotFound
-/// where the cell is empty or a barrier voxel; the other 13 neighbours are covered by their own
-/// threads). Returns the smallest id among id and those neighbours: ECL-CC's initial parent,
-/// which makes most trees shallow before any hooking.
+/// Unites voxel `id` (at cell c) with each of its 13 "forward" 26-neighbours that is a voxel of
+/// the same model and not a barrier (the other 13 are covered by their own threads). The 13
+/// lookups go out together (find_id_batch), so their latencies overlap.
 template <class View>
-VOXHASH_HD std::uint32_t forward_neighbours(const View& self, const GridView& g, Int3 c,
-                                            std::uint32_t id, const std::uint8_t* state,
-                                            std::uint32_t* nbr) {
-  Key key[kForwardNeighbours];
+VOXHASH_HD void unite_with_neighbours(const View& self, const GridView& g, Int3 c, std::uint32_t id,
+                                      const std::uint8_t* state, std::uint32_t* parent) {
+  constexpr int kForward = 13;
+  Key key[kForward];
   VOXHASH_UNROLL
-  for (int n = 0; n < kForwardNeighbours; ++n) {
+  for (int n = 0; n < kForward; ++n) {
     // The 13 offsets greater than (0, 0, 0) in (z, y, x) order: codes 14..26 of 0..26.
     const int code = n + 14;
     const Int3 nc  = offset(c, code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1);
     key[n]         = g.in_grid(nc) ? g.key(nc) : kEmptyKey;
   }
-  std::uint32_t found[kForwardNeighbours];
-  self.template find_id_batch<kForwardNeighbours>(key, found);
-  std::uint32_t smallest = id;
-  for (int n = 0; n < kForwardNeighbours; ++n) {
-    const bool link = found[n] != kNotFound && state[found[n]] == 0;
-    nbr[n]          = link ? found[n] : kNotFound;
-    if (link && found[n] < smallest) smallest = found[n];
+  std::uint32_t nid[kForward];
+  self.template find_id_batch<kForward>(key, nid);
+  for (int n = 0; n < kForward; ++n) {
+    if (nid[n] != kNotFound && state[nid[n]] == 0) unite(parent, id, nid[n]);
   }
-  return smallest;
 }
 
 /// Whether the other model occupies the 3x3 cross-section centred on c, perpendicular to `axis`.
