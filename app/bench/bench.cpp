@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <voxhash_git_commit.hpp>
 
 namespace voxhash::bench {
 namespace {
