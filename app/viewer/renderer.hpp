@@ -17,7 +17,7 @@ namespace voxhash::viewer {
 /// Which layers to draw; per model where it makes sense.
 struct Layers {
   std::array<bool, 2> points{true, true};
-  bool intersection = true;  // voxels occupied by both models
+  bool intersection = true;                // voxels occupied by both models
   std::array<bool, 2> inside{true, true};  // the parts of each surface inside the other
   std::array<bool, 2> outside{false, false};
 };

@@ -114,20 +114,21 @@ TEST(GpuPipeline, AnimatedFramesAgreeAcrossAlgorithms) {
 // where any dependence on the tables' voxel numbering would show.
 TEST(GpuPipeline, SparseAnimatedFramesAgreeAcrossAlgorithmsAndRuns) {
   REQUIRE_CUDA();
-  const auto t = torus({0, 0, 0}, 0.7f, 0.3f, 100000, 11);
-  const auto s = sphere({0, 0, 0}, 1.0f, 100000, 12);
+  const auto t             = torus({0, 0, 0}, 0.7f, 0.3f, 100000, 11);
+  const auto s             = sphere({0, 0, 0}, 1.0f, 100000, 12);
   PipelineConfig config    = static_config(512, TableKind::Cuckoo);
   config.grid.bounds       = {{-2.4f, -2.4f, -2.4f}, {2.4f, 2.4f, 2.4f}};
   config.animation.animate = true;
   for (double time : {1.5, 2.0, 2.5, 3.0, 3.5}) {
     SCOPED_TRACE("t = " + std::to_string(time));
     std::vector<SceneResult> results;
-    for (TableKind kind : {TableKind::Cuckoo, TableKind::Cuckoo, TableKind::HashGraphV1,
-                           TableKind::HashGraphV2}) {
+    for (TableKind kind :
+         {TableKind::Cuckoo, TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2}) {
       config.algorithm = kind;
       results.push_back(run_frame_at(Backend::Cuda, config, t, s, time));
     }
-    for (std::size_t k = 1; k < results.size(); ++k) expect_same(results[0], results[k], "frame");
+    for (std::size_t k = 1; k < results.size(); ++k)
+      expect_same(results[0], results[k], "frame");
   }
 }
 

@@ -39,8 +39,14 @@ struct FillResult {
 /// Labels the voxels of model `self` against model `other` (see core/flood_fill.hpp for the
 /// steps). state holds the probe's intersection flags. Uses the executor's marks 6..11.
 template <class Exec, class View>
-FillResult flood_fill(Exec& exec, View self, View other, core::BlockMask other_mask,
-                      core::GridView g, const Key* voxels, std::uint32_t n, FillBuffers& b) {
+FillResult flood_fill(Exec& exec,
+                      View self,
+                      View other,
+                      core::BlockMask other_mask,
+                      core::GridView g,
+                      const Key* voxels,
+                      std::uint32_t n,
+                      FillBuffers& b) {
   FillResult r;
   if (n == 0) return r;
   b.labels.resize(n);
@@ -60,11 +66,17 @@ FillResult flood_fill(Exec& exec, View self, View other, core::BlockMask other_m
   b.crossings.resize(std::size_t{r.components} * core::kRayDirections);
   std::uint8_t* component_label = b.labels_next.data();  // indexed by root id
   exec.mark(6);
-  inside_test(exec, other, other_mask, g, b.roots.data(), r.components, b.rep_key.data(),
-              b.crossings.data(), component_label);
+  inside_test(exec,
+              other,
+              other_mask,
+              g,
+              b.roots.data(),
+              r.components,
+              b.rep_key.data(),
+              b.crossings.data(),
+              component_label);
   exec.mark(7);
-  label_from_components(exec, n, b.state.data(), b.parent.data(), component_label,
-                        b.labels.data());
+  label_from_components(exec, n, b.state.data(), b.parent.data(), component_label, b.labels.data());
   for (int round = 0; round < kVoteRounds; ++round) {
     vote_round(exec, self, g, voxels, n, b.labels.data(), b.labels_next.data());
     b.labels.swap(b.labels_next);
@@ -74,7 +86,14 @@ FillResult flood_fill(Exec& exec, View self, View other, core::BlockMask other_m
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
   b.crossings.resize(std::size_t{r.undecided} * core::kRayDirections);
   exec.mark(8);
-  inside_test(exec, other, other_mask, g, b.roots.data(), r.undecided, voxels, b.crossings.data(),
+  inside_test(exec,
+              other,
+              other_mask,
+              g,
+              b.roots.data(),
+              r.undecided,
+              voxels,
+              b.crossings.data(),
               b.labels.data());
   exec.mark(9);
   r.near_ms        = exec.elapsed_ms(10, 11);
@@ -190,9 +209,15 @@ class PipelineImpl final : public PipelineBackend {
     for (Model& m : m_models)
       build_block_mask(m_exec, g, m.table->unique_keys(), m.unique, m.fill);
     for (int i = 0; i < 2; ++i) {
-      Model& m            = m_models[i];
-      const FillResult r  = flood_fill(m_exec, views[i], views[1 - i], m_models[1 - i].fill.mask,
-                                       g, m.table->unique_keys(), m.unique, m.fill);
+      Model& m                  = m_models[i];
+      const FillResult r        = flood_fill(m_exec,
+                                      views[i],
+                                      views[1 - i],
+                                      m_models[1 - i].fill.mask,
+                                      g,
+                                      m.table->unique_keys(),
+                                      m.unique,
+                                      m.fill);
       stats.model[i].components = r.components;
       stats.model[i].undecided  = r.undecided;
       stats.ms.fill_near += r.near_ms;

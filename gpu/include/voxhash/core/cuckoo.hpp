@@ -184,7 +184,8 @@ VOXHASH_HD void CuckooView::find_id_batch(const Key (&key)[K], std::uint32_t (&i
   CuckooEntry entry[K];
   find_batch<K>(*this, key, slot, entry);
   VOXHASH_UNROLL
-  for (int k = 0; k < K; ++k) id[k] = slot[k] == kNotFound ? kNotFound : slot_rank[slot[k]];
+  for (int k = 0; k < K; ++k)
+    id[k] = slot[k] == kNotFound ? kNotFound : slot_rank[slot[k]];
 }
 
 }  // namespace voxhash::core

@@ -105,7 +105,8 @@ VOXHASH_HD std::uint32_t find_root(std::uint32_t* parent, std::uint32_t x) {
 /// a node's freshly written root with an older ancestor. Safe while no unions run.
 VOXHASH_HD std::uint32_t root_of(const std::uint32_t* parent, std::uint32_t x) {
   std::uint32_t next;
-  while ((next = atomic_load(&parent[x])) != x) x = next;
+  while ((next = atomic_load(&parent[x])) != x)
+    x = next;
   return x;
 }
 
@@ -130,8 +131,12 @@ VOXHASH_HD void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
 /// the same model and not a barrier (the other 13 are covered by their own threads). The 13
 /// lookups go out together (find_id_batch), so their latencies overlap.
 template <class View>
-VOXHASH_HD void unite_with_neighbours(const View& self, const GridView& g, Int3 c, std::uint32_t id,
-                                      const std::uint8_t* state, std::uint32_t* parent) {
+VOXHASH_HD void unite_with_neighbours(const View& self,
+                                      const GridView& g,
+                                      Int3 c,
+                                      std::uint32_t id,
+                                      const std::uint8_t* state,
+                                      std::uint32_t* parent) {
   constexpr int kForward = 13;
   Key key[kForward];
   VOXHASH_UNROLL

@@ -126,7 +126,8 @@ struct HashGraphView {
     HashGraphEdge found[K];
     find_edge_batch<K>(key, edge, found);
     VOXHASH_UNROLL
-    for (int k = 0; k < K; ++k) id[k] = edge[k] == kNotFound ? kNotFound : edge_rank[edge[k]];
+    for (int k = 0; k < K; ++k)
+      id[k] = edge[k] == kNotFound ? kNotFound : edge_rank[edge[k]];
   }
 
   /// 1 if edge `e` is the first edge of its key in its bucket list, else 0.
