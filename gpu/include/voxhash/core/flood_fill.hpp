@@ -127,29 +127,38 @@ VOXHASH_HD void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
   }
 }
 
-/// Unites voxel `id` (at cell c) with each of its 13 "forward" 26-neighbours that is a voxel of
-/// the same model and not a barrier (the other 13 are covered by their own threads). The 13
-/// lookups go out together (find_id_batch), so their latencies overlap.
+inline constexpr int kForwardNeighbours = 13;
+/// The forward neighbours across a face (+x, +y, +z) in the numbering below: enough to join
+/// most of a surface before the first flattening.
+inline constexpr std::uint32_t kFaceNeighbours       = (1u << 0) | (1u << 2) | (1u << 8);
+inline constexpr std::uint32_t kAllForwardNeighbours = (1u << kForwardNeighbours) - 1u;
+
+/// Unites voxel `id` (at cell c) with those of its 13 "forward" 26-neighbours selected by
+/// `which` (bit n: neighbour n) that are voxels of the same model and not barriers; the other 13
+/// neighbours are covered by their own threads. The lookups go out together (find_id_batch), and
+/// a neighbour already under the same parent is skipped without walking the trees.
 template <class View>
 VOXHASH_HD void unite_with_neighbours(const View& self,
                                       const GridView& g,
                                       Int3 c,
                                       std::uint32_t id,
+                                      std::uint32_t which,
                                       const std::uint8_t* state,
                                       std::uint32_t* parent) {
-  constexpr int kForward = 13;
-  Key key[kForward];
+  Key key[kForwardNeighbours];
   VOXHASH_UNROLL
-  for (int n = 0; n < kForward; ++n) {
+  for (int n = 0; n < kForwardNeighbours; ++n) {
     // The 13 offsets greater than (0, 0, 0) in (z, y, x) order: codes 14..26 of 0..26.
     const int code = n + 14;
     const Int3 nc  = offset(c, code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1);
-    key[n]         = g.in_grid(nc) ? g.key(nc) : kEmptyKey;
+    key[n]         = ((which >> n) & 1u) && g.in_grid(nc) ? g.key(nc) : kEmptyKey;
   }
-  std::uint32_t nid[kForward];
-  self.template find_id_batch<kForward>(key, nid);
-  for (int n = 0; n < kForward; ++n) {
-    if (nid[n] != kNotFound && state[nid[n]] == 0) unite(parent, id, nid[n]);
+  std::uint32_t nid[kForwardNeighbours];
+  self.template find_id_batch<kForwardNeighbours>(key, nid);
+  for (int n = 0; n < kForwardNeighbours; ++n) {
+    if (nid[n] == kNotFound || state[nid[n]] != 0) continue;
+    if (atomic_load(&parent[id]) == atomic_load(&parent[nid[n]])) continue;
+    unite(parent, id, nid[n]);
   }
 }
 
