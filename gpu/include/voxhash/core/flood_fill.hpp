@@ -5,7 +5,8 @@
 //     (one of its 26 neighbours is the other's: a one-voxel closing of the other's surface, so a
 //     sparse surface with one-voxel gaps still separates inside from outside).
 //  2. Connected components of the non-barrier voxels (26-connectivity) by union-find with pointer
-//     jumping (ECL-CC style hooking: the larger root is hooked under the smaller with atomicCAS).
+//     jumping (ECL-CC style hooking: the larger root is hooked under the smaller with atomicCAS),
+//     in two rounds with a flattening after each (face neighbours first, then the rest).
 //  3. Each component is labelled by an inside test of one representative voxel (its smallest key,
 //     so the answer does not depend on which table numbered the voxels): rays along ±x, ±y, ±z
 //     count crossings of the other surface (runs of occupied 3x3 cross-sections); odd = inside;
