@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One device-machine call's worth of GPU work (see ../shared/device/README.md): the gpu-labelled
 # tests, then the benchmarks, logs and JSON under $OUT. Run from the repo root on the GPU machine
-# with build/ (built here for sm_90) and .gl/ (tools/prepare_device.sh) carried: `tools/device_run.sh [tests] [tables]
-# [frame] [quick] [sweeps]` (default: tests tables frame).
+# with build/ (built here for sm_90) and .gl/ (tools/prepare_device.sh) carried:
+# `tools/device_run.sh [tests] [tables] [frame] [quick] [sweeps]` (default: tests tables frame).
 set -uo pipefail
 final=${OUT:-/tmp/voxhash-out}
 out=$final/results  # packed into $final/results.tar.gz at the end (the tool returns <= 8 files)
