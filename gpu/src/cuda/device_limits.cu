@@ -3,10 +3,11 @@
 // on the default stream (best of several repetitions after one warm-up).
 #include "cuda/cuda_check.cuh"
 #include "device_limits_backends.hpp"
-#include "exec/cuda_exec.cuh"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/core/hash.hpp>
+
+#include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
 #include <cstddef>
@@ -144,19 +145,34 @@ double exchange_rate(
   return kAccessesPerLaunch / s * 1e-9;
 }
 
-/// G u32 pairs per second through CudaExec::sort_pairs (CUB's onesweep radix sort, the one the
-/// HashGraph V2 build uses) over all 32 key bits.
+/// G u32 pairs per second through cub::DeviceRadixSort::SortPairs over all 32 key bits.
 double sort_rate(EventTimer& timer, int reps, std::uint32_t n) {
   Buffer<std::uint32_t> keys_in(Backend::Cuda, n), keys_out(Backend::Cuda, n);
   Buffer<std::uint32_t> values_in(Backend::Cuda, n), values_out(Backend::Cuda, n);
   sort_input_kernel<<<(n + kBlockSize - 1) / kBlockSize, kBlockSize>>>(
       keys_in.data(), values_in.data(), n);
   VOXHASH_CUDA_CHECK_LAUNCH();
-  CudaExec exec;
-  // One untimed call sizes the executor's scratch, so the timed ones do not allocate.
-  exec.sort_pairs(keys_in.data(), keys_out.data(), values_in.data(), values_out.data(), n, 32);
+  std::size_t temp_bytes = 0;
+  VOXHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr,
+                                                   temp_bytes,
+                                                   keys_in.data(),
+                                                   keys_out.data(),
+                                                   values_in.data(),
+                                                   values_out.data(),
+                                                   n,
+                                                   0,
+                                                   32));
+  Buffer<std::byte> temp(Backend::Cuda, temp_bytes);
   const double s = timer.best_seconds(reps, [&](int) {
-    exec.sort_pairs(keys_in.data(), keys_out.data(), values_in.data(), values_out.data(), n, 32);
+    VOXHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(),
+                                                     temp_bytes,
+                                                     keys_in.data(),
+                                                     keys_out.data(),
+                                                     values_in.data(),
+                                                     values_out.data(),
+                                                     n,
+                                                     0,
+                                                     32));
   });
   return n / s * 1e-9;
 }
