@@ -1,6 +1,6 @@
 # voxhash_embed_shaders(TARGET OUTPUT NAMESPACE FILES...): generates OUTPUT, a C++ source that
 # defines one `extern const std::string_view k<Name>` per GLSL file (points.vert -> kPointsVert) in
-# NAMESPACE, regenerated when a shader changes, and adds it to TARGET. Declare them in a header.
+# NAMESPACE, regenerated when a shader changes, and adds it to TARGET. Declare them where used.
 # Run with -P, this file is the generator itself (-DOUTPUT, -DNAMESPACE, -DFILES=a|b|...).
 function(voxhash_shader_constant_name file out_var)
   get_filename_component(name ${file} NAME)

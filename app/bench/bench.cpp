@@ -1,9 +1,7 @@
-// `voxhash bench`: parses the command line, fills the report's header (device, driver, commit,
-// command line, date), runs the command (limits here; tables and frame in their suites) and writes
-// the JSON and CSV outputs.
+// `voxhash bench`: fills the report's header (device, driver, commit, command line, date), runs the
+// command (limits here; tables and frame in their suites) and writes the JSON and CSV outputs.
 #include "bench/bench.hpp"
 #include "bench/bench_device.hpp"
-#include "bench/options.hpp"
 #include "bench/report.hpp"
 #include "bench/suites.hpp"
 
@@ -38,12 +36,7 @@ void check_writable(const std::string& path) {
 
 }  // namespace
 
-int run(int argc, char** argv) {
-  const Options options = parse_options(argc, argv);
-  if (options.help) {
-    std::cout << usage();
-    return 0;
-  }
+int run(const Options& options) {
   check_writable(options.json_path);
   check_writable(options.csv_path);
   check_writable(options.export_path);
@@ -55,18 +48,23 @@ int run(int argc, char** argv) {
   report.git_commit   = VOXHASH_GIT_COMMIT;
   report.command_line = options.command_line;
   report.date         = utc_now();
-  std::cerr << "[bench] " << options.command << " on " << report.device << " (" << report.backend
-            << " backend" << (options.quick ? ", quick sizes" : "") << ")" << std::endl;
+  std::cerr << "[bench] " << to_string(options.command) << " on " << report.device << " ("
+            << report.backend << " backend" << (options.quick ? ", quick sizes" : "") << ")"
+            << std::endl;
 
   ResultPrinter printer(std::cout);
   int code = 0;
-  if (options.command == "limits") {
-    report.limits = measure_device_limits(options.backend, options.quick);
-    print_limits(std::cout, *report.limits);
-  } else if (options.command == "tables") {
-    code = run_tables(options, report, printer);
-  } else {
-    code = run_frame(options, report, printer);
+  switch (options.command) {
+    case Command::Limits:
+      report.limits = measure_device_limits(options.backend, options.quick);
+      print_limits(std::cout, *report.limits);
+      break;
+    case Command::Tables:
+      code = run_tables(options, report, printer);
+      break;
+    case Command::Frame:
+      code = run_frame(options, report, printer);
+      break;
   }
 
   if (!options.json_path.empty()) {

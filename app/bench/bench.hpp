@@ -1,9 +1,75 @@
-// `voxhash bench`: the headless benchmarks (device limits, table sweeps, the frame pipeline).
+// `voxhash bench`: the headless benchmarks (device limits, table sweeps, the frame pipeline), the
+// options the command line (cli/command_line.cpp) fills for them, and the entry point.
 #pragma once
+
+#include <voxhash/backend.hpp>
+#include <voxhash/hash_table.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
 
 namespace voxhash::bench {
 
-/// argv[0] is "bench". Returns the process exit code; throws voxhash::Error on failures.
-int run(int argc, char** argv);
+enum class Command { Limits, Tables, Frame };
+enum class Sweep { Load, Multiplicity, Size, Misses };
+
+inline constexpr Command kCommands[] = {Command::Limits, Command::Tables, Command::Frame};
+inline constexpr Sweep kSweeps[] = {Sweep::Load, Sweep::Multiplicity, Sweep::Size, Sweep::Misses};
+
+/// A run of `voxhash bench`, every default already resolved by the command line.
+struct Options {
+  Command command = Command::Limits;
+  std::string command_line;  // the invocation, for the report
+
+  // common
+  Backend backend = Backend::Cpu;
+  std::string json_path, csv_path;  // empty: not written
+  bool quick = false;               // small sizes; the CPU backend's default unless --full
+  int runs   = 0;                   // timed runs per figure (median taken); 0: 5, or 3 when quick
+
+  // tables
+  std::vector<Sweep> sweeps;  // empty: the default set
+
+  // frame
+  std::size_t points  = 1'000'000;  // per model
+  int resolution      = 512;
+  TableKind algorithm = TableKind::Cuckoo;
+  bool all_algorithms = false;
+  int frames          = 100;     // timed frames
+  int warmup          = 5;       // untimed frames first
+  std::string model_a, model_b;  // empty: the default assets (generated shapes when missing)
+  std::string export_path;       // PLY of the last frame's voxels; empty: not written
+};
+
+[[nodiscard]] constexpr const char* to_string(Command command) {
+  switch (command) {
+    case Command::Limits:
+      return "limits";
+    case Command::Tables:
+      return "tables";
+    case Command::Frame:
+      return "frame";
+  }
+  return "?";
+}
+
+[[nodiscard]] constexpr const char* to_string(Sweep sweep) {
+  switch (sweep) {
+    case Sweep::Load:
+      return "load";
+    case Sweep::Multiplicity:
+      return "multiplicity";
+    case Sweep::Size:
+      return "size";
+    case Sweep::Misses:
+      return "misses";
+  }
+  return "?";
+}
+
+/// Runs the command: prints its tables on stdout (progress on stderr) and writes the JSON and CSV
+/// outputs. Returns the process exit code; throws voxhash::Error on failures.
+int run(const Options& options);
 
 }  // namespace voxhash::bench

@@ -1,11 +1,8 @@
 // `voxhash bench frame`: the viewer's frame (animate, voxelize, build, probe, flood fill) without a
 // window on two models (sphere and torus) over one pass through each other: per-stage median / p10
 // / p90 times, build and probe rates, with --all-algos a check that every algorithm gives identical
-// voxels and labels, --export the last frame as PLY; --render: the offscreen viewer instead.
+// voxels and labels, --export the last frame as PLY (the library's export_voxels_ply).
 #include "bench/suites.hpp"
-#include "viewer/front_ends.hpp"
-#include "viewer/options.hpp"
-#include "viewer/voxel_export.hpp"
 
 #include <voxhash/device_limits.hpp>
 #include <voxhash/io.hpp>
@@ -179,36 +176,9 @@ bool same_voxels(const ModelVoxels& a, const ModelVoxels& b) {
   return a.keys == b.keys && a.labels == b.labels;
 }
 
-/// --render: the same scene through the viewer on an EGL device with CUDA-GL interop, no window,
-/// per-frame transfer timings (then the same frames into plain device buffers). Its exit code.
-int render_offscreen(const Options& options, std::size_t points, int frames) {
-  viewer::ViewerOptions viewer_options;
-  viewer_options.model_a =
-      options.model_a.empty() ? viewer::default_model_path("assets/sphere.obj") : options.model_a;
-  viewer_options.model_b =
-      options.model_b.empty() ? viewer::default_model_path("assets/torus.obj") : options.model_b;
-  viewer_options.points      = points;
-  viewer_options.resolution  = options.resolution;
-  viewer_options.algorithm   = options.algorithm;
-  viewer_options.backend     = std::string(to_string(options.backend));
-  viewer_options.frames      = frames;
-  viewer_options.export_path = options.export_path;
-  viewer_options.offscreen   = true;
-  viewer_options.timing      = true;
-  viewer_options.no_panel    = true;
-  std::cerr << "[frame] rendering " << frames << " frames offscreen, " << points
-            << " points per model, grid " << options.resolution << "^3, "
-            << to_string(options.algorithm) << std::endl;
-  return viewer::run_offscreen(viewer_options, options.backend);
-}
-
 }  // namespace
 
 int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
-  const std::size_t points = options.points ? options.points : options.quick ? 100'000 : 1'000'000;
-  const int frames         = options.frames ? options.frames : options.quick ? 10 : 100;
-  const int warmup         = options.warmup >= 0 ? options.warmup : options.quick ? 2 : 5;
-  if (options.render) return render_offscreen(options, points, frames);
   std::vector<TableKind> algorithms{options.algorithm};
   if (options.all_algorithms) {
     algorithms = {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2};
@@ -219,9 +189,9 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   print_limits(std::cout, *report.limits);
 
   const std::vector<Float3> model_a =
-      model_points(options.model_a, "assets/sphere.obj", false, points, 1);
+      model_points(options.model_a, "assets/sphere.obj", false, options.points, 1);
   const std::vector<Float3> model_b =
-      model_points(options.model_b, "assets/torus.obj", true, points, 2);
+      model_points(options.model_b, "assets/torus.obj", true, options.points, 2);
 
   std::vector<std::unique_ptr<Pipeline>> pipelines;
   for (const TableKind algorithm : algorithms) {
@@ -235,14 +205,15 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
 
   std::vector<std::vector<FrameStats>> stats(pipelines.size());
   int differing_frames = 0;
-  std::cerr << "[frame] " << warmup << " warm-up + " << frames << " frames, " << points
-            << " points per model, grid " << options.resolution << "^3" << std::endl;
-  for (int f = 0; f < warmup + frames; ++f) {
-    const double time = kPassSeconds * f / (warmup + frames);
+  std::cerr << "[frame] " << options.warmup << " warm-up + " << options.frames << " frames, "
+            << options.points << " points per model, grid " << options.resolution << "^3"
+            << std::endl;
+  for (int f = 0; f < options.warmup + options.frames; ++f) {
+    const double time = kPassSeconds * f / (options.warmup + options.frames);
     std::array<ModelVoxels, 2> reference;
     for (std::size_t p = 0; p < pipelines.size(); ++p) {
       const FrameStats s = pipelines[p]->run_frame(time);
-      if (f >= warmup) stats[p].push_back(s);
+      if (f >= options.warmup) stats[p].push_back(s);
       if (!options.all_algorithms) continue;
       for (int m = 0; m < 2; ++m) {
         ModelVoxels voxels = pipelines[p]->download(m);
@@ -261,13 +232,21 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   }
 
   for (std::size_t p = 0; p < pipelines.size(); ++p) {
-    add_results(
-        algorithms[p], stats[p], points, options.resolution, *report.limits, report, printer);
+    add_results(algorithms[p],
+                stats[p],
+                options.points,
+                options.resolution,
+                *report.limits,
+                report,
+                printer);
   }
   if (!options.export_path.empty()) {
-    const std::size_t voxels = viewer::export_voxels(*pipelines.front(), options.export_path);
-    std::cerr << "[frame] wrote " << options.export_path << ": " << voxels
-              << " voxels of the last frame (" << to_string(algorithms.front()) << ")" << std::endl;
+    const Pipeline& pipeline                = *pipelines.front();
+    const std::array<ModelVoxels, 2> models = {pipeline.download(0), pipeline.download(1)};
+    export_voxels_ply(options.export_path, pipeline.config().grid, models);
+    std::cerr << "[frame] wrote " << options.export_path << ": "
+              << models[0].keys.size() + models[1].keys.size() << " voxels of the last frame ("
+              << to_string(algorithms.front()) << ")" << std::endl;
   }
   if (!options.all_algorithms) return 0;
   report.outputs_identical = differing_frames == 0;

@@ -1,5 +1,6 @@
-// The report's outputs, written by hand (no JSON dependency): a JSON document with one result per
-// line, CSV with the fixed columns followed by every extra field seen, and aligned stdout tables.
+// The report's outputs: each result becomes one record (nlohmann-json, fields in the schema's
+// order) from which both the JSON document and the CSV rows (fixed columns, then every extra field
+// seen) are written; and aligned tables on stdout.
 #include "bench/report.hpp"
 
 #include <voxhash/error.hpp>
@@ -7,13 +8,17 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
 
 namespace voxhash::bench {
 namespace {
+
+using json = nlohmann::ordered_json;
 
 constexpr std::array kLimitFields{
     LimitField{"read4_dram", &DeviceLimits::read4_dram, "G/s", "random 4-byte reads, DRAM table"},
@@ -28,42 +33,39 @@ constexpr std::array kLimitFields{
     LimitField{"l2_table_mib", &DeviceLimits::l2_table_mib, "MiB", "L2 table size"},
 };
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + '"';
+/// A number as JSON: null where it does not apply, integral values as integers.
+json json_number(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return static_cast<std::int64_t>(v);
+  return v;
 }
 
-/// Shortest faithful text for a number (integers without a fraction); "" for kNone.
-std::string number_text(double v) {
-  if (std::isnan(v) || std::isinf(v)) return "";
-  char buf[32];
-  if (v == std::floor(v) && std::fabs(v) < 1e15) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-  }
-  return buf;
+/// One result as the record both outputs are written from: the fixed fields in the schema's
+/// order, then the extra ones.
+json result_record(const Result& r) {
+  json record = {{"suite", r.suite},
+                 {"sweep", r.sweep},
+                 {"algorithm", r.algorithm},
+                 {"operation", r.operation},
+                 {"keys", r.keys},
+                 {"multiplicity", json_number(r.multiplicity)},
+                 {"load", json_number(r.load)},
+                 {"seconds", json_number(r.seconds)},
+                 {"rate_gkeys", json_number(r.rate_gkeys)},
+                 {"bound", r.bound.empty() ? json(nullptr) : json(r.bound)},
+                 {"bound_gkeys", json_number(r.bound_gkeys)},
+                 {"fraction_of_bound", json_number(r.fraction_of_bound)}};
+  for (const auto& [name, value] : r.extra)
+    record[name] = json_number(value);
+  return record;
 }
 
-std::string json_number(double v) {
-  const std::string text = number_text(v);
-  return text.empty() ? "null" : text;
-}
-
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
+/// A record's value as a CSV field: empty for null, strings quoted where needed.
+std::string csv_field(const json& value) {
+  if (value.is_null()) return "";
+  if (!value.is_string()) return value.dump();
+  const std::string s = value.get<std::string>();
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
   for (const char c : s) {
     if (c == '"') out += '"';
@@ -72,31 +74,22 @@ std::string csv_field(std::string_view s) {
   return out + '"';
 }
 
-std::ofstream open_output(const std::string& path) {
+/// Shortest readable text for a number on stdout (integers without a fraction).
+std::string number_text(double v) {
+  const json number = json_number(v);
+  if (number.is_null()) return "";
+  if (number.is_number_integer()) return number.dump();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+void write_text(const std::string& text, const std::string& path) {
   std::ofstream out(path);
   if (!out) throw Error("bench: cannot write '" + path + "'");
-  return out;
-}
-
-void close_output(std::ofstream& out, const std::string& path) {
+  out << text;
   out.close();
   if (!out) throw Error("bench: writing '" + path + "' failed");
-}
-
-std::string result_json(const Result& r) {
-  std::string s =
-      "{\"suite\": " + json_string(r.suite) + ", \"sweep\": " + json_string(r.sweep) +
-      ", \"algorithm\": " + json_string(r.algorithm) +
-      ", \"operation\": " + json_string(r.operation) + ", \"keys\": " + std::to_string(r.keys) +
-      ", \"multiplicity\": " + json_number(r.multiplicity) + ", \"load\": " + json_number(r.load) +
-      ", \"seconds\": " + json_number(r.seconds) +
-      ", \"rate_gkeys\": " + json_number(r.rate_gkeys) +
-      ", \"bound\": " + (r.bound.empty() ? "null" : json_string(r.bound)) +
-      ", \"bound_gkeys\": " + json_number(r.bound_gkeys) +
-      ", \"fraction_of_bound\": " + json_number(r.fraction_of_bound);
-  for (const auto& [name, value] : r.extra)
-    s += ", " + json_string(name) + ": " + json_number(value);
-  return s + "}";
 }
 
 }  // namespace
@@ -115,65 +108,60 @@ void Result::set_bound(const DeviceLimits& limits, std::string_view name) {
 }
 
 void write_json(const Report& report, const std::string& path) {
-  std::ofstream out = open_output(path);
-  out << "{\n  \"schema\": \"voxhash-bench/1\",\n"
-      << "  \"device\": " << json_string(report.device) << ",\n"
-      << "  \"backend\": " << json_string(report.backend) << ",\n"
-      << "  \"driver\": " << json_string(report.driver) << ",\n"
-      << "  \"git_commit\": " << json_string(report.git_commit) << ",\n"
-      << "  \"command_line\": " << json_string(report.command_line) << ",\n"
-      << "  \"date\": " << json_string(report.date) << ",\n  \"limits\": ";
+  json limits = nullptr;
   if (report.limits) {
-    out << "{\"device\": " << json_string(report.limits->device);
-    for (const LimitField& f : kLimitFields) {
-      out << ", " << json_string(f.name) << ": " << json_number((*report.limits).*(f.member));
-    }
-    out << "}";
-  } else {
-    out << "null";
+    limits = {{"device", report.limits->device}};
+    for (const LimitField& f : kLimitFields)
+      limits[std::string(f.name)] = json_number((*report.limits).*(f.member));
   }
-  out << ",\n  \"results\": [";
-  for (std::size_t i = 0; i < report.results.size(); ++i) {
-    out << (i ? ",\n    " : "\n    ") << result_json(report.results[i]);
-  }
-  out << (report.results.empty() ? "]" : "\n  ]") << ",\n  \"skipped\": [";
-  for (std::size_t i = 0; i < report.skipped.size(); ++i) {
-    out << (i ? ",\n    " : "\n    ") << json_string(report.skipped[i]);
-  }
-  out << (report.skipped.empty() ? "]" : "\n  ]");
-  if (report.outputs_identical) {
-    out << ",\n  \"outputs_identical\": " << (*report.outputs_identical ? "true" : "false");
-  }
-  out << "\n}\n";
-  close_output(out, path);
+  json results = json::array();
+  for (const Result& r : report.results)
+    results.push_back(result_record(r));
+  json document = {{"schema", "voxhash-bench/1"},
+                   {"device", report.device},
+                   {"backend", report.backend},
+                   {"driver", report.driver},
+                   {"git_commit", report.git_commit},
+                   {"command_line", report.command_line},
+                   {"date", report.date},
+                   {"limits", std::move(limits)},
+                   {"results", std::move(results)},
+                   {"skipped", report.skipped}};
+  if (report.outputs_identical) document["outputs_identical"] = *report.outputs_identical;
+  write_text(document.dump(2) + "\n", path);
 }
 
 void write_csv(const Report& report, const std::string& path) {
+  std::vector<json> records;
+  for (const Result& r : report.results)
+    records.push_back(result_record(r));
+  std::vector<std::string> columns;
+  const json fixed = result_record(Result{});
+  for (const auto& field : fixed.items())
+    columns.push_back(field.key());
   std::set<std::string> extra_names;
   for (const Result& r : report.results) {
     for (const auto& e : r.extra)
       extra_names.insert(e.first);
   }
-  std::ofstream out = open_output(path);
-  out << "suite,sweep,algorithm,operation,keys,multiplicity,load,seconds,rate_gkeys,bound,"
-         "bound_gkeys,fraction_of_bound";
-  for (const std::string& name : extra_names)
-    out << ',' << csv_field(name);
-  out << '\n';
-  for (const Result& r : report.results) {
-    out << csv_field(r.suite) << ',' << csv_field(r.sweep) << ',' << csv_field(r.algorithm) << ','
-        << csv_field(r.operation) << ',' << r.keys << ',' << number_text(r.multiplicity) << ','
-        << number_text(r.load) << ',' << number_text(r.seconds) << ',' << number_text(r.rate_gkeys)
-        << ',' << csv_field(r.bound) << ',' << number_text(r.bound_gkeys) << ','
-        << number_text(r.fraction_of_bound);
-    for (const std::string& name : extra_names) {
-      const auto it = std::find_if(
-          r.extra.begin(), r.extra.end(), [&](const auto& e) { return e.first == name; });
-      out << ',' << (it == r.extra.end() ? std::string() : number_text(it->second));
-    }
-    out << '\n';
+  columns.insert(columns.end(), extra_names.begin(), extra_names.end());
+
+  std::string text;
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    if (c) text += ',';
+    text += csv_field(columns[c]);
   }
-  close_output(out, path);
+  text += '\n';
+  for (const json& record : records) {
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      if (c) text += ',';
+      if (const auto field = record.find(columns[c]); field != record.end()) {
+        text += csv_field(*field);
+      }
+    }
+    text += '\n';
+  }
+  write_text(text, path);
 }
 
 void print_limits(std::ostream& out, const DeviceLimits& limits) {

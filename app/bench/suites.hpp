@@ -2,7 +2,7 @@
 // prints its results as they come, adds them to the report and returns the exit code.
 #pragma once
 
-#include "bench/options.hpp"
+#include "bench/bench.hpp"
 #include "bench/report.hpp"
 
 namespace voxhash::bench {
@@ -11,7 +11,7 @@ namespace voxhash::bench {
 int run_tables(const Options& options, Report& report, ResultPrinter& printer);
 
 /// The frame pipeline without a window (frame_suite.cpp). Returns 1 when --all-algos finds outputs
-/// that differ between algorithms; with --render, the offscreen viewer's exit code.
+/// that differ between algorithms.
 int run_frame(const Options& options, Report& report, ResultPrinter& printer);
 
 }  // namespace voxhash::bench

@@ -4,7 +4,6 @@
 #pragma once
 
 #include "viewer/buffer_bridge.hpp"
-#include "viewer/stats_history.hpp"
 
 #include <voxhash/backend.hpp>
 #include <voxhash/geometry.hpp>
@@ -18,6 +17,32 @@
 #include <vector>
 
 namespace voxhash::viewer {
+
+/// Fixed-size scrolling histories of the per-frame rates and times for the panel's plots
+/// (ImGui::PlotLines with a ring offset); pushing never allocates.
+class StatsHistory {
+ public:
+  static constexpr int kSize = 240;
+
+  void push(const FrameStats& stats) {
+    m_build[m_next]    = static_cast<float>(stats.build_keys_per_s * 1e-9);
+    m_probe[m_next]    = static_cast<float>(stats.probe_keys_per_s * 1e-9);
+    m_total_ms[m_next] = static_cast<float>(stats.ms.total);
+    m_next             = (m_next + 1) % kSize;
+  }
+
+  /// G keys/s per frame, oldest first from offset().
+  [[nodiscard]] const float* build_rate() const { return m_build.data(); }
+  [[nodiscard]] const float* probe_rate() const { return m_probe.data(); }
+  [[nodiscard]] const float* total_ms() const { return m_total_ms.data(); }
+  [[nodiscard]] int offset() const { return m_next; }
+
+ private:
+  std::array<float, kSize> m_build{};
+  std::array<float, kSize> m_probe{};
+  std::array<float, kSize> m_total_ms{};
+  int m_next = 0;
+};
 
 /// What the panel can change; every change takes effect on the next frame.
 struct SceneSettings {

@@ -1,6 +1,8 @@
-// EglContext: device enumeration, display, config, context. The EXT entry points come from
-// eglGetProcAddress; failures are collected into the thrown message.
-#include "viewer/egl_context.hpp"
+// The offscreen kind of GlContext: EGL device enumeration, display, config, context, then an
+// offscreen framebuffer. The EXT entry points come from eglGetProcAddress; failures are collected
+// into the thrown message. On an NVIDIA GPU this is the context CUDA-GL interop runs on; elsewhere
+// (Mesa) it may be a software device.
+#include "viewer/context.hpp"
 #include "viewer/gl.hpp"
 
 #include <voxhash/error.hpp>
@@ -10,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string_view>
 
 namespace voxhash::viewer {
@@ -33,9 +36,43 @@ F load(const char* name) {
   return f;
 }
 
-}  // namespace
+class EglContext final : public GlContext {
+ public:
+  /// Picks a device that exposes EGL_NV_device_cuda when there is one, else the first that gives
+  /// a 4.5 core context; makes the context current, loads GL and binds the framebuffer.
+  EglContext(int width, int height);
+  EglContext(const EglContext&)            = delete;
+  EglContext& operator=(const EglContext&) = delete;
+  ~EglContext() override {
+    m_framebuffer.reset();
+    release();
+  }
 
-EglContext::EglContext() {
+  [[nodiscard]] std::string describe() const override { return "offscreen, " + m_description; }
+  void make_current() override {
+    eglMakeCurrent(m_display, m_surface, m_surface, m_context);
+    m_framebuffer->bind();
+  }
+  [[nodiscard]] std::pair<int, int> framebuffer_size() const override {
+    return {m_width, m_height};
+  }
+  [[nodiscard]] WindowInput poll() override { return {}; }
+  void swap(bool) override {}
+  [[nodiscard]] bool should_close() const override { return false; }
+  [[nodiscard]] GLFWwindow* window() const override { return nullptr; }
+
+ private:
+  void release() noexcept;
+
+  EGLDisplay m_display = EGL_NO_DISPLAY;
+  EGLContext m_context = EGL_NO_CONTEXT;
+  EGLSurface m_surface = EGL_NO_SURFACE;  // EGL_NO_SURFACE when surfaceless
+  std::string m_description;
+  int m_width, m_height;
+  std::optional<OffscreenFramebuffer> m_framebuffer;  // destroyed while the context is current
+};
+
+EglContext::EglContext(int width, int height) : m_width(width), m_height(height) {
   if (!has_extension(eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS), "EGL_EXT_platform_device")) {
     throw Error("EGL offers no device platform (EGL_EXT_platform_device): no GPU driver with EGL");
   }
@@ -54,7 +91,7 @@ EglContext::EglContext() {
   });
 
   std::string failures;
-  for (EGLint i = 0; i < count && !m_context; ++i) {
+  for (EGLint i = 0; i < count && m_context == EGL_NO_CONTEXT; ++i) {
     const char* extensions = query_string(devices[i], EGL_EXTENSIONS);
     EGLDisplay display     = platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
     EGLint major = 0, minor = 0;
@@ -113,26 +150,31 @@ EglContext::EglContext() {
                     std::to_string(i) + " of " + std::to_string(count) +
                     (has_extension(extensions, "EGL_NV_device_cuda") ? " (CUDA device)" : "");
   }
-  if (!m_context) throw Error("EGL: no device gives an OpenGL 4.5 core context:" + failures);
+  if (m_context == EGL_NO_CONTEXT) {
+    throw Error("EGL: no device gives an OpenGL 4.5 core context:" + failures);
+  }
   try {
     load_gl(eglGetProcAddress);
+    m_framebuffer.emplace(width, height);
   } catch (...) {
     release();
     throw;
   }
 }
 
-EglContext::~EglContext() {
-  release();
-}
-
 void EglContext::release() noexcept {
-  if (!m_display) return;
+  if (m_display == EGL_NO_DISPLAY) return;
   eglMakeCurrent(m_display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-  if (m_surface) eglDestroySurface(m_display, m_surface);
+  if (m_surface != EGL_NO_SURFACE) eglDestroySurface(m_display, m_surface);
   eglDestroyContext(m_display, m_context);
   eglTerminate(m_display);
-  m_display = nullptr;
+  m_display = EGL_NO_DISPLAY;
+}
+
+}  // namespace
+
+std::unique_ptr<GlContext> make_offscreen_context(int width, int height) {
+  return std::make_unique<EglContext>(width, height);
 }
 
 }  // namespace voxhash::viewer

@@ -1,6 +1,7 @@
-// The ImGui control panel: algorithm switch, scene parameters, layer toggles, per-stage times,
-// build / probe rates with scrolling plots and as fractions of the device's measured limits,
-// counts, device and transfer path, model loading by path, screenshots and voxel exports.
+// The ImGui layer: its context and backends (UiLayer), and the control panel: algorithm switch,
+// scene parameters, layer toggles, per-stage times, build / probe rates with scrolling plots and as
+// fractions of the device's measured limits, counts, device and transfer path, model loading by
+// path, screenshots and voxel exports.
 #pragma once
 
 #include "viewer/app_state.hpp"
@@ -13,7 +14,31 @@
 #include <optional>
 #include <string>
 
+struct GLFWwindow;
+
 namespace voxhash::viewer {
+
+/// The ImGui context and its backends: OpenGL3 always; GLFW for a window (mouse, keyboard),
+/// nothing offscreen, where the display size and frame time are set by hand.
+class UiLayer {
+ public:
+  /// `window` null: offscreen (no input). Needs a current OpenGL 4.5 context.
+  explicit UiLayer(GLFWwindow* window);
+  UiLayer(const UiLayer&)            = delete;
+  UiLayer& operator=(const UiLayer&) = delete;
+  ~UiLayer();
+
+  void begin_frame(int width, int height, double dt);
+  /// Renders the frame's widgets into the bound framebuffer.
+  void end_frame();
+
+  /// ImGui is using the mouse / keyboard: the camera and shortcuts should not.
+  [[nodiscard]] bool wants_mouse() const;
+  [[nodiscard]] bool wants_keyboard() const;
+
+ private:
+  bool m_glfw;
+};
 
 /// What the viewer shows but the panel cannot change.
 struct PanelInfo {

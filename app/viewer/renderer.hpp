@@ -1,6 +1,7 @@
-// Draws the scene from the GL buffers: each model's points (GL_POINTS, one colour per model) and
-// its labelled voxels (instanced cubes), one draw per visible label range, so hidden layers cost
-// nothing. Knows nothing of CUDA, the pipeline or the UI.
+// Drawing the scene from the GL buffers: the palette, an orbit camera, and the renderer, which
+// draws each model's points (GL_POINTS, one colour per model) and its labelled voxels (instanced
+// cubes), one draw per visible label range, so hidden layers cost nothing. Knows nothing of CUDA,
+// the pipeline or the UI.
 #pragma once
 
 #include "viewer/gl.hpp"
@@ -13,6 +14,50 @@
 #include <array>
 
 namespace voxhash::viewer {
+
+/// The viewer's colours (linear RGB in [0, 1]), shared by the renderer, the panel's legend and
+/// the screenshot tests, which look for the models' point colours and the panel background.
+namespace palette {
+
+using Rgb = std::array<float, 3>;
+
+inline constexpr Rgb kBackground{0.16f, 0.17f, 0.20f};
+inline constexpr std::array<Rgb, 2> kPoints{{{1.00f, 0.55f, 0.10f}, {0.20f, 0.65f, 1.00f}}};
+/// Surface voxels outside the other model, per model.
+inline constexpr std::array<Rgb, 2> kOutside{{{0.62f, 0.62f, 0.62f}, {0.25f, 0.35f, 0.85f}}};
+inline constexpr Rgb kInside{0.90f, 0.15f, 0.15f};
+inline constexpr Rgb kIntersection{1.00f, 0.90f, 0.10f};
+/// The panel's window background (opaque, so screenshots show it exactly).
+inline constexpr Rgb kPanel{0.06f, 0.06f, 0.06f};
+
+}  // namespace palette
+
+/// An orbit camera: yaw / pitch around a target, distance to it, and a pan of the target in the
+/// view plane. The frame loop feeds it mouse motion and scroll; the renderer reads view_proj.
+class OrbitCamera {
+ public:
+  OrbitCamera() { reset(); }
+
+  void reset();
+  /// Mouse motion in pixels with the orbit button held.
+  void orbit(float dx_pixels, float dy_pixels);
+  /// Mouse motion in pixels with the pan button held; `viewport_height` scales it to world units.
+  void pan(float dx_pixels, float dy_pixels, float viewport_height);
+  /// Scroll wheel steps (positive: closer).
+  void zoom(float steps);
+
+  /// `shift_x` moves the image sideways by that fraction of the viewport width (to centre the scene
+  /// in the part a panel leaves free).
+  [[nodiscard]] glm::mat4 view_proj(float aspect, float shift_x = 0) const;
+  /// Unit vector from the target towards the eye.
+  [[nodiscard]] glm::vec3 eye_direction() const;
+
+ private:
+  glm::vec3 m_target{0.0f};
+  float m_yaw      = 0;  // radians around +y
+  float m_pitch    = 0;  // radians above the xz plane
+  float m_distance = 0;
+};
 
 /// Which layers to draw; per model where it makes sense.
 struct Layers {

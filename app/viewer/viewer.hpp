@@ -1,9 +1,37 @@
-// The desktop viewer (GLFW + OpenGL 4.5 + ImGui), and its offscreen EGL twin.
+// The desktop viewer (GLFW window or offscreen EGL context, OpenGL 4.5, ImGui panel): the options
+// the command line (cli/command_line.cpp) fills for it, and the entry point.
 #pragma once
+
+#include <voxhash/backend.hpp>
+#include <voxhash/hash_table.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
 
 namespace voxhash::viewer {
 
-/// Parses the viewer's command line and runs it. Returns the process exit code.
-int run(int argc, char** argv);
+/// A run of the viewer, every default already resolved by the command line.
+struct ViewerOptions {
+  std::string model_a;  // paths of the two models
+  std::string model_b;
+  std::size_t points  = 200000;  // per model
+  int resolution      = 256;     // voxels per axis
+  TableKind algorithm = TableKind::Cuckoo;
+  Backend backend     = Backend::Cpu;
+  std::optional<int> frames;  // render this many frames (fixed 1/60 s steps), then exit
+  std::string screenshot;     // PNG written after the last frame
+  std::string export_path;    // PLY of the last frame's labelled voxels, written after it
+  bool offscreen  = false;    // EGL device platform, no window
+  bool timing     = false;    // per-frame transfer timings on stdout
+  bool no_interop = false;    // force the host-upload path
+  bool no_panel   = false;    // hide the ImGui panel
+  int width       = 1280;
+  int height      = 800;
+};
+
+/// Opens the window (or the offscreen context) and runs the frame loop. Returns the process exit
+/// code; throws voxhash::Error when the context or the scene cannot be set up.
+int run(const ViewerOptions& options);
 
 }  // namespace voxhash::viewer

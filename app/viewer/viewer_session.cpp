@@ -1,22 +1,28 @@
-// ViewerSession: construction order (state, buffers, bridge, renderer, UI) and the frame.
+// ViewerSession: construction order (state, buffers, bridge, renderer, UI), the frame, and the
+// outputs: screenshots (glReadPixels + stb_image_write) and voxel exports (export_voxels_ply).
 #include "viewer/gl.hpp"
-#include "viewer/screenshot.hpp"
 #include "viewer/stopwatch.hpp"
 #include "viewer/viewer_session.hpp"
-#include "viewer/voxel_export.hpp"
 #include "viewer/voxel_instance.hpp"
 
 #include <voxhash/device_limits.hpp>
 
+#include <stb_image_write.h>
+
+#include <array>
+#include <cstdio>
+#include <ctime>
 #include <exception>
+#include <filesystem>
+#include <vector>
 
 namespace voxhash::viewer {
 namespace {
 
-SceneSettings settings_from(const ViewerOptions& options, Backend backend) {
+SceneSettings settings_from(const ViewerOptions& options) {
   SceneSettings settings;
-  settings.points_per_model = points_or_default(options, backend);
-  settings.resolution       = resolution_or_default(options, backend);
+  settings.points_per_model = options.points;
+  settings.resolution       = options.resolution;
   settings.algorithm        = options.algorithm;
   return settings;
 }
@@ -29,15 +35,15 @@ std::string transfer_text(const BridgeChoice& choice) {
 
 }  // namespace
 
-ViewerSession::ViewerSession(const ViewerOptions& options, Backend backend, GLFWwindow* window)
+ViewerSession::ViewerSession(const ViewerOptions& options, GLFWwindow* window)
     : m_timing(options.timing),
-      m_state(backend, settings_from(options, backend), {options.model_a, options.model_b}),
-      m_bridge(make_buffer_bridge(backend, m_buffers, !options.no_interop, options.timing)),
+      m_state(options.backend, settings_from(options), {options.model_a, options.model_b}),
+      m_bridge(make_buffer_bridge(options.backend, m_buffers, !options.no_interop, options.timing)),
       m_ui(window),
       m_panel(m_state) {
   m_controls.show_panel = !options.no_panel;
-  m_info.device         = describe_device(backend);
-  m_info.backend        = std::string(to_string(backend));
+  m_info.device         = describe_device(options.backend);
+  m_info.backend        = std::string(to_string(options.backend));
   m_info.gl             = describe_gl();
   m_info.transfer       = transfer_text(m_bridge);
   if (!m_controls.show_panel) {
@@ -45,7 +51,7 @@ ViewerSession::ViewerSession(const ViewerOptions& options, Backend backend, GLFW
     return;
   }
   try {
-    m_info.limits = measure_device_limits(backend, true);
+    m_info.limits = measure_device_limits(options.backend, true);
   } catch (const std::exception& e) {
     m_info.limits_error = e.what();
   }
@@ -87,19 +93,24 @@ void ViewerSession::reset() {
 }
 
 bool ViewerSession::save_screenshot(const std::string& path, int width, int height) {
-  try {
-    viewer::save_screenshot(path, width, height);
-    m_panel.set_output_status("saved " + path, false);
-    return true;
-  } catch (const std::exception& e) {
-    m_panel.set_output_status(e.what(), true);
+  std::vector<unsigned char> pixels(static_cast<std::size_t>(width) * height * 3);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, pixels.data());
+  stbi_flip_vertically_on_write(1);  // GL's first row is the bottom one
+  if (!stbi_write_png(path.c_str(), width, height, 3, pixels.data(), width * 3)) {
+    m_panel.set_output_status("cannot write screenshot '" + path + "'", true);
     return false;
   }
+  m_panel.set_output_status("saved " + path, false);
+  return true;
 }
 
 bool ViewerSession::export_voxels(const std::string& path) {
   try {
-    const std::size_t voxels = viewer::export_voxels(m_state.pipeline(), path);
+    const Pipeline& pipeline                = m_state.pipeline();
+    const std::array<ModelVoxels, 2> models = {pipeline.download(0), pipeline.download(1)};
+    export_voxels_ply(path, pipeline.config().grid, models);
+    const std::size_t voxels = models[0].keys.size() + models[1].keys.size();
     m_panel.set_output_status("saved " + path + " (" + std::to_string(voxels) + " voxels)", false);
     return true;
   } catch (const std::exception& e) {
@@ -119,6 +130,25 @@ bool ViewerSession::ui_wants_mouse() const {
 }
 bool ViewerSession::ui_wants_keyboard() const {
   return m_controls.show_panel && m_ui.wants_keyboard();
+}
+
+std::string screenshot_file_name() {
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "voxhash-%Y%m%d-%H%M%S", std::localtime(&now));
+  std::string name = std::string(stamp) + ".png";
+  for (int n = 2; std::filesystem::exists(name); ++n) {
+    name = std::string(stamp) + "-" + std::to_string(n) + ".png";
+  }
+  return name;
+}
+
+std::string voxels_file_name() {
+  char name[32];
+  for (int n = 1;; ++n) {
+    std::snprintf(name, sizeof(name), "voxhash-voxels-%03d.ply", n);
+    if (!std::filesystem::exists(name)) return name;
+  }
 }
 
 }  // namespace voxhash::viewer

@@ -1,17 +1,15 @@
 // One running viewer, whatever holds its GL context: scene state, the GL buffers and the bridge
-// that fills them, renderer, camera, ImGui panel. The window and offscreen front ends own a
-// context and call frame() in their loops.
+// that fills them, renderer, camera, ImGui panel, and its outputs (PNG screenshots, PLY voxel
+// exports). The frame loop (viewer.cpp) owns the context and calls frame().
 #pragma once
 
 #include "viewer/app_state.hpp"
 #include "viewer/buffer_bridge.hpp"
-#include "viewer/camera.hpp"
-#include "viewer/options.hpp"
 #include "viewer/panel.hpp"
 #include "viewer/renderer.hpp"
 #include "viewer/scene_buffers.hpp"
 #include "viewer/stopwatch.hpp"
-#include "viewer/ui_layer.hpp"
+#include "viewer/viewer.hpp"
 
 #include <voxhash/backend.hpp>
 
@@ -26,7 +24,7 @@ class ViewerSession {
   /// Loads the models (throws voxhash::InvalidInput naming a bad file), picks the transfer path,
   /// measures the device limits for the panel. Needs a current OpenGL 4.5 context; `window` is the
   /// GLFW window for the panel's input, or null offscreen.
-  ViewerSession(const ViewerOptions& options, Backend backend, GLFWwindow* window);
+  ViewerSession(const ViewerOptions& options, GLFWwindow* window);
 
   /// Advances the scene by `dt` seconds (running the pipeline when needed), then draws the scene
   /// and the panel into the bound framebuffer of `width` x `height` pixels.
@@ -34,13 +32,14 @@ class ViewerSession {
 
   /// Time and camera back to the start.
   void reset();
-  /// Saves the bound framebuffer; the result (path or error) is shown in the panel and returned
-  /// as false on failure.
+  /// Saves the bound read framebuffer as an RGB PNG (top row first); the result (path or error)
+  /// is shown in the panel and returned as false on failure.
   bool save_screenshot(const std::string& path, int width, int height);
   /// True once after the panel's screenshot button was pressed.
   [[nodiscard]] bool take_screenshot_request();
-  /// Writes the last frame's labelled voxels of both models to `path` as PLY; the result (path or
-  /// error) is shown in the panel and returned as false on failure. The scene keeps running.
+  /// Writes the last frame's labelled voxels of both models to `path` as a coloured PLY point cloud
+  /// (export_voxels_ply); the result (path and voxel count, or error) is shown in the panel and
+  /// returned as false on failure. The scene keeps running.
   bool export_voxels(const std::string& path);
 
   [[nodiscard]] AppState& state() { return m_state; }
@@ -69,5 +68,12 @@ class ViewerSession {
   bool m_screenshot_requested = false;
   double m_draw_ms            = 0;
 };
+
+/// A new file name in the working directory: voxhash-YYYYmmdd-HHMMSS[-N].png.
+[[nodiscard]] std::string screenshot_file_name();
+
+/// A new file name in the working directory: voxhash-voxels-NNN.ply, the first NNN from 001 that
+/// is not taken.
+[[nodiscard]] std::string voxels_file_name();
 
 }  // namespace voxhash::viewer

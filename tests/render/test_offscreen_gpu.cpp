@@ -2,7 +2,7 @@
 // interop must draw the same pixels as the host-upload path, and --timing must report interop
 // map / unmap beside plain device buffers. Skips without a CUDA device or an EGL device.
 #include "render_checks.hpp"
-#include "viewer/palette.hpp"
+#include "viewer/renderer.hpp"
 
 #include <voxhash/backend.hpp>
 

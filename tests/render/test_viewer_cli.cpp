@@ -1,12 +1,12 @@
 // The viewer as a user runs it, under Xvfb with Mesa on the CPU backend: command-line errors and
-// exit codes, the missing-display message, screenshots that must show both models' points, the
-// intersection voxels and the panel, the offscreen (EGL) path rendering the same frame, and
-// --export writing the last frame's labelled voxels.
+// exit codes (outputs into a missing folder refused before any frame), the missing-display
+// message, screenshots that must show both models' points, the intersection voxels and the panel,
+// the offscreen (EGL) path rendering the same frame, and --export writing the last frame's voxels.
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
 #include "viewer/buffer_bridge.hpp"
-#include "viewer/palette.hpp"
 #include "viewer/panel.hpp"
+#include "viewer/renderer.hpp"
 
 #include <voxhash/pipeline.hpp>
 
@@ -204,11 +204,34 @@ TEST(ViewerCli, ExportWritesBothModelsLabelledVoxels) {
   EXPECT_EQ(static_cast<std::size_t>(yellow), model[0].intersection + model[1].intersection);
 }
 
-TEST(ViewerCli, ExportToAMissingDirectoryIsAnError) {
-  const std::string ply = output_path("no_such_dir/voxels.ply");
-  const CommandResult r = run_voxhash(kSmallScene + " --frames 1 --no-panel --export " + ply);
-  EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("cannot write voxels '" + ply + "'"), std::string::npos) << r.output;
+TEST(ViewerCli, OutputsIntoAMissingDirectoryFailBeforeAnyFrame) {
+  // Without a display the window cannot open: exit code 2 (not 1, "no display") shows that the
+  // command line refused the path before anything started.
+  for (const char* flag : {"--export", "--screenshot"}) {
+    const std::string file = output_path("no_such_dir/out");
+    const CommandResult r =
+        run_voxhash(kSmallScene + " --frames 100000 --no-panel " + flag + " " + file,
+                    "env -u DISPLAY -u WAYLAND_DISPLAY");
+    EXPECT_EQ(r.exit_code, 2) << flag << ": " << r.output;
+    EXPECT_EQ(lines(r.output), 1u) << flag << ": " << r.output;
+    EXPECT_NE(r.output.find(flag), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(output_path("no_such_dir")), std::string::npos) << r.output;
+  }
+}
+
+TEST(ViewerCli, ZeroPointsAndEmptyModelPathsAreUsageErrors) {
+  for (const char* args : {"--points 0", "--model-a=", "view --model-b=", "view --points 0"}) {
+    const CommandResult r = run_voxhash(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_EQ(lines(r.output), 1u) << args << ": " << r.output;
+  }
+}
+
+TEST(ViewerCli, OnePointPerModelRuns) {
+  const CommandResult r = run_voxhash(
+      "view --backend cpu --points 1 --res 16 --frames 2 --no-panel --width 320 "
+      "--height 240");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 }  // namespace

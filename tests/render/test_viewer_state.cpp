@@ -4,14 +4,12 @@
 // toggles decide what the renderer draws; a bad model path is a message, not an exit.
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
-#include "viewer/camera.hpp"
+#include "viewer/context.hpp"
 #include "viewer/gl.hpp"
 #include "viewer/host_upload_bridge.hpp"
-#include "viewer/palette.hpp"
 #include "viewer/renderer.hpp"
 #include "viewer/scene_buffers.hpp"
 #include "viewer/voxel_instance.hpp"
-#include "viewer/window.hpp"
 
 #include <voxhash/error.hpp>
 #include <voxhash/pipeline.hpp>
@@ -34,7 +32,7 @@ class ViewerStateTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     try {
-      s_window = std::make_unique<viewer::GlfwWindow>(kWidth, kHeight, "voxhash test");
+      s_window = viewer::make_window_context(kWidth, kHeight, "voxhash test");
     } catch (const Error& e) {
       s_no_window = e.what();
     }
@@ -61,7 +59,7 @@ class ViewerStateTest : public ::testing::Test {
     m_state->toggle_pause();
   }
 
-  inline static std::unique_ptr<viewer::GlfwWindow> s_window;
+  inline static std::unique_ptr<viewer::GlContext> s_window;
   inline static std::string s_no_window;
   viewer::SceneBuffers m_buffers;
   std::unique_ptr<AppState> m_state;

@@ -1,0 +1,461 @@
+// The CLI11 definition of `voxhash`: every subcommand and its flags, the checks the subcommands
+// share (counts with K/M/G suffixes or 2^k, ranges, names, input and output paths), the defaults
+// that depend on the backend, and CLI11's errors turned into one line naming the flag.
+#include "cli/command_line.hpp"
+
+#include <voxhash/backend.hpp>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace voxhash::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t kMaxPoints = std::size_t{1} << 30;
+constexpr int kMaxFrames         = 1 << 30;
+constexpr int kMinResolution = 2, kMaxResolution = 1024;
+
+const std::vector<std::string> kBackendNames{"cpu", "cuda", "auto"};
+
+std::vector<std::string> algorithm_names() {
+  std::vector<std::string> names;
+  for (const TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2})
+    names.emplace_back(to_string(kind));
+  return names;
+}
+
+std::vector<std::string> sweep_names() {
+  std::vector<std::string> names;
+  for (const bench::Sweep sweep : bench::kSweeps)
+    names.emplace_back(to_string(sweep));
+  return names;
+}
+
+/// Counts: an integer with an optional K, M or G suffix (10^3, 10^6, 10^9, either case), or 2^k.
+CLI::Validator count() {
+  const CLI::AsNumberWithUnit suffixes(
+      std::map<std::string, std::uint64_t>{{"k", 1'000}, {"m", 1'000'000}, {"g", 1'000'000'000}},
+      static_cast<CLI::AsNumberWithUnit::Options>(CLI::AsNumberWithUnit::CASE_INSENSITIVE |
+                                                  CLI::AsNumberWithUnit::UNIT_OPTIONAL));
+  return CLI::Validator(
+      [suffixes](std::string& text) -> std::string {
+        if (!text.starts_with("2^")) return suffixes(text);
+        unsigned exponent = 0;
+        if (!CLI::detail::lexical_cast(text.substr(2), exponent) || exponent > 62) {
+          return "'" + text + "' is not 2^k with k an integer up to 62";
+        }
+        text = std::to_string(std::uint64_t{1} << exponent);
+        return {};
+      },
+      "",
+      "COUNT");
+}
+
+/// A model to read: any non-empty path (a missing file is reported, naming it, when it is read).
+CLI::Validator input_file() {
+  return CLI::Validator(
+      [](const std::string& path) -> std::string { return path.empty() ? "empty path" : ""; },
+      "",
+      "INPUT");
+}
+
+/// A file to write: non-empty, not a folder, in a folder that exists, so that a run never does
+/// all its work and then fails to save it.
+CLI::Validator output_file() {
+  return CLI::Validator(
+      [](const std::string& path) -> std::string {
+        if (path.empty()) return "empty path";
+        std::error_code ec;
+        if (fs::is_directory(path, ec)) return "'" + path + "' is a folder";
+        const fs::path folder = fs::path(path).parent_path();
+        if (!folder.empty() && !fs::is_directory(folder, ec)) {
+          return "folder '" + folder.string() + "' of '" + path + "' does not exist";
+        }
+        return {};
+      },
+      "",
+      "OUTPUT");
+}
+
+template <class T>
+CLI::Option* add_count(CLI::App& app,
+                       const std::string& flag,
+                       T& target,
+                       T min,
+                       T max,
+                       const std::string& description) {
+  return app.add_option(flag, target, description)
+      ->transform(count())
+      ->check(CLI::Range(min, max).description(""))
+      ->option_text("N");
+}
+
+CLI::Option* add_choice(CLI::App& app,
+                        const std::string& flag,
+                        std::string& target,
+                        const std::vector<std::string>& names,
+                        const std::string& description) {
+  return app.add_option(flag, target, description)
+      ->check(CLI::IsMember(names).description(""))
+      ->option_text("NAME");
+}
+
+CLI::Option* add_output(CLI::App& app,
+                        const std::string& flag,
+                        std::string& target,
+                        const std::string& description) {
+  return app.add_option(flag, target, description)->check(output_file())->option_text("FILE");
+}
+
+// The flags more than one subcommand takes, each defined once.
+
+void add_models(CLI::App& app, std::string& model_a, std::string& model_b, const char* missing) {
+  app.add_option("--model-a",
+                 model_a,
+                 std::string("first model: OBJ mesh (sampled by area), OBJ/PLY/XYZ point cloud\n"
+                             "(default assets/sphere.obj") +
+                     missing + ")")
+      ->check(input_file())
+      ->option_text("PATH");
+  app.add_option("--model-b",
+                 model_b,
+                 std::string("second model (default assets/torus.obj") + missing + ")")
+      ->check(input_file())
+      ->option_text("PATH");
+}
+
+void add_points(CLI::App& app, std::size_t& points, const char* defaults) {
+  add_count<std::size_t>(
+      app,
+      "--points",
+      points,
+      1,
+      kMaxPoints,
+      std::string("points per model, 1 to 2^30, K/M/G suffixes or 2^k\n") + defaults);
+}
+
+void add_resolution(CLI::App& app, int& resolution, const char* defaults) {
+  add_count(app,
+            "--res",
+            resolution,
+            kMinResolution,
+            kMaxResolution,
+            std::string("grid resolution per axis, 2 to 1024 ") + defaults);
+}
+
+void add_algorithm(CLI::App& app, std::string& algorithm) {
+  add_choice(app,
+             "--algo",
+             algorithm,
+             algorithm_names(),
+             "hash table: cuckoo, hashgraph-v1 or hashgraph-v2 (default cuckoo)");
+}
+
+void add_backend(CLI::App& app, std::string& backend) {
+  add_choice(app,
+             "--backend",
+             backend,
+             kBackendNames,
+             "cpu, cuda or auto (default auto: cuda when a device exists)");
+}
+
+CLI::Option* add_frames(CLI::App& app, int& frames, const std::string& description) {
+  return add_count(app, "--frames", frames, 1, kMaxFrames, description);
+}
+
+/// `relative` (e.g. "assets/sphere.obj") under the source tree the binary was built from when it
+/// exists there, else as given (relative to the working directory).
+std::string default_model_path(const std::string& relative) {
+  const fs::path in_source = fs::path(VOXHASH_SOURCE_DIR) / relative;
+  std::error_code ec;
+  return fs::exists(in_source, ec) ? in_source.string() : relative;
+}
+
+struct Help {
+  std::string text;
+};
+using Invocation = std::variant<Help, viewer::ViewerOptions, bench::Options>;
+
+/// The whole command tree; parse() once per instance.
+class CommandLine {
+ public:
+  CommandLine() {
+    m_app.require_subcommand(1);
+    m_app.get_formatter()->column_width(26);
+    define_view();
+    m_bench = m_app.add_subcommand(
+        "bench", "The headless benchmarks: device limits, hash tables, the frame pipeline.");
+    m_bench->require_subcommand(1);
+    define_limits();
+    define_tables();
+    define_frame();
+  }
+  CommandLine(const CommandLine&)            = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
+
+  /// `args` is argv[1..); without a subcommand the arguments are the viewer's. Throws UsageError,
+  /// or InvalidInput when the backend asked for is not available.
+  Invocation parse(const std::vector<std::string>& args) {
+    m_view_implied = args.empty() || args.front().starts_with("-");
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    if (m_view_implied) reversed.emplace_back("view");
+    try {
+      m_app.parse(reversed);
+    } catch (const CLI::CallForHelp&) {
+      return Help{m_app.help()};
+    } catch (const CLI::ParseError& e) {
+      throw usage_error(e);
+    }
+    if (m_view->parsed()) return view_options();
+    std::string command_line = "voxhash";
+    for (const std::string& arg : args)
+      command_line += " " + arg;
+    return bench_options(std::move(command_line));
+  }
+
+ private:
+  void define_view() {
+    m_view = m_app.add_subcommand(
+        "view",
+        "The desktop viewer (the default: `voxhash [options]` is `voxhash view [options]`).\n"
+        "Two animated models pass through each other; every frame both are voxelized, hashed\n"
+        "(cuckoo or HashGraph), probed for intersecting voxels and flood-filled into inside /\n"
+        "outside labels.");
+    viewer::ViewerOptions& o = m_view_options;
+    add_models(*m_view, o.model_a, o.model_b, "");
+    add_points(*m_view, o.points, "(default 1M on CUDA, 200k on CPU)");
+    add_resolution(*m_view, o.resolution, "(default 512 on CUDA, 256 on CPU)");
+    add_algorithm(*m_view, m_view_algorithm);
+    add_backend(*m_view, m_view_backend);
+    CLI::Option* frames =
+        add_frames(*m_view, m_view_frames, "render N frames with fixed 1/60 s steps, then exit");
+    add_output(*m_view, "--screenshot", o.screenshot, "save a PNG after the last frame")
+        ->needs(frames);
+    add_output(*m_view,
+               "--export",
+               o.export_path,
+               "save the last frame's labelled voxels as a PLY point cloud of voxel\n"
+               "centres coloured by label")
+        ->needs(frames);
+    m_view->add_flag("--offscreen", o.offscreen, "render without a window, on an EGL device")
+        ->needs(frames);
+    m_view->add_flag("--timing",
+                     o.timing,
+                     "print per-frame transfer timings (CUDA-GL interop map / unmap,\n"
+                     "pipeline, instances, draw) and their medians; on CUDA then the same\n"
+                     "frames into plain device buffers");
+    m_view->add_flag(
+        "--no-interop", o.no_interop, "upload from host memory even where CUDA-GL interop works");
+    m_view->add_flag("--no-panel", o.no_panel, "hide the ImGui panel");
+    add_count(*m_view, "--width", o.width, 64, 16384, "window or image width (default 1280)");
+    add_count(*m_view, "--height", o.height, 64, 16384, "window or image height (default 800)");
+    m_view->footer(
+        "Keys: left drag orbit, right/middle drag pan, scroll zoom, Space pause, N single step,\n"
+        "R reset, V vsync, H panel, F12 screenshot, F11 export voxels (voxhash-voxels-NNN.ply),\n"
+        "1/2/3 algorithm, Esc quit.\n"
+        "Headless benchmarks: voxhash bench --help.");
+  }
+
+  /// The flags every bench command takes.
+  CLI::App* add_bench_command(bench::Command command, const std::string& description) {
+    CLI::App* app = m_bench->add_subcommand(to_string(command), description);
+    m_bench_commands[static_cast<std::size_t>(command)] = app;
+    bench::Options& o                                   = m_bench_options;
+    add_backend(*app, m_bench_backend);
+    add_output(*app,
+               "--json",
+               o.json_path,
+               "write the results as JSON (schema voxhash-bench/1, docs/BENCH_SCHEMA.md)");
+    add_output(*app, "--csv", o.csv_path, "write the results as CSV, one row per result");
+    CLI::Option* quick =
+        app->add_flag("--quick", o.quick, "small sizes (the default on the cpu backend)");
+    app->add_flag("--full", m_full, "full sizes on the cpu backend too")->excludes(quick);
+    app->footer(
+        "Tables go to stdout, progress to stderr. Sizes that do not fit in free memory are "
+        "skipped\nwith a message.");
+    return app;
+  }
+
+  void define_limits() {
+    add_bench_command(bench::Command::Limits,
+                      "Measure the device's ceilings: random reads and 64-bit exchanges (DRAM- "
+                      "and L2-sized\ntables), device copy, radix sort of pairs.");
+  }
+
+  void define_tables() {
+    CLI::App* app = add_bench_command(
+        bench::Command::Tables,
+        "Hash-table micro-benchmarks: cuckoo, HashGraph V1/V2 and a sorted-array baseline.\n"
+        "Without --sweep the default set (cuckoo 50M keys at 1.25N; HashGraph 2^25 and 2^28 "
+        "keys,\nunique and multiplicity 32), each rate also given as a fraction of its bound from "
+        "the\nlimits measured in the same run.");
+    add_count(*app,
+              "--runs",
+              m_bench_options.runs,
+              3,
+              1000,
+              "timed runs per figure, median reported (at least 3; default 5, quick 3)");
+    app->add_option("--sweep",
+                    m_sweeps,
+                    "load, multiplicity, size or misses: instead of the default set, sweep\n"
+                    "cuckoo space 1.05-2.0 and HashGraph load 0.25-2 (32M keys),\n"
+                    "multiplicity 1-32, size 1M-256M, or the fraction of missing queries\n"
+                    "0-1; may be repeated")
+        ->check(CLI::IsMember(sweep_names()).description(""))
+        ->option_text("NAME");
+  }
+
+  void define_frame() {
+    CLI::App* app = add_bench_command(
+        bench::Command::Frame,
+        "The voxel intersection pipeline without a window: per-stage times, build and probe "
+        "rates.\nThe viewer's own frame, with GL and CUDA-GL interop, is timed by\n"
+        "`voxhash view --offscreen --frames N --timing`.");
+    bench::Options& o = m_bench_options;
+    add_models(*app, o.model_a, o.model_b, "; generated points where missing");
+    add_points(*app, o.points, "(default 1M; quick 100k)");
+    add_resolution(*app, o.resolution, "(default 512)");
+    add_algorithm(*app, m_bench_algorithm);
+    app->add_flag("--all-algos",
+                  o.all_algorithms,
+                  "run every algorithm on the same frames; exit 1 unless every\n"
+                  "downloaded output is identical");
+    add_frames(*app, o.frames, "timed frames (default 100; quick 10)");
+    add_count(
+        *app, "--warmup", o.warmup, 0, kMaxFrames, "untimed frames first (default 5; quick 2)");
+    add_output(*app,
+               "--export",
+               o.export_path,
+               "write the last frame's labelled voxels as a PLY point cloud (voxel\n"
+               "centres: yellow intersection, red inside, grey / blue outside); with\n"
+               "--all-algos the first algorithm's");
+  }
+
+  [[nodiscard]] viewer::ViewerOptions view_options() const {
+    viewer::ViewerOptions o = m_view_options;
+    o.backend               = parse_backend(m_view_backend);
+    o.algorithm             = parse_table_kind(m_view_algorithm);
+    const bool cuda         = o.backend == Backend::Cuda;
+    if (!given(*m_view, "--points")) o.points = cuda ? 1'000'000 : 200'000;
+    if (!given(*m_view, "--res")) o.resolution = cuda ? 512 : 256;
+    if (given(*m_view, "--frames")) o.frames = m_view_frames;
+    if (!given(*m_view, "--model-a")) o.model_a = default_model_path("assets/sphere.obj");
+    if (!given(*m_view, "--model-b")) o.model_b = default_model_path("assets/torus.obj");
+    return o;
+  }
+
+  [[nodiscard]] bench::Options bench_options(std::string command_line) const {
+    bench::Options o  = m_bench_options;
+    o.command_line    = std::move(command_line);
+    const auto chosen = std::find_if(m_bench_commands.begin(),
+                                     m_bench_commands.end(),
+                                     [](const CLI::App* app) { return app->parsed(); });
+    o.command         = bench::kCommands[chosen - m_bench_commands.begin()];
+    o.backend         = parse_backend(m_bench_backend);
+    o.algorithm       = parse_table_kind(m_bench_algorithm);
+    if (o.backend == Backend::Cpu && !m_full) o.quick = true;
+    const CLI::App& app = **chosen;
+    if (!given(app, "--points")) o.points = o.quick ? 100'000 : 1'000'000;
+    if (!given(app, "--frames")) o.frames = o.quick ? 10 : 100;
+    if (!given(app, "--warmup")) o.warmup = o.quick ? 2 : 5;
+    for (const std::string& name : m_sweeps) {
+      o.sweeps.push_back(*std::find_if(std::begin(bench::kSweeps),
+                                       std::end(bench::kSweeps),
+                                       [&](bench::Sweep s) { return name == to_string(s); }));
+    }
+    return o;
+  }
+
+  /// `flag` was on the command line (subcommands without it have no such option).
+  static bool given(const CLI::App& app, const std::string& flag) {
+    const CLI::Option* option = app.get_option_no_throw(flag);
+    return option != nullptr && option->count() > 0;
+  }
+
+  /// One line: the subcommand, what is wrong (naming the flag or argument), where help is.
+  [[nodiscard]] UsageError usage_error(const CLI::ParseError& e) const {
+    const CLI::App* deepest = &m_app;
+    std::string path        = "voxhash";
+    while (!deepest->get_subcommands().empty()) {
+      deepest = deepest->get_subcommands().front();
+      if (!(deepest == m_view && m_view_implied)) path += " " + deepest->get_name();
+    }
+    std::string commands;
+    for (const CLI::App* sub : deepest->get_subcommands([](const CLI::App*) { return true; })) {
+      commands += (commands.empty() ? "" : ", ") + sub->get_name();
+    }
+
+    const std::vector<std::string> rest = m_app.remaining(true);
+    const auto option =
+        std::find_if(rest.begin(), rest.end(), [](const std::string& a) { return a[0] == '-'; });
+    const bool wants_command = deepest->get_require_subcommand_min() > 0;
+    std::string message;
+    if (option != rest.end()) {
+      message = "unknown option '" + *option + "'";
+    } else if (!rest.empty()) {
+      message = wants_command ? "unknown command '" + rest.front() + "' (expected " + commands + ")"
+                              : "unexpected argument '" + rest.front() + "'";
+    } else if (wants_command && dynamic_cast<const CLI::RequiredError*>(&e)) {
+      message = "missing command (expected " + commands + ")";
+    } else {
+      message = e.what();
+    }
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    return UsageError(path + ": " + message + " (see `" + path + " --help`)");
+  }
+
+  CLI::App m_app{
+      "voxhash: GPU voxel intersection of two models with cuckoo hashing and "
+      "HashGraph tables",
+      "voxhash"};
+  CLI::App* m_view  = nullptr;
+  CLI::App* m_bench = nullptr;
+  std::array<CLI::App*, std::size(bench::kCommands)> m_bench_commands{};
+  bool m_view_implied = false;
+
+  viewer::ViewerOptions m_view_options;
+  std::string m_view_backend = "auto", m_view_algorithm = "cuckoo";
+  int m_view_frames = 0;
+  bench::Options m_bench_options;
+  std::string m_bench_backend = "auto", m_bench_algorithm = "cuckoo";
+  std::vector<std::string> m_sweeps;
+  bool m_full = false;
+};
+
+}  // namespace
+
+int run(int argc, const char* const* argv, const FrontEnds& front_ends) {
+  try {
+    CommandLine command_line;
+    const Invocation invocation =
+        command_line.parse(std::vector<std::string>(argv + 1, argv + argc));
+    if (const auto* help = std::get_if<Help>(&invocation)) {
+      std::fputs(help->text.c_str(), stdout);
+      return 0;
+    }
+    if (const auto* view = std::get_if<viewer::ViewerOptions>(&invocation)) {
+      return front_ends.view(*view);
+    }
+    return front_ends.bench(std::get<bench::Options>(invocation));
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "voxhash: error: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace voxhash::cli

@@ -1,0 +1,259 @@
+// The one command line (label cpu), with front ends that only record what they were given: --help
+// of each subcommand, usage errors as exit code 2 and one line naming the flag (viewer and bench
+// alike), the checks the subcommands share (counts with suffixes, --points 1 legal and 0 not, empty
+// paths, output folders that must exist before anything runs) and the defaults set by the backend.
+#include "cli/command_line.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace voxhash::test {
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out, err;
+  std::optional<viewer::ViewerOptions> view;  // what the viewer was started with
+  std::optional<bench::Options> bench;        // what the benchmarks were started with
+};
+
+/// `voxhash args...`, stdout and stderr captured.
+Outcome run(std::vector<std::string> args) {
+  args.insert(args.begin(), "voxhash");
+  std::vector<const char*> argv;
+  for (const std::string& a : args)
+    argv.push_back(a.c_str());
+  Outcome outcome;
+  const cli::FrontEnds front_ends{.view =
+                                      [&](const viewer::ViewerOptions& o) {
+                                        outcome.view = o;
+                                        return 0;
+                                      },
+                                  .bench =
+                                      [&](const bench::Options& o) {
+                                        outcome.bench = o;
+                                        return 0;
+                                      }};
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  outcome.exit_code = cli::run(static_cast<int>(argv.size()), argv.data(), front_ends);
+  outcome.out       = ::testing::internal::GetCapturedStdout();
+  outcome.err       = ::testing::internal::GetCapturedStderr();
+  return outcome;
+}
+
+std::string joined(const std::vector<std::string>& args) {
+  std::string text = "voxhash";
+  for (const std::string& a : args)
+    text += " " + a;
+  return text;
+}
+
+/// A usage error: exit code 2, nothing started, one line on stderr that contains `named`.
+void expect_usage_error(const std::vector<std::string>& args, std::string_view named) {
+  const Outcome r = run(args);
+  EXPECT_EQ(r.exit_code, 2) << joined(args);
+  EXPECT_FALSE(r.view.has_value()) << joined(args) << ": the viewer started";
+  EXPECT_FALSE(r.bench.has_value()) << joined(args) << ": the benchmarks started";
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << joined(args) << ": " << r.err;
+  EXPECT_NE(r.err.find(named), std::string::npos) << joined(args) << ": " << r.err;
+}
+
+std::string missing_folder_file(const std::string& name) {
+  return (std::filesystem::path(::testing::TempDir()) / "voxhash_no_such_folder" / name).string();
+}
+
+TEST(CommandLine, HelpOfEachSubcommandListsItsFlags) {
+  const std::vector<std::string> view_flags = {"--model-a",
+                                               "--model-b",
+                                               "--points",
+                                               "--res",
+                                               "--algo",
+                                               "--backend",
+                                               "--frames",
+                                               "--screenshot",
+                                               "--export",
+                                               "--offscreen",
+                                               "--timing",
+                                               "--no-interop",
+                                               "--no-panel",
+                                               "--width",
+                                               "--height",
+                                               "voxhash bench --help"};
+  const std::vector<std::string> common     = {"--backend", "--json", "--csv", "--quick", "--full"};
+  std::vector<std::string> tables = common, frame = common;
+  tables.insert(tables.end(), {"--runs", "--sweep"});
+  frame.insert(frame.end(),
+               {"--points",
+                "--res",
+                "--algo",
+                "--all-algos",
+                "--frames",
+                "--warmup",
+                "--model-a",
+                "--model-b",
+                "--export"});
+  const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> cases = {
+      {{"--help"}, view_flags},
+      {{"view", "--help"}, view_flags},
+      {{"-h"}, view_flags},
+      {{"bench", "--help"}, {"limits", "tables", "frame"}},
+      {{"bench", "limits", "--help"}, common},
+      {{"bench", "tables", "--help"}, tables},
+      {{"bench", "frame", "--help"}, frame},
+  };
+  for (const auto& [args, flags] : cases) {
+    const Outcome r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << joined(args) << ": " << r.err;
+    EXPECT_FALSE(r.view || r.bench) << joined(args);
+    for (const std::string& flag : flags)
+      EXPECT_NE(r.out.find(flag), std::string::npos) << joined(args) << " lacks " << flag;
+  }
+  EXPECT_EQ(run({"bench", "limits", "--help"}).out.find("--points"), std::string::npos);
+  EXPECT_EQ(run({"bench", "frame", "--help"}).out.find("--render"), std::string::npos);
+}
+
+TEST(CommandLine, WithoutASubcommandTheViewerStartsWithBackendDefaults) {
+  const Outcome r = run({"--backend", "cpu"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(r.view.has_value());
+  EXPECT_EQ(r.view->backend, Backend::Cpu);
+  EXPECT_EQ(r.view->points, 200000u);
+  EXPECT_EQ(r.view->resolution, 256);
+  EXPECT_EQ(r.view->algorithm, TableKind::Cuckoo);
+  EXPECT_FALSE(r.view->frames.has_value());
+  EXPECT_TRUE(r.view->model_a.ends_with("assets/sphere.obj")) << r.view->model_a;
+  EXPECT_TRUE(r.view->model_b.ends_with("assets/torus.obj")) << r.view->model_b;
+}
+
+TEST(CommandLine, ViewTakesTheSameFlags) {
+  const Outcome r = run({"view",
+                         "--backend",
+                         "cpu",
+                         "--points",
+                         "8M",
+                         "--res",
+                         "2^9",
+                         "--algo",
+                         "hashgraph-v2",
+                         "--frames",
+                         "3",
+                         "--offscreen",
+                         "--timing",
+                         "--model-a",
+                         "a.obj",
+                         "--width",
+                         "640"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(r.view.has_value());
+  EXPECT_EQ(r.view->points, 8'000'000u);
+  EXPECT_EQ(r.view->resolution, 512);
+  EXPECT_EQ(r.view->algorithm, TableKind::HashGraphV2);
+  EXPECT_EQ(r.view->frames, 3);
+  EXPECT_TRUE(r.view->offscreen);
+  EXPECT_TRUE(r.view->timing);
+  EXPECT_EQ(r.view->model_a, "a.obj");
+  EXPECT_EQ(r.view->width, 640);
+  EXPECT_EQ(r.view->height, 800);
+}
+
+TEST(CommandLine, BenchDefaultsFollowTheBackendAndQuick) {
+  const Outcome quick = run({"bench", "frame", "--backend", "cpu"});
+  ASSERT_EQ(quick.exit_code, 0) << quick.err;
+  ASSERT_TRUE(quick.bench.has_value());
+  EXPECT_EQ(quick.bench->command, bench::Command::Frame);
+  EXPECT_EQ(quick.bench->command_line, "voxhash bench frame --backend cpu");
+  EXPECT_TRUE(quick.bench->quick);
+  EXPECT_EQ(quick.bench->points, 100'000u);
+  EXPECT_EQ(quick.bench->frames, 10);
+  EXPECT_EQ(quick.bench->warmup, 2);
+  EXPECT_EQ(quick.bench->resolution, 512);
+
+  const Outcome full =
+      run({"bench", "frame", "--backend", "cpu", "--full", "--points", "1G", "--warmup", "0"});
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  ASSERT_TRUE(full.bench.has_value());
+  EXPECT_FALSE(full.bench->quick);
+  EXPECT_EQ(full.bench->points, 1'000'000'000u);
+  EXPECT_EQ(full.bench->frames, 100);
+  EXPECT_EQ(full.bench->warmup, 0);
+
+  const Outcome sweeps =
+      run({"bench", "tables", "--backend", "cpu", "--sweep", "load", "--sweep", "misses"});
+  ASSERT_TRUE(sweeps.bench.has_value()) << sweeps.err;
+  EXPECT_EQ(sweeps.bench->command, bench::Command::Tables);
+  EXPECT_EQ(sweeps.bench->sweeps, (std::vector{bench::Sweep::Load, bench::Sweep::Misses}));
+}
+
+TEST(CommandLine, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
+  expect_usage_error({"--bogus"}, "unknown option '--bogus'");
+  expect_usage_error({"view", "--bogus"}, "unknown option '--bogus'");
+  expect_usage_error({"--points"}, "--points");
+  expect_usage_error({"--points", "abc"}, "--points");
+  expect_usage_error({"--points", "2^"}, "--points");
+  expect_usage_error({"--res", "5000"}, "--res");
+  expect_usage_error({"--algo", "quadratic"}, "--algo");
+  expect_usage_error({"--backend", "opencl"}, "--backend");
+  expect_usage_error({"--screenshot", "x.png"}, "--screenshot");
+  expect_usage_error({"--export", "x.ply"}, "--export");
+  expect_usage_error({"--offscreen"}, "--offscreen");
+  expect_usage_error({"--width", "10"}, "--width");
+  expect_usage_error({"view", "extra"}, "'extra'");
+  expect_usage_error({"benchmark"}, "unknown command 'benchmark'");
+  expect_usage_error({"bench"}, "missing command");
+  expect_usage_error({"bench", "bogus"}, "unknown command 'bogus'");
+  expect_usage_error({"bench", "frame", "--render"}, "unknown option '--render'");
+  expect_usage_error({"bench", "limits", "--points", "5"}, "unknown option '--points'");
+  expect_usage_error({"bench", "tables", "--export", "x.ply"}, "unknown option '--export'");
+  expect_usage_error({"bench", "tables", "--quick", "--full"}, "excludes");
+  expect_usage_error({"bench", "tables", "--runs", "2"}, "--runs");
+  expect_usage_error({"bench", "tables", "--sweep", "bogus"}, "--sweep");
+  expect_usage_error({"bench", "frame", "--json"}, "--json");
+  expect_usage_error({"bench", "frame", "--frames", "0"}, "--frames");
+}
+
+TEST(CommandLine, PointsZeroIsAUsageErrorNotTheDefault) {
+  expect_usage_error({"--points", "0"}, "--points");
+  expect_usage_error({"view", "--points", "0"}, "--points");
+  expect_usage_error({"bench", "frame", "--points", "0"}, "--points");
+}
+
+TEST(CommandLine, EmptyModelPathIsAUsageErrorNotTheDefault) {
+  expect_usage_error({"--model-a="}, "--model-a");
+  expect_usage_error({"--model-a", ""}, "--model-a");
+  expect_usage_error({"bench", "frame", "--model-b="}, "--model-b");
+  expect_usage_error({"bench", "frame", "--model-a", ""}, "--model-a");
+}
+
+TEST(CommandLine, OnePointPerModelIsLegalInViewerAndBench) {
+  const Outcome view = run({"--backend", "cpu", "--points", "1"});
+  ASSERT_TRUE(view.view.has_value()) << view.err;
+  EXPECT_EQ(view.view->points, 1u);
+  const Outcome bench = run({"bench", "frame", "--backend", "cpu", "--points", "1"});
+  ASSERT_TRUE(bench.bench.has_value()) << bench.err;
+  EXPECT_EQ(bench.bench->points, 1u);
+}
+
+TEST(CommandLine, OutputsIntoAMissingFolderFailBeforeAnythingRuns) {
+  const std::string png  = missing_folder_file("shot.png");
+  const std::string ply  = missing_folder_file("voxels.ply");
+  const std::string json = missing_folder_file("out.json");
+  const std::string csv  = missing_folder_file("out.csv");
+  const std::string folder =
+      (std::filesystem::path(::testing::TempDir()) / "voxhash_no_such_folder").string();
+  expect_usage_error({"--frames", "100000", "--screenshot", png}, "--screenshot");
+  expect_usage_error({"--frames", "100000", "--screenshot", png}, folder);
+  expect_usage_error({"--offscreen", "--frames", "100000", "--export", ply}, "--export");
+  expect_usage_error({"bench", "tables", "--json", json}, "--json");
+  expect_usage_error({"bench", "limits", "--csv", csv}, "--csv");
+  expect_usage_error({"bench", "frame", "--export", ply}, "--export");
+  expect_usage_error({"bench", "limits", "--json", ::testing::TempDir()}, "is a folder");
+}
+
+}  // namespace
+}  // namespace voxhash::test
