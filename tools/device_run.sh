@@ -2,7 +2,8 @@
 # One device-machine call's worth of GPU work (see ../shared/device/README.md): the gpu-labelled
 # tests, then the benchmarks, logs and JSON under $OUT. Run from the repo root on the GPU machine
 # with build/ (built here for sm_90) and .gl/ (tools/prepare_device.sh) carried:
-# `tools/device_run.sh [tests] [tables] [frame] [quick] [sweeps]` (default: tests tables frame).
+# `tools/device_run.sh [tests] [tables] [frame] [quick] [sweeps] [render]` (default: tests tables
+# frame); render times the viewer's own frame offscreen (EGL, CUDA-GL interop vs device buffers).
 set -uo pipefail
 final=${OUT:-/tmp/voxhash-out}
 out=$final/results  # packed into $final/results.tar.gz at the end (the tool returns <= 8 files)
@@ -29,6 +30,10 @@ for step in $steps; do
     sweeps)
       ./build/app/voxhash bench tables --sweep load --sweep multiplicity --sweep size \
         --sweep misses --json "$out/sweeps.json" >"$out/sweeps.txt" 2>"$out/sweeps.err" ;;
+    render)
+      ./build/app/voxhash view --offscreen --backend cuda --frames 60 --timing --no-panel \
+        --points 1M --res 512 --screenshot "$out/offscreen.png" >"$out/render.log" 2>&1
+      grep -E "median|wrote|error" "$out/render.log" ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
 done

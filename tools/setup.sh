@@ -20,7 +20,7 @@ cd "$root"
 
 packages=(build-essential cmake ninja-build git pkg-config libgtest-dev libglfw3-dev libglm-dev
   libimgui-dev libtinyobjloader-dev python3-glad libstb-dev libegl-dev libgl-dev xvfb xauth
-  python3-matplotlib)
+  python3-matplotlib libcli11-dev nlohmann-json3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
