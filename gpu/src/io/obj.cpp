@@ -1,8 +1,7 @@
-// OBJ meshes, read by the project's own strict line parser: `v` positions and `f` faces (polygons
-// fan-triangulated as (corner 0, k, k + 1)); every other statement is ignored. Indices are checked
-// in 64-bit arithmetic and quoted as the file writes them; a vertex with a NaN / Inf coordinate is
-// counted and every triangle that uses it is dropped. No other parser sees the text
-// (RELIABILITY.md).
+// OBJ meshes, read by the project's own strict line parser (no other parser sees the text; see
+// docs/RELIABILITY.md): `v` positions and `f` faces, polygons fan-triangulated as (0, k, k + 1);
+// other statements are ignored. Indices are checked in 64 bits and quoted as written; a NaN / Inf
+// vertex is counted and every triangle that uses it is dropped.
 #include "io/io_common.hpp"
 
 #include <voxhash/io.hpp>
