@@ -2,8 +2,10 @@
 # One device-machine call's worth of GPU work (see ../shared/device/README.md): the gpu-labelled
 # tests, then the benchmarks, logs and JSON under $OUT. Run from the repo root on the GPU machine
 # with build/ (built here for sm_90) and .gl/ (tools/prepare_device.sh) carried:
-# `tools/device_run.sh [tests] [tables] [frame] [quick] [sweeps] [render]` (default: tests tables
-# frame); render times the viewer's own frame offscreen (EGL, CUDA-GL interop vs device buffers).
+# `tools/device_run.sh [tests] [tables] [frame] [quick] [sweeps] [render] [sanitize]` (default:
+# tests tables frame); render times the viewer's own frame offscreen (EGL, CUDA-GL interop vs
+# device buffers); sanitize runs the gpu test binaries under compute-sanitizer memcheck and
+# racecheck (VOXHASH_SANITIZE_FILTER: a gtest filter to keep it inside one call).
 set -uo pipefail
 final=${OUT:-/tmp/voxhash-out}
 out=$final/results  # packed into $final/results.tar.gz at the end (the tool returns <= 8 files)
@@ -34,9 +36,25 @@ for step in $steps; do
       ./build/app/voxhash view --offscreen --backend cuda --frames 60 --timing --no-panel \
         --points 1M --res 512 --screenshot "$out/offscreen.png" >"$out/render.log" 2>&1
       grep -E "median|wrote|error" "$out/render.log" ;;
+    sanitize)
+      sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+      for tool in memcheck racecheck; do
+        extra=()
+        [ $tool = memcheck ] && extra=(--leak-check full)
+        for test in build/tests/test_tables_gpu build/tests/test_pipeline_gpu; do
+          log=$out/sanitize-$tool-$(basename "$test").log
+          "$sanitizer" --tool $tool --error-exitcode 3 "${extra[@]}" "$test" \
+            --gtest_filter="${VOXHASH_SANITIZE_FILTER:-*}" >"$log" 2>&1
+          code=$?
+          echo "$tool $(basename "$test"): exit $code;" \
+            "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$log" | tail -n 2 | tr '\n' ' ')" \
+            "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')"
+        done
+      done | tee "$out/sanitize-summary.txt" ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
 done
 for f in "$out"/*.txt; do echo "== $f"; grep -E "insert|find-hit|find-miss|build|probe-|total|identical|read8_dram|exch8_dram|sort_pairs" "$f" | cut -c1-110 | head -40; done
 [ -f "$out/gpu-tests.log" ] && cp "$out/gpu-tests.log" "$final/"
+[ -f "$out/sanitize-summary.txt" ] && cp "$out/sanitize-summary.txt" "$final/"
 tar czf "$final/results.tar.gz" -C "$final" results && rm -rf "$out"

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# The README's two commands: `tools/setup.sh run` and `tools/setup.sh test`. Each installs the
-# Debian packages that are missing (apt-get, as root or through sudo), configures and builds in
-# build/, then runs the main job (the viewer with a display, else the headless frame benchmark) or
-# the test suite. CUDA is used when nvcc is installed (/usr/local/cuda); nothing is downloaded
-# except Debian packages.
+# The README's commands: `tools/setup.sh run`, `tools/setup.sh test` and `tools/setup.sh sanitize`.
+# Each installs the Debian packages that are missing (apt-get, as root or through sudo); run and
+# test configure and build in build/, then run the main job (the viewer with a display, else the
+# headless frame benchmark) or the test suite; sanitize runs the cpu tests under ASan+UBSan and TSan
+# and the fuzzers (docs/RELIABILITY.md). CUDA is used when nvcc is installed (/usr/local/cuda);
+# nothing is downloaded except Debian packages.
 set -euo pipefail
 
 mode=${1:-}
 case "$mode" in
-  run | test) shift ;;
+  run | test | sanitize) shift ;;
   *)
-    echo "usage: tools/setup.sh run|test [extra arguments for voxhash or ctest]" >&2
+    echo "usage: tools/setup.sh run|test|sanitize [extra arguments for voxhash or ctest]" >&2
     exit 2
     ;;
 esac
@@ -21,6 +22,7 @@ cd "$root"
 packages=(build-essential cmake ninja-build git pkg-config libgtest-dev libglfw3-dev libglm-dev
   libimgui-dev libtinyobjloader-dev python3-glad libstb-dev libegl-dev libgl-dev xvfb xauth
   python3-matplotlib libcli11-dev nlohmann-json3-dev)
+if [ "$mode" = sanitize ]; then packages+=(clang libclang-rt-dev); fi  # libFuzzer
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -35,6 +37,22 @@ if ((${#missing[@]})); then
 fi
 
 jobs=$(nproc)
+if [ "$mode" = sanitize ]; then
+  # The cpu tests under ASan+UBSan, then under TSan (CMake presets asan, tsan: CPU-only builds in
+  # build-asan/ and build-tsan/), then every fuzz target for VOXHASH_FUZZ_SECONDS (default 60).
+  for preset in asan tsan; do
+    start=$SECONDS
+    cmake --preset "$preset" >/dev/null
+    cmake --build --preset "$preset" -j "$jobs"
+    ctest --preset "$preset" -j "$jobs" "$@"
+    echo "setup: $preset: built and passed in $((SECONDS - start)) s" >&2
+  done
+  start=$SECONDS
+  tools/fuzz.sh "${VOXHASH_FUZZ_SECONDS:-60}"
+  echo "setup: fuzzing: built and passed in $((SECONDS - start)) s" >&2
+  exit 0
+fi
+
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$jobs"
 

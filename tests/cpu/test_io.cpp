@@ -182,8 +182,82 @@ TEST_F(IoTest, ZeroAreaMeshIsAnError) {
 }
 
 TEST_F(IoTest, ObjFaceIndexOutOfRangeIsAnError) {
-  const fs::path path = write("bad_index.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n");
-  EXPECT_PRED_FORMAT2(testing::IsSubstring, "refers to vertex 7", load_error(path));
+  const std::string triangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
+  // The number in the message is the one in the file, however large (it used to wrap to 32 bits).
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"f 1 2 7\n", "line 4: face refers to vertex 7, but the file has 3 vertices"},
+      {"f 1 2 4294967297\n", "line 4: face refers to vertex 4294967297, but the file has 3"},
+      {"f 1 2 99999999999999999999999\n",
+       "line 4: face refers to vertex 99999999999999999999999, but the file has 3 vertices"},
+      {"f 1 -4 2\n", "line 4: face refers to vertex -4, but only 3 vertices precede it"},
+      {"f 1 -99999999999999999999999 2\n",
+       "line 4: face refers to vertex -99999999999999999999999, but only 3 vertices precede it"},
+      {"f 1 0 2\n", "line 4: face refers to vertex 0 (indices start at 1)"},
+      {"f 1/1 x/2 3\n", "line 4: face corner 'x/2' does not start with a vertex index"},
+      {"f 1 2\n", "line 4: a face needs at least 3 corners, found 2"},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const fs::path path = write("bad" + std::to_string(i) + ".obj", triangle + cases[i].first);
+    EXPECT_PRED_FORMAT2(testing::IsSubstring, cases[i].second, load_error(path)) << "case " << i;
+  }
+  // A face may use vertices defined after it; relative indices count back from the face.
+  const Mesh forward = load_obj_mesh(write("forward.obj", "f 1 2 3\n" + triangle + "f -1 -2 -3\n"));
+  EXPECT_EQ(forward.triangles, (std::vector<std::uint32_t>{0, 1, 2, 2, 1, 0}));
+}
+
+TEST_F(IoTest, ObjNonFiniteVerticesAreDroppedAndCounted) {
+  // tinyobjloader read "nan" and "inf" as 0: these points used to come back as (0, 0, 0).
+  const voxhash::PointCloud points = load_point_cloud(
+      write("points.obj", "v nan 0 0\nv 1 2 3\nv 0 -inf 0\nv 1e39 0 0\nv 4 5 6 # comment\n"), 0);
+  ASSERT_EQ(points.points.size(), 2u);
+  EXPECT_EQ(points.dropped_non_finite, 3u);
+  EXPECT_TRUE(same_point(points.points[0], {1, 2, 3}));
+  EXPECT_TRUE(same_point(points.points[1], {4, 5, 6}));
+
+  // A triangle with a non-finite corner is dropped, never sampled; the rest of the cube is.
+  const fs::path path =
+      write("cube.obj", std::string(kCubeObj) + "v inf 0 0\nf 1 2 9\nf 9 3 4 5\n");
+  const Mesh mesh = load_obj_mesh(path);
+  EXPECT_EQ(mesh.vertices.size(), 9u);
+  EXPECT_EQ(mesh.non_finite_vertices, 1u);
+  EXPECT_EQ(mesh.dropped_triangles, 3u);
+  EXPECT_EQ(mesh.triangles.size(), 12u * 3);
+  const voxhash::PointCloud cloud = load_point_cloud(path, 2000);
+  ASSERT_EQ(cloud.points.size(), 2000u);
+  EXPECT_EQ(cloud.dropped_non_finite, 1u);
+  EXPECT_EQ(cloud.dropped_triangles, 3u);
+  for (const Float3& p : cloud.points) {
+    ASSERT_NEAR(std::max({std::abs(p.x), std::abs(p.y), std::abs(p.z)}), 0.5f, 1e-6f);
+  }
+
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring,
+      "every one of its 2 triangles uses a vertex with a NaN / Inf coordinate (1 such vertices)",
+      load_error(write("all.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv nan 0 0\nf 1 2 4\nf 4 3 2\n")));
+}
+
+TEST_F(IoTest, MalformedObjVertexNamesTheLine) {
+  // These used to load as zeros without a word.
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "line 2: a vertex needs 3 coordinates, found 2",
+                      load_error(write("short.obj", "v 0 0 0\nv 1 2\n")));
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "line 3: cannot parse '2x' as a number",
+                      load_error(write("word.obj", "# two\nv 0 0 0\nv 1 2x 3\n")));
+}
+
+TEST_F(IoTest, ObjStatementsTheLoaderIgnoresCannotHurtIt) {
+  // tinyobjloader converted this `vw` joint id (inf) to int (undefined behaviour), rejected a
+  // negative one, and read `l` indices with atoi (overflow); voxhash reads only `v` and `f`.
+  const fs::path path = write("extras.obj",
+                              std::string(kCubeObj) +
+                                  "vw 0 inf 1\nvw 1 -1 0.5\nl 1 99999999999999999999\n"
+                                  "vt 1e999 nan\nvn inf inf inf\np -99999999999\ng part\n"
+                                  "usemtl missing\nmtllib /nonexistent.mtl\ns off\n");
+  const Mesh mesh     = load_obj_mesh(path);
+  EXPECT_EQ(mesh.vertices.size(), 8u);
+  EXPECT_EQ(mesh.triangles.size(), 12u * 3);
+  EXPECT_EQ(mesh.non_finite_vertices, 0u);
 }
 
 TEST_F(IoTest, AsciiPlyWithOtherPropertiesAndElements) {
@@ -279,6 +353,19 @@ TEST_F(IoTest, MissingFile) {
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "file not found", load_error(m_dir / "absent.ply"));
   EXPECT_THROW((void)load_obj_mesh(m_dir / "absent.obj"), InvalidInput);
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "file not found", load_error(m_dir / "absent.obj"));
+  fs::create_directory(m_dir / "folder.ply");
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "not a regular file", load_error(m_dir / "folder.ply"));
+}
+
+TEST_F(IoTest, SymlinkLoopAndBrokenSymlinkSayWhatTheyAre) {
+  // Both used to be reported as "file not found".
+  fs::create_symlink(m_dir / "b.ply", m_dir / "a.ply");
+  fs::create_symlink(m_dir / "a.ply", m_dir / "b.ply");
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "symbolic link loop", load_error(m_dir / "a.ply"));
+  fs::create_symlink(m_dir / "gone.xyz", m_dir / "dangling.xyz");
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "broken symbolic link (to '" + (m_dir / "gone.xyz").string() + "'",
+                      load_error(m_dir / "dangling.xyz"));
 }
 
 TEST_F(IoTest, EmptyFiles) {
@@ -327,7 +414,7 @@ TEST_F(IoTest, MalformedAsciiPlyData) {
       "property float x\nproperty float y\nproperty float z\nend_header\n";
   EXPECT_PRED_FORMAT2(testing::IsSubstring,
                       "truncated data: the file ends after 1 of 2 'vertex' elements",
-                      load_error(write("short.ply", header + "1 2 3\n")));
+                      load_error(write("short.ply", header + "1 2 3\n\n\n\n\n\n\n")));
   EXPECT_PRED_FORMAT2(testing::IsSubstring,
                       "line 9: cannot parse 'five' as a number",
                       load_error(write("word.ply", header + "1 2 3\n4 five 6\n")));
@@ -336,19 +423,66 @@ TEST_F(IoTest, MalformedAsciiPlyData) {
                       load_error(write("long.ply", header + "1 2 3 4\n4 5 6\n")));
   EXPECT_PRED_FORMAT2(testing::IsSubstring,
                       "line 8: too few values for a vertex",
-                      load_error(write("few.ply", header + "1 2\n4 5 6\n")));
+                      load_error(write("few.ply", header + "1 2\n4 5 6\n\n\n")));
 }
 
 TEST_F(IoTest, TruncatedBinaryPly) {
+  const std::string header =
+      "ply\nformat binary_little_endian 1.0\nelement vertex 3\n"
+      "property float x\nproperty float y\nproperty float z\n";
   LittleEndianBytes body;
   body.f32(1).f32(2).f32(3).f32(4).f32(5);  // one and two-thirds of 3 vertices
-  const fs::path path = write("cut.ply",
-                              "ply\nformat binary_little_endian 1.0\nelement vertex 3\n"
-                              "property float x\nproperty float y\nproperty float z\nend_header\n" +
-                                  body.str());
   EXPECT_PRED_FORMAT2(testing::IsSubstring,
-                      "truncated binary data: 'vertex' element 2 of 3 runs past the end",
-                      load_error(path));
+                      "the header promises 3 'vertex' elements of at least 12 bytes each, but only "
+                      "20 bytes of data follow the header",
+                      load_error(write("cut.ply", header + "end_header\n" + body.str())));
+  // With a list the size is known only while reading: the element that runs past the end is named.
+  LittleEndianBytes listed;
+  listed.f32(1).f32(2).f32(3).u8(0).f32(4).f32(5).f32(6).u8(200).f32(7).f32(8).f32(9).f32(10);
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring,
+      "truncated binary data: 'vertex' element 2 of 3 runs past the end",
+      load_error(write("list.ply",
+                       header + "property list uchar float extra\nend_header\n" + listed.str())));
+}
+
+TEST_F(IoTest, PlyCountBeyondTheFileIsAnErrorUpFront) {
+  // 149 bytes that used to hang: an element without properties and a count near 2^64 before the
+  // vertex element (its items take no bytes, so reading them consumed nothing).
+  LittleEndianBytes vertex;
+  vertex.f32(1).f32(2).f32(3);
+  const std::string xyz = "property float x\nproperty float y\nproperty float z\n";
+  const fs::path empty_items =
+      write("empty.ply",
+            "ply\nformat binary_little_endian 1.0\nelement nothing 18446744073709551615\n"
+            "element vertex 1\n" +
+                xyz + "end_header\n" + vertex.str());
+  const voxhash::PointCloud cloud = load_point_cloud(empty_items, 0);
+  ASSERT_EQ(cloud.points.size(), 1u);
+  EXPECT_TRUE(same_point(cloud.points[0], {1, 2, 3}));
+
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring,
+      "the header promises 18446744073709551615 'vertex' elements of at least 12 bytes each, but "
+      "only 12 bytes of data follow the header",
+      load_error(
+          write("huge.ply",
+                "ply\nformat binary_little_endian 1.0\nelement vertex 18446744073709551615\n" +
+                    xyz + "end_header\n" + vertex.str())));
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring,
+      "the header promises 1000000 'vertex' elements of at least 6 bytes each, but only 6 bytes",
+      load_error(
+          write("ascii.ply",
+                "ply\nformat ascii 1.0\nelement vertex 1000000\n" + xyz + "end_header\n1 2 3\n")));
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring,
+      "'vertex' elements of at least 12 bytes each, but only 16 bytes of data follow the header "
+      "(after the elements before it)",
+      load_error(write("before.ply",
+                       "ply\nformat binary_little_endian 1.0\nelement pad 4\nproperty uchar p\n"
+                       "element vertex 2\n" +
+                           xyz + "end_header\n" + std::string(4, '\0') + vertex.str())));
 }
 
 TEST_F(IoTest, BigEndianPlyIsUnsupported) {

@@ -1,7 +1,7 @@
-// Loading models and point clouds, and writing voxel exports. OBJ meshes (tinyobjloader) are
-// sampled area-weighted into N points; a vertex-only OBJ, PLY (ASCII or binary little-endian, float
-// x/y/z vertex properties) and XYZ text are taken as point clouds. Every failure throws
-// voxhash::InvalidInput whose message names the file and the problem.
+// Loading models and point clouds, and writing voxel exports. OBJ meshes are sampled area-weighted
+// into N points; a vertex-only OBJ, PLY (ASCII or binary little-endian, float x/y/z vertex
+// properties) and XYZ text are taken as point clouds. Every failure throws voxhash::InvalidInput
+// whose message names the file (and the line where there is one); docs/RELIABILITY.md lists them.
 #pragma once
 
 #include <voxhash/geometry.hpp>
@@ -16,17 +16,21 @@
 namespace voxhash {
 
 struct Mesh {
-  std::vector<Float3> vertices;
-  std::vector<std::uint32_t> triangles;  // 3 vertex indices per triangle
+  std::vector<Float3> vertices;          // as read: a non-finite one stays, so indices hold
+  std::vector<std::uint32_t> triangles;  // 3 vertex indices per triangle, all finite vertices
+  std::size_t non_finite_vertices = 0;   // vertices with a NaN / Inf coordinate
+  std::size_t dropped_triangles   = 0;   // triangles that used one of them, left out of triangles
 };
 
 struct PointCloud {
   std::vector<Float3> points;
-  std::size_t dropped_non_finite = 0;  // NaN / Inf points skipped while loading
+  std::size_t dropped_non_finite = 0;  // NaN / Inf points (OBJ: vertices) skipped while loading
+  std::size_t dropped_triangles  = 0;  // OBJ triangles with a non-finite vertex, never sampled
   std::string source;                  // file path, or a description of the generator
 };
 
-/// Reads an OBJ's triangles (faces with more than three corners are fan-triangulated).
+/// Reads an OBJ's vertices and triangles (faces with more than three corners are fan-triangulated);
+/// triangles with a non-finite vertex are dropped and counted. Other OBJ statements are ignored.
 [[nodiscard]] Mesh load_obj_mesh(const std::filesystem::path& path);
 
 /// Samples `count` points uniformly by area on the mesh's triangles (deterministic for a seed).
@@ -35,7 +39,8 @@ struct PointCloud {
                                                  std::uint64_t seed);
 
 /// Loads any supported file as points: an OBJ with faces is sampled into `samples` points; an OBJ
-/// without faces, a PLY or an XYZ file is read as it is. Non-finite points are dropped and counted.
+/// without faces, a PLY or an XYZ file is read as it is. Non-finite points are dropped and counted,
+/// and so are an OBJ's triangles that use a non-finite vertex.
 [[nodiscard]] PointCloud load_point_cloud(const std::filesystem::path& path,
                                           std::size_t samples,
                                           std::uint64_t seed = 1);

@@ -20,7 +20,21 @@ void fail(const std::filesystem::path& path, const std::string& message) {
 std::ifstream open_input(const std::filesystem::path& path) {
   std::error_code error;
   const auto status = std::filesystem::status(path, error);
-  if (!std::filesystem::exists(status)) fail(path, "file not found");
+  if (error == std::errc::too_many_symbolic_link_levels) {
+    fail(path, "symbolic link loop (too many levels of symbolic links)");
+  }
+  if (error && error != std::errc::no_such_file_or_directory) {
+    fail(path, "cannot access the file: " + error.message());
+  }
+  if (!std::filesystem::exists(status)) {
+    std::error_code link_error;
+    if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, link_error))) {
+      fail(path,
+           "broken symbolic link (to '" + std::filesystem::read_symlink(path, link_error).string() +
+               "', which does not exist)");
+    }
+    fail(path, "file not found");
+  }
   if (!std::filesystem::is_regular_file(status)) fail(path, "not a regular file");
   std::ifstream stream(path, std::ios::binary);
   if (!stream) fail(path, "cannot open file for reading");

@@ -19,7 +19,8 @@ namespace voxhash::io {
 /// Throws InvalidInput reading "<path>: <message>".
 [[noreturn]] void fail(const std::filesystem::path& path, const std::string& message);
 
-/// Opens a regular file for binary reading; throws (path first) when it is missing or unreadable.
+/// Opens a regular file for binary reading; throws (path first) when it is missing, not a regular
+/// file (a directory, FIFO or device), a broken symlink or a symlink loop, or unreadable.
 [[nodiscard]] std::ifstream open_input(const std::filesystem::path& path);
 
 /// The whole file's bytes; throws like open_input, or when reading fails part way.
@@ -55,10 +56,16 @@ class LineReader {
 /// Appends (x, y, z) as floats, or counts it in dropped_non_finite when any is NaN / Inf.
 void add_point(PointCloud& cloud, double x, double y, double z);
 
+// The format parsers work on the file's bytes (the fuzz targets call them directly); `path` only
+// names the file in messages.
+
+/// An OBJ's vertices and triangles (load_obj_mesh).
+[[nodiscard]] Mesh parse_obj(const std::filesystem::path& path, std::string_view text);
+
 /// Appends the vertices of an ASCII or binary little-endian PLY file.
-void read_ply_points(const std::filesystem::path& path, PointCloud& cloud);
+void parse_ply_points(const std::filesystem::path& path, std::string_view bytes, PointCloud& cloud);
 
 /// Appends the points of an XYZ text file ("x y z [more columns]" per line, '#' comments).
-void read_xyz_points(const std::filesystem::path& path, PointCloud& cloud);
+void parse_xyz_points(const std::filesystem::path& path, std::string_view text, PointCloud& cloud);
 
 }  // namespace voxhash::io

@@ -1,6 +1,7 @@
 // PLY point clouds: the header is parsed in full (elements, scalar and list properties of every
-// standard type); the vertex element's x/y/z are read from ASCII or binary little-endian data, and
-// whatever precedes it is skipped. Elements after the vertex element are not read.
+// standard type) and its counts checked against the file's size; the vertex element's x/y/z are
+// read from ASCII or binary little-endian data, and whatever precedes it is skipped. Elements after
+// the vertex element are not read.
 #include "io/io_common.hpp"
 
 #include <voxhash/io.hpp>
@@ -234,26 +235,50 @@ PlyHeader parse_header(const std::filesystem::path& path, LineReader& lines) {
   return header;
 }
 
-/// Upper bound on how many elements `remaining` bytes can hold, so a lying count cannot make us
-/// reserve more memory than the file justifies.
-std::size_t plausible_count(const PlyElement& element,
-                            std::size_t remaining,
-                            std::size_t min_bytes) {
-  return static_cast<std::size_t>(std::min<std::uint64_t>(element.count, remaining / min_bytes));
+/// The fewest bytes one element can take: binary, the scalars and list lengths; ASCII, one
+/// character and one separator (or the line end) per scalar or list length.
+std::uint64_t min_element_bytes(const PlyElement& element, PlyFormat format) {
+  std::uint64_t bytes = 0;
+  for (const PlyProperty& property : element.properties) {
+    bytes += format == PlyFormat::Ascii
+                 ? 2
+                 : type_size(property.list_count_type.value_or(property.type));
+  }
+  return bytes;
+}
+
+/// Up front, before anything is allocated or read: the elements up to the vertex element must fit
+/// in the `data_size` bytes after the header, so a count that promises more data than the file
+/// holds is an error here, not a long loop or a huge reservation.
+void check_counts_fit(const std::filesystem::path& path,
+                      const PlyHeader& header,
+                      std::uint64_t data_size) {
+  // ASCII: the last line may lack its line end.
+  std::uint64_t remaining = data_size + (header.format == PlyFormat::Ascii ? 1 : 0);
+  for (std::size_t e = 0; e <= header.vertex_element; ++e) {
+    const PlyElement& element = header.elements[e];
+    const std::uint64_t bytes = min_element_bytes(element, header.format);
+    if (bytes == 0) continue;
+    if (element.count > remaining / bytes) {
+      fail(path,
+           "the header promises " + std::to_string(element.count) + " '" + element.name +
+               "' elements of at least " + std::to_string(bytes) + " bytes each, but only " +
+               std::to_string(data_size) + " bytes of data follow the header" +
+               (e > 0 ? " (after the elements before it)" : ""));
+    }
+    remaining -= element.count * bytes;
+  }
 }
 
 void read_ascii(const std::filesystem::path& path,
                 const PlyHeader& header,
                 LineReader& lines,
-                std::size_t data_size,
                 PointCloud& cloud) {
   for (std::size_t e = 0; e <= header.vertex_element; ++e) {
     const PlyElement& element = header.elements[e];
     const bool is_vertex      = e == header.vertex_element;
-    if (is_vertex) {
-      // Each vertex line holds at least "0 0 0\n".
-      cloud.points.reserve(plausible_count(element, data_size - lines.offset(), 6));
-    }
+    if (element.properties.empty()) continue;  // holds no values (check_counts_fit bounded it)
+    if (is_vertex) cloud.points.reserve(static_cast<std::size_t>(element.count));
     for (std::uint64_t i = 0; i < element.count; ++i) {
       std::optional<std::string_view> line = lines.next();
       while (line && split_whitespace(*line).empty())
@@ -310,13 +335,8 @@ void read_binary(const std::filesystem::path& path,
   for (std::size_t e = 0; e <= header.vertex_element; ++e) {
     const PlyElement& element = header.elements[e];
     const bool is_vertex      = e == header.vertex_element;
-    if (is_vertex) {
-      std::size_t min_bytes = 0;
-      for (const PlyProperty& property : element.properties) {
-        min_bytes += type_size(property.list_count_type.value_or(property.type));
-      }
-      cloud.points.reserve(plausible_count(element, data.size() - offset, min_bytes));
-    }
+    if (element.properties.empty()) continue;  // zero bytes each: nothing to read
+    if (is_vertex) cloud.points.reserve(static_cast<std::size_t>(element.count));
     for (std::uint64_t i = 0; i < element.count; ++i) {
       const auto take = [&](std::uint64_t bytes) {
         if (data.size() - offset < bytes) {
@@ -353,14 +373,17 @@ void read_binary(const std::filesystem::path& path,
 
 }  // namespace
 
-void read_ply_points(const std::filesystem::path& path, PointCloud& cloud) {
-  const std::string bytes = read_file(path);
+void parse_ply_points(const std::filesystem::path& path,
+                      std::string_view bytes,
+                      PointCloud& cloud) {
   LineReader lines(bytes);
-  const PlyHeader header = parse_header(path, lines);
+  const PlyHeader header      = parse_header(path, lines);
+  const std::string_view data = bytes.substr(lines.offset());
+  check_counts_fit(path, header, data.size());
   if (header.format == PlyFormat::Ascii) {
-    read_ascii(path, header, lines, bytes.size(), cloud);
+    read_ascii(path, header, lines, cloud);
   } else {
-    read_binary(path, header, std::string_view(bytes).substr(lines.offset()), cloud);
+    read_binary(path, header, data, cloud);
   }
 }
 

@@ -17,13 +17,21 @@ void read_obj_points(const std::filesystem::path& path,
                      std::size_t samples,
                      std::uint64_t seed,
                      PointCloud& cloud) {
-  const Mesh mesh = load_obj_mesh(path);
+  const Mesh mesh         = load_obj_mesh(path);
+  cloud.dropped_triangles = mesh.dropped_triangles;
+  if (mesh.triangles.empty() && mesh.dropped_triangles > 0) {
+    io::fail(path,
+             "every one of its " + std::to_string(mesh.dropped_triangles) +
+                 " triangles uses a vertex with a NaN / Inf coordinate (" +
+                 std::to_string(mesh.non_finite_vertices) + " such vertices)");
+  }
   if (mesh.triangles.empty()) {
     cloud.points.reserve(mesh.vertices.size());
     for (const Float3& v : mesh.vertices)
       io::add_point(cloud, v.x, v.y, v.z);
     return;
   }
+  cloud.dropped_non_finite = mesh.non_finite_vertices;
   try {
     cloud.points = sample_surface(mesh, samples, seed);
   } catch (const InvalidInput& error) {
@@ -46,9 +54,9 @@ PointCloud load_point_cloud(const std::filesystem::path& path,
   if (extension == ".obj") {
     read_obj_points(path, samples, seed, cloud);
   } else if (extension == ".ply") {
-    io::read_ply_points(path, cloud);
+    io::parse_ply_points(path, io::read_file(path), cloud);
   } else if (extension == ".xyz") {
-    io::read_xyz_points(path, cloud);
+    io::parse_xyz_points(path, io::read_file(path), cloud);
   } else {
     io::fail(path, "unsupported file extension '" + extension + "' (expected .obj, .ply or .xyz)");
   }

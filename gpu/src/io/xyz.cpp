@@ -8,9 +8,8 @@
 
 namespace voxhash::io {
 
-void read_xyz_points(const std::filesystem::path& path, PointCloud& cloud) {
-  const std::string bytes = read_file(path);
-  LineReader lines(bytes);
+void parse_xyz_points(const std::filesystem::path& path, std::string_view text, PointCloud& cloud) {
+  LineReader lines(text);
   while (const std::optional<std::string_view> line = lines.next()) {
     const std::string_view content             = line->substr(0, line->find('#'));
     const std::vector<std::string_view> fields = split_whitespace(content);

@@ -2,6 +2,7 @@
 // (a sentinel key seen, an eviction chain at its limit, the longest chain), and small helpers.
 #pragma once
 
+#include <voxhash/core/atomics.hpp>
 #include <voxhash/core/host_device.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/types.hpp>
@@ -15,6 +16,8 @@ namespace voxhash::tables {
 /// find_edge_batch) keep that many independent loads in flight per thread.
 inline constexpr int kQueryBatch = 4;
 
+/// Written by many threads at once: every access inside a loop goes through core::atomic_load /
+/// atomic_store (relaxed; on the GPU a volatile access, as fast as a plain one) or record_max.
 struct BuildStatus {
   std::uint32_t sentinel_key  = 0;  // 1 if some input key equals kEmptyKey
   std::uint32_t failed        = 0;  // 1 if an eviction chain reached its limit

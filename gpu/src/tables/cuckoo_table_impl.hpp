@@ -34,13 +34,14 @@ void cuckoo_insert_all(Exec& exec,
       [=] VOXHASH_LAMBDA(std::uint32_t i) {
         const Key key = keys[i];
         if (key == kEmptyKey) {
-          status->sentinel_key = 1;
+          core::atomic_store(&status->sentinel_key, 1u);
           return;
         }
-        if (status->failed) return;  // this attempt is lost already: stop early
+        // This attempt is lost already: stop early (a relaxed read; a stale 0 only costs work).
+        if (core::atomic_load(&status->failed)) return;
         const core::InsertResult r =
             core::cuckoo_insert(view, key, value_or_index(values, i), max_chain);
-        if (!r.placed) status->failed = 1;
+        if (!r.placed) core::atomic_store(&status->failed, 1u);
         core::record_max(&status->longest_chain, r.chain);
       },
       128);

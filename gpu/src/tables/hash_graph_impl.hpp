@@ -53,7 +53,7 @@ void hash_graph_count(Exec& exec,
                       BuildStatus* status) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     const Key key = keys[i];
-    if (key == kEmptyKey) status->sentinel_key = 1;
+    if (key == kEmptyKey) core::atomic_store(&status->sentinel_key, 1u);
     core::atomic_add(&counts[g.vertex(key)], 1u);
   });
 }
@@ -87,7 +87,7 @@ void hash_graph_bin_input(Exec& exec,
                           BuildStatus* status) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     const Key key = keys[i];
-    if (key == kEmptyKey) status->sentinel_key = 1;
+    if (key == kEmptyKey) core::atomic_store(&status->sentinel_key, 1u);
     vertices[i] = g.vertex(key);
     edges[i]    = core::pack_edge(key, value_or_index(values, i));
   });

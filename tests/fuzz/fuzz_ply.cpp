@@ -1,0 +1,23 @@
+// libFuzzer target for the PLY reader (io::parse_ply_points, behind load_point_cloud): every point
+// it keeps must be finite, and a rejection must name the file.
+#include "fuzz_checks.hpp"
+#include "io/io_common.hpp"
+
+#include <voxhash/io.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace voxhash;
+  constexpr std::string_view kPath = "fuzz.ply";
+  try {
+    PointCloud cloud;
+    io::parse_ply_points(kPath, fuzz::as_text(data, size), cloud);
+    for (const Float3& p : cloud.points)
+      fuzz::require(fuzz::is_finite(p), "a point is not finite");
+  } catch (const InvalidInput& error) {
+    fuzz::require_names_file(error, kPath);
+  }
+  return 0;
+}
