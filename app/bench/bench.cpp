@@ -2,7 +2,6 @@
 // command line, date), runs the command (limits here; tables and frame in their suites) and writes
 // the JSON and CSV outputs.
 #include "bench/bench.hpp"
-#include "bench/bench_device.hpp"
 #include "bench/options.hpp"
 #include "bench/report.hpp"
 #include "bench/suites.hpp"

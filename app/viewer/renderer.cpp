@@ -3,7 +3,6 @@
 #include "viewer/palette.hpp"
 #include "viewer/renderer.hpp"
 #include "viewer/shaders.hpp"
-#include "viewer/voxel_instance.hpp"
 
 #include <voxhash/pipeline.hpp>
 

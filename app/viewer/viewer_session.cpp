@@ -4,7 +4,6 @@
 #include "viewer/stopwatch.hpp"
 #include "viewer/viewer_session.hpp"
 #include "viewer/voxel_export.hpp"
-#include "viewer/voxel_instance.hpp"
 
 #include <voxhash/device_limits.hpp>
 
@@ -63,7 +62,7 @@ void ViewerSession::frame(double dt, int width, int height) {
                   m_controls.draw,
                   m_camera.view_proj(aspect, shift),
                   light_dir,
-                  grid_view(m_state.pipeline().config().grid).voxel_size,
+                  m_state.pipeline().grid().voxel_size,
                   width,
                   height);
   if (m_controls.show_panel) {

@@ -1,6 +1,8 @@
 // export_voxels / voxels_file_name.
 #include "viewer/voxel_export.hpp"
 
+#include <voxhash/io.hpp>
+
 #include <array>
 #include <cstdio>
 #include <filesystem>

@@ -3,39 +3,38 @@
 // each other along x while turning slowly.
 #pragma once
 
-#include <voxhash/core/host_device.hpp>
+#include <voxhash/detail/host_device.hpp>
 #include <voxhash/geometry.hpp>
+#include <voxhash/pipeline.hpp>
 
 #include <cmath>
 
 namespace voxhash::core {
 
-enum class DeformKind : int { None = 0, Twist = 1, Bend = 2, Wobble = 3 };
-
 /// Everything one model's animation needs for one frame (computed once on the host per frame).
 struct MotionParams {
-  DeformKind deform = DeformKind::None;
-  float amount      = 0;  // deformation strength
-  float phase       = 0;  // time in radians for the deformation's own motion
-  float rotation[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};  // row-major
+  Deformation deform = Deformation::None;
+  float amount       = 0;  // deformation strength
+  float phase        = 0;  // time in radians for the deformation's own motion
+  float rotation[9]  = {1, 0, 0, 0, 1, 0, 0, 0, 1};  // row-major
   Float3 translation{};
 };
 
 VOXHASH_HD Float3 deform(const MotionParams& m, Float3 p) {
   switch (m.deform) {
-    case DeformKind::Twist: {  // rotate about y by an angle growing with height
+    case Deformation::Twist: {  // rotate about y by an angle growing with height
       const float a = m.amount * 2.0f * p.y * sinf(m.phase);
       const float c = cosf(a), s = sinf(a);
       return {c * p.x + s * p.z, p.y, -s * p.x + c * p.z};
     }
-    case DeformKind::Bend: {  // shift x by a parabola in y
+    case Deformation::Bend: {  // shift x by a parabola in y
       return {p.x + m.amount * p.y * p.y * sinf(m.phase), p.y, p.z};
     }
-    case DeformKind::Wobble: {  // radial ripple travelling over the surface
+    case Deformation::Wobble: {  // radial ripple travelling over the surface
       const float r = 1.0f + m.amount * 0.5f * sinf(3.0f * p.y + 2.0f * p.x + m.phase);
       return {p.x * r, p.y * r, p.z * r};
     }
-    case DeformKind::None:
+    case Deformation::None:
       break;
   }
   return p;

@@ -1,8 +1,8 @@
 // The few atomic read-modify-writes the algorithms need, one spelling for both backends:
-// CUDA atomics in device code, std::atomic_ref (relaxed) on the host.
+// CUDA atomics in device code, std::atomic_ref (relaxed) on the host; and a read-only load.
 #pragma once
 
-#include <voxhash/core/host_device.hpp>
+#include <voxhash/detail/host_device.hpp>
 
 #include <cstdint>
 #if !defined(__CUDA_ARCH__)
@@ -10,6 +10,17 @@
 #endif
 
 namespace voxhash::core {
+
+/// *address for data no thread writes during the kernel: through the read-only (non-coherent)
+/// path on the GPU, as a `const T* __restrict__` kernel parameter would be read.
+template <class T>
+VOXHASH_HD T load_read_only(const T* address) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(address);
+#else
+  return *address;
+#endif
+}
 
 VOXHASH_HD std::uint64_t atomic_exchange(std::uint64_t* address, std::uint64_t value) {
 #if defined(__CUDA_ARCH__)
@@ -129,6 +140,22 @@ VOXHASH_HD void aggregate_min_at(std::uint32_t* base, std::uint32_t index, std::
   }
 #else
   if (value < atomic_load(&base[index])) atomic_min(&base[index], value);
+#endif
+}
+
+/// Claims the next slot of counter cursors[group] (returns the counter's old value plus this
+/// thread's rank): on the GPU the lanes of a warp in the same group share one atomic add.
+VOXHASH_HD std::uint32_t claim_slot(std::uint32_t* cursors, std::uint32_t group) {
+#if defined(__CUDA_ARCH__)
+  const unsigned peers = __match_any_sync(__activemask(), group);
+  const unsigned lane  = threadIdx.x & 31;
+  const int leader     = __ffs(peers) - 1;
+  std::uint32_t base   = 0;
+  if (static_cast<int>(lane) == leader) base = atomicAdd(&cursors[group], __popc(peers));
+  base = __shfl_sync(peers, base, leader);
+  return base + __popc(peers & ((1u << lane) - 1u));
+#else
+  return atomic_add(&cursors[group], 1u);
 #endif
 }
 

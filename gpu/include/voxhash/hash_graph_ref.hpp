@@ -1,17 +1,16 @@
-// Per-element HashGraph (Green, 2021), shared by both backends: a static hash table stored as CSR.
-// Vertices are hash values in [0, range); vertex v's edges (bucket list) are
-// edges[bucket_offsets[v] .. bucket_offsets[v+1]), each edge holding a key and its value (the
-// key's input index unless the caller gave values). HashGraphView is what kernels receive.
+// HashGraphRef: the trivially copyable view of a built HashGraph (Green, 2021) that kernels (and
+// the CPU backend's loops) probe through. The table is CSR over hash values: vertex v's edges
+// (bucket list) are edges[bucket_offsets[v] .. bucket_offsets[v+1]), each edge holding a key and
+// its value (the key's input index unless the caller gave values). Lookups only.
 #pragma once
 
-#include <voxhash/core/atomics.hpp>
-#include <voxhash/core/hash.hpp>
-#include <voxhash/core/host_device.hpp>
+#include <voxhash/detail/hash.hpp>
+#include <voxhash/detail/host_device.hpp>
 #include <voxhash/types.hpp>
 
 #include <cstdint>
 
-namespace voxhash::core {
+namespace voxhash {
 
 struct HashGraphEdge {
   Key key;
@@ -19,18 +18,17 @@ struct HashGraphEdge {
 };
 static_assert(sizeof(HashGraphEdge) == 8);
 
-VOXHASH_HD std::uint64_t pack_edge(Key key, Value value) {
-  return (static_cast<std::uint64_t>(value) << 32) | key;  // little-endian layout of HashGraphEdge
-}
-
-struct HashGraphView {
+/// A HashGraph as kernels see it; valid until the table's next build.
+struct HashGraphRef {
   const std::uint32_t* bucket_offsets = nullptr;  // range + 1 entries
   const HashGraphEdge* edges          = nullptr;  // one per input key, grouped by vertex
   const std::uint32_t* edge_rank      = nullptr;  // dense id of the key whose first edge this is
   std::uint32_t range                 = 0;        // number of vertices (hash values)
   std::uint32_t seed                  = 0;
 
-  VOXHASH_HD std::uint32_t vertex(Key key) const { return hash_graph_vertex(key, seed, range); }
+  VOXHASH_HD std::uint32_t vertex(Key key) const {
+    return detail::hash_graph_vertex(key, seed, range);
+  }
 
   /// Index of the first edge of `key` in its bucket list, or kNotFound (probe-standard).
   VOXHASH_HD std::uint32_t find_edge(Key key) const {
@@ -129,22 +127,6 @@ struct HashGraphView {
     for (int k = 0; k < K; ++k)
       id[k] = edge[k] == kNotFound ? kNotFound : edge_rank[edge[k]];
   }
-
-  /// 1 if edge `e` is the first edge of its key in its bucket list, else 0.
-  VOXHASH_HD std::uint32_t is_first_edge(std::uint32_t e) const {
-    return find_edge(edges[e].key) == e ? 1u : 0u;
-  }
 };
 
-/// V2's CSR from vertex-sorted edges, step one: the thread at the last edge i of a run of equal
-/// vertices v writes offsets[v + 1] = i + 1 (where the next vertex's list starts). Vertices with
-/// no edges keep 0, and an inclusive prefix-max over offsets then fills every entry, because
-/// bucket_offsets[v] is the number of edges with a vertex below v. No thread walks a gap.
-VOXHASH_HD void mark_run_end(const std::uint32_t* sorted_vertex,
-                             std::uint32_t n,
-                             std::uint32_t i,
-                             std::uint32_t* offsets) {
-  if (i + 1 == n || sorted_vertex[i] != sorted_vertex[i + 1]) offsets[sorted_vertex[i] + 1] = i + 1;
-}
-
-}  // namespace voxhash::core
+}  // namespace voxhash

@@ -17,18 +17,19 @@
 // voxel of an occupied voxel) lets steps 1 and 3 skip the table probes in empty space.
 #pragma once
 
-#include <voxhash/core/atomics.hpp>
-#include <voxhash/core/host_device.hpp>
-#include <voxhash/core/voxel.hpp>
+#include "core/atomics.hpp"
+
+#include <voxhash/detail/host_device.hpp>
+#include <voxhash/grid.hpp>
+#include <voxhash/pipeline.hpp>
 
 #include <cstdint>
 
 namespace voxhash::core {
 
-inline constexpr std::uint8_t kLabelOutside      = 0;
-inline constexpr std::uint8_t kLabelInside       = 1;
-inline constexpr std::uint8_t kLabelIntersection = 2;
-inline constexpr std::uint8_t kLabelUnknown      = 3;
+/// The fill's working state beside the three VoxelLabel values: not decided yet (barrier voxels
+/// before their vote). No voxel keeps it after the fill.
+inline constexpr auto kLabelUnknown = static_cast<VoxelLabel>(3);
 
 inline constexpr std::uint8_t kStateIntersect = 1;  // the other model occupies this voxel
 inline constexpr std::uint8_t kStateNear      = 2;  // the other model occupies a 26-neighbour
@@ -41,7 +42,7 @@ VOXHASH_HD Int3 offset(Int3 c, int dx, int dy, int dz) {
 }
 
 template <class View>
-VOXHASH_HD bool occupied(const View& table, const GridView& g, Int3 c) {
+VOXHASH_HD bool occupied(const View& table, const Grid& g, Int3 c) {
   return g.in_grid(c) && table.contains(g.key(c));
 }
 
@@ -78,7 +79,7 @@ struct BlockMask {
 
 /// Whether any of the 26 neighbours of c is occupied in `table` (whose mask is `mask`).
 template <class View>
-VOXHASH_HD bool touches(const View& table, const BlockMask& mask, const GridView& g, Int3 c) {
+VOXHASH_HD bool touches(const View& table, const BlockMask& mask, const Grid& g, Int3 c) {
   if (!mask.maybe_near(c)) return false;
   for (int dz = -1; dz <= 1; ++dz)
     for (int dy = -1; dy <= 1; ++dy)
@@ -140,7 +141,7 @@ inline constexpr std::uint32_t kAllForwardNeighbours = (1u << kForwardNeighbours
 /// a neighbour already under the same parent is skipped without walking the trees.
 template <class View>
 VOXHASH_HD void unite_with_neighbours(const View& self,
-                                      const GridView& g,
+                                      const Grid& g,
                                       Int3 c,
                                       std::uint32_t id,
                                       std::uint32_t which,
@@ -166,7 +167,7 @@ VOXHASH_HD void unite_with_neighbours(const View& self,
 /// Whether the other model occupies the 3x3 cross-section centred on c, perpendicular to `axis`.
 template <class View>
 VOXHASH_HD bool cross_section_occupied(
-    const View& other, const BlockMask& mask, const GridView& g, Int3 c, int axis) {
+    const View& other, const BlockMask& mask, const Grid& g, Int3 c, int axis) {
   if (!mask.maybe_near(c)) return false;
   for (int a = -1; a <= 1; ++a)
     for (int b = -1; b <= 1; ++b) {
@@ -179,7 +180,7 @@ VOXHASH_HD bool cross_section_occupied(
 }
 
 /// Steps from c to the grid border along direction `dir` (0..5: +x, -x, +y, -y, +z, -z).
-VOXHASH_HD std::int32_t ray_length(const GridView& g, Int3 c, int dir) {
+VOXHASH_HD std::int32_t ray_length(const Grid& g, Int3 c, int dir) {
   const int axis           = dir / 2;
   const std::int32_t coord = axis == 0 ? c.x : axis == 1 ? c.y : c.z;
   const std::int32_t res = axis == 0 ? g.resolution.x : axis == 1 ? g.resolution.y : g.resolution.z;
@@ -191,7 +192,7 @@ VOXHASH_HD std::int32_t ray_length(const GridView& g, Int3 c, int dir) {
 template <class View>
 VOXHASH_HD std::uint32_t ray_crossings(const View& other,
                                        const BlockMask& mask,
-                                       const GridView& g,
+                                       const Grid& g,
                                        Int3 c,
                                        int dir,
                                        std::int32_t first,
@@ -212,19 +213,17 @@ VOXHASH_HD std::uint32_t ray_crossings(const View& other,
 }
 
 /// Inside if most of the six rays cross the other surface an odd number of times.
-VOXHASH_HD std::uint8_t inside_by_majority(const std::uint32_t* crossings) {
+VOXHASH_HD VoxelLabel inside_by_majority(const std::uint32_t* crossings) {
   int odd = 0;
   for (int d = 0; d < kRayDirections; ++d)
     odd += crossings[d] & 1u;
-  return odd > kRayDirections / 2 ? kLabelInside : kLabelOutside;
+  return odd > kRayDirections / 2 ? VoxelLabel::Inside : VoxelLabel::Outside;
 }
 
 /// Majority label (inside / outside) of the labelled 26-neighbours of c; unknown on a tie or none.
 template <class View>
-VOXHASH_HD std::uint8_t neighbour_vote(const View& self,
-                                       const GridView& g,
-                                       Int3 c,
-                                       const std::uint8_t* labels) {
+VOXHASH_HD VoxelLabel
+neighbour_vote(const View& self, const Grid& g, Int3 c, const VoxelLabel* labels) {
   int inside = 0, outside = 0;
   for (int dz = -1; dz <= 1; ++dz)
     for (int dy = -1; dy <= 1; ++dy)
@@ -233,10 +232,12 @@ VOXHASH_HD std::uint8_t neighbour_vote(const View& self,
         if ((dx | dy | dz) == 0 || !g.in_grid(n)) continue;
         const std::uint32_t id = self.find_id(g.key(n));
         if (id == kNotFound) continue;
-        inside += labels[id] == kLabelInside;
-        outside += labels[id] == kLabelOutside;
+        inside += labels[id] == VoxelLabel::Inside;
+        outside += labels[id] == VoxelLabel::Outside;
       }
-  return inside > outside ? kLabelInside : outside > inside ? kLabelOutside : kLabelUnknown;
+  return inside > outside   ? VoxelLabel::Inside
+         : outside > inside ? VoxelLabel::Outside
+                            : kLabelUnknown;
 }
 
 }  // namespace voxhash::core

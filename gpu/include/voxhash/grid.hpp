@@ -1,21 +1,33 @@
-// The shared voxel grid as device code sees it: world point -> voxel cell -> 32-bit key and back.
-// A key packs (x, y, z) with as many bits per axis as that axis' resolution needs, at most 31 bits
-// in all, so no key can equal the tables' sentinel 0xFFFFFFFF.
+// The shared voxel grid, in one place: GridParams (what a user sets: resolution and world bounds)
+// and Grid, the validated grid as host and device code use it: world point -> voxel cell -> 32-bit
+// key and back. A key packs (x, y, z) with as many bits per axis as that axis' resolution needs, at
+// most 31 bits in all, so no key can equal the tables' sentinel 0xFFFFFFFF.
 #pragma once
 
-#include <voxhash/core/host_device.hpp>
+#include <voxhash/detail/host_device.hpp>
 #include <voxhash/geometry.hpp>
 #include <voxhash/types.hpp>
 
 #include <cstdint>
 
-namespace voxhash::core {
+namespace voxhash {
 
-struct GridView {
-  Int3 resolution;
-  Int3 bits;          // key bits per axis
-  Float3 origin;      // world position of the grid's minimum corner
-  Float3 voxel_size;  // world size of one voxel per axis
+struct GridParams {
+  Int3 resolution{512, 512, 512};  // voxels per axis; bits per axis sum to <= 31
+  Bounds bounds{{-2.4f, -2.4f, -2.4f}, {2.4f, 2.4f, 2.4f}};  // the world box the grid covers
+};
+
+/// A validated grid, trivially copyable so kernels take it by value.
+struct Grid {
+  Int3 resolution{};
+  Int3 bits{};          // key bits per axis
+  Float3 origin{};      // world position of the grid's minimum corner
+  Float3 voxel_size{};  // world size of one voxel per axis
+
+  Grid() = default;
+  /// Throws InvalidInput for a grid no key can address: resolution < 1, more than 31 key bits,
+  /// empty or non-finite bounds.
+  explicit Grid(const GridParams& params);
 
   VOXHASH_HD bool in_grid(Int3 c) const {
     return c.x >= 0 && c.y >= 0 && c.z >= 0 && c.x < resolution.x && c.y < resolution.y &&
@@ -54,6 +66,7 @@ struct GridView {
     return in_grid(c) ? key(c) : kEmptyKey;
   }
 
+  /// World-space centre of the voxel with key k.
   VOXHASH_HD Float3 center(Key k) const {
     const Int3 c = cell(k);
     return {origin.x + (c.x + 0.5f) * voxel_size.x,
@@ -62,12 +75,9 @@ struct GridView {
   }
 };
 
-/// Bits needed to store values 0..n-1 (at least 1).
-VOXHASH_HD int bits_for(std::int32_t n) {
-  int b = 1;
-  while ((1 << b) < n)
-    ++b;
-  return b;
-}
+/// World-space centre of the voxel with key `key` in `grid` (validates the grid each call).
+[[nodiscard]] Float3 voxel_center(const GridParams& grid, Key key);
+/// Key of the voxel containing world point p, or kEmptyKey if p is outside the grid.
+[[nodiscard]] Key voxel_key(const GridParams& grid, Float3 p);
 
-}  // namespace voxhash::core
+}  // namespace voxhash

@@ -1,4 +1,4 @@
-// Hash functions of both tables, shared by the CUDA and CPU backends.
+// Hash functions of both tables, shared by the CUDA and CPU backends and by the device refs.
 //  - Cuckoo (Alcantara et al., 4.3.1.1): h_i(k) = ((a_i * k + b_i) mod p) mod tableSize with random
 //    constants per build. The chapter's p = 334214459 is below 2^32, so keys congruent mod p would
 //    share all four slots and a 50M-key build of full-range keys could never succeed; we take the
@@ -7,11 +7,11 @@
 //  - HashGraph (Green): a seeded murmur3 finaliser mapped onto the hash range V the same way.
 #pragma once
 
-#include <voxhash/core/host_device.hpp>
+#include <voxhash/detail/host_device.hpp>
 
 #include <cstdint>
 
-namespace voxhash::core {
+namespace voxhash::detail {
 
 inline constexpr std::uint32_t kCuckooPrime = 4294967291u;  // 2^32 - 5
 inline constexpr int kCuckooFunctions       = 4;
@@ -58,4 +58,4 @@ VOXHASH_HD std::uint32_t hash_graph_vertex(std::uint32_t key,
   return fast_range(murmur_mix(key, seed), range);
 }
 
-}  // namespace voxhash::core
+}  // namespace voxhash::detail

@@ -1,5 +1,6 @@
 // VOXHASH_HD marks per-element functions that both backends call: __host__ __device__ under nvcc,
-// nothing in plain C++ (in the spirit of tiny-cuda-nn's common.h).
+// nothing in plain C++ (in the spirit of tiny-cuda-nn's common.h). A detail of the public device
+// refs (cuCollections keeps such things in cuco/detail/), not API of its own.
 #pragma once
 
 #if defined(__CUDACC__)
