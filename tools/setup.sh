@@ -19,8 +19,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 packages=(build-essential cmake ninja-build git pkg-config libgtest-dev libglfw3-dev libglm-dev
-  libimgui-dev libtinyobjloader-dev python3-glad libstb-dev libegl-dev libgl-dev xvfb xauth
-  python3-matplotlib)
+  libimgui-dev libtinyobjloader-dev libtbb-dev python3-glad libstb-dev libegl-dev libgl-dev xvfb
+  xauth python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -127,5 +127,9 @@ std::unique_ptr<MarkTimer> make_mark_timer(Backend backend, int marks, Stream st
   return backend_impl(backend).make_mark_timer(marks, stream);
 }
 
+std::unique_ptr<PipelineBackend> make_pipeline_backend(Backend backend) {
+  return backend_impl(backend).make_pipeline();
+}
+
 }  // namespace detail
 }  // namespace voxhash

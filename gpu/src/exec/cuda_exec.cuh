@@ -204,8 +204,6 @@ class CudaExec {
 
   void synchronize() { VOXHASH_CUDA_TRY(cudaStreamSynchronize(m_stream)); }
 
-  [[nodiscard]] cudaStream_t stream() const { return m_stream; }
-
  private:
   void* temp(std::size_t bytes) {
     m_temp->resize(bytes);

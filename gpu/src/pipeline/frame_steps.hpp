@@ -20,9 +20,9 @@ namespace voxhash::pipeline {
 struct FillBuffers {
   explicit FillBuffers(Backend b)
       : state(b, 0),
+        flags(b, 0),
         labels(b, 0),
         labels_next(b, 0),
-        flags(b, 0),
         parent(b, 0),
         rep_key(b, 0),
         roots(b, 0),

@@ -1,7 +1,6 @@
 // Pipeline: the public face of the frame pipeline. Holds the configuration and its validated grid
 // and forwards to the backend's PipelineImpl (the one virtual seam); also the per-frame motion
 // set-up shared by both backends and the sorted host download.
-#include "backends/backend_impl.hpp"
 #include "pipeline/pipeline_backend.hpp"
 
 #include <voxhash/buffer.hpp>
@@ -56,7 +55,7 @@ Pipeline::Pipeline(Backend backend, const PipelineConfig& config)
     : m_backend(backend),
       m_config(config),
       m_grid(config.grid),
-      m_impl(detail::backend_impl(backend).make_pipeline()) {}
+      m_impl(detail::make_pipeline_backend(backend)) {}
 
 Pipeline::~Pipeline() = default;
 

@@ -7,6 +7,7 @@
 #include <voxhash/grid.hpp>
 #include <voxhash/pipeline.hpp>
 
+#include <memory>
 #include <span>
 
 namespace voxhash::detail {
@@ -25,6 +26,10 @@ class PipelineBackend {
   [[nodiscard]] virtual std::span<const Float3> points(int index) const           = 0;
   [[nodiscard]] virtual std::span<const VoxelInstance> instances(int index) const = 0;
 };
+
+/// The backend's PipelineImpl (made in dispatch.cpp); throws InvalidInput for Cuda in a build
+/// without CUDA.
+[[nodiscard]] std::unique_ptr<PipelineBackend> make_pipeline_backend(Backend backend);
 
 }  // namespace voxhash::detail
 

@@ -247,7 +247,8 @@ class HashGraphImpl final : public HashGraph {
   [[nodiscard]] const BuildStats& stats() const override { return m_stats; }
   [[nodiscard]] HashGraphRef ref() const override { return m_ref; }
 
- private:
+  // The lookups' bodies (public only because nvcc's extended lambdas need a public enclosing
+  // function).
   void find(const Key* q, std::size_t n, Value* out, ProbeScratch* s, Stream stream) const {
     probe_first(
         stream, s, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t, HashGraphEdge found) {
@@ -371,6 +372,7 @@ class HashGraphImpl final : public HashGraph {
     return reinterpret_cast<const HashGraphEdge*>(s.graph.edges.data());
   }
 
+ private:
   void clear() {
     m_ref = HashGraphRef{};
     m_rank.resize(0);
