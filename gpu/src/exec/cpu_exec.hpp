@@ -57,8 +57,8 @@ class CpuExec {
   }
 
   /// Scratch bytes sort_pairs needs (none on the CPU).
-  template <class V>
-  std::size_t sort_pairs_scratch_bytes(std::size_t, int) {
+  template <class V, class N>
+  std::size_t sort_pairs_scratch_bytes(N, int) {
     return 0;
   }
 

@@ -77,9 +77,10 @@ class CudaExec {
         cub::DeviceScan::InclusiveScan(temp(bytes), bytes, data, data, cuda::Max{}, n, m_stream));
   }
 
-  /// Scratch bytes sort_pairs needs for n pairs (CUB's first call).
-  template <class V>
-  std::size_t sort_pairs_scratch_bytes(std::size_t n, int end_bit) {
+  /// Scratch bytes sort_pairs needs for n pairs (CUB's first call). N is the count's type, which
+  /// selects CUB's offset width (a 32-bit count sorts with 32-bit offsets).
+  template <class V, class N>
+  std::size_t sort_pairs_scratch_bytes(N n, int end_bit) {
     std::size_t bytes = 0;
     VOXHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr,
                                                      bytes,
@@ -109,14 +110,14 @@ class CudaExec {
     sort_pairs(keys_in, keys_out, values_in, values_out, n, end_bit, temp(bytes), bytes);
   }
 
-  /// The same with caller-provided scratch of sort_pairs_scratch_bytes() bytes (CUB's second call
-  /// only).
-  template <class V>
+  /// The same with caller-provided scratch of sort_pairs_scratch_bytes<V, N>() bytes (CUB's
+  /// second call only).
+  template <class V, class N>
   void sort_pairs(std::uint32_t* keys_in,
                   std::uint32_t* keys_out,
                   V* values_in,
                   V* values_out,
-                  std::size_t n,
+                  N n,
                   int end_bit,
                   void* scratch,
                   std::size_t scratch_bytes) {
