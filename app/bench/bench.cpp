@@ -1,7 +1,6 @@
 // `voxhash bench`: fills the report's header (device, driver, commit, command line, date), runs the
 // command (limits here; tables and frame in their suites) and writes the JSON and CSV outputs.
 #include "bench/bench.hpp"
-#include "bench/bench_device.hpp"
 #include "bench/report.hpp"
 #include "bench/suites.hpp"
 

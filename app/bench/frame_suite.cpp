@@ -212,7 +212,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
     const double time = kPassSeconds * f / (options.warmup + options.frames);
     std::array<ModelVoxels, 2> reference;
     for (std::size_t p = 0; p < pipelines.size(); ++p) {
-      const FrameStats s = pipelines[p]->run_frame(time);
+      const FrameStats s = pipelines[p]->run_frame(time, {.write_instances = false});
       if (f >= options.warmup) stats[p].push_back(s);
       if (!options.all_algorithms) continue;
       for (int m = 0; m < 2; ++m) {

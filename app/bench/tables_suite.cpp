@@ -2,13 +2,16 @@
 // baseline on generated keys, each also as a fraction of its bound (cuckoo inserts: exch8_dram;
 // HashGraph and sorted builds: sort_pairs; lookups: read8_dram). The default set is the papers'
 // headline figures, --sweep their axes; every figure is a median of timed runs after a warm-up.
-#include "bench/bench_device.hpp"
 #include "bench/suites.hpp"
 
+#include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/hash_graph.hpp>
 #include <voxhash/hash_table.hpp>
+#include <voxhash/keys.hpp>
+#include <voxhash/sorted_array.hpp>
+#include <voxhash/timer.hpp>
 
 #include <algorithm>
 #include <array>
@@ -87,24 +90,28 @@ struct Workload {
   Buffer<Value> out;
 };
 
-/// Memory a table of n keys needs at its peak, lookups included (the intersect probe keeps a
-/// HashGraph of the queries), from the sizes of the arrays each implementation holds.
+/// Memory a table of n keys needs at its peak, lookups included (the library's estimate).
 std::size_t table_bytes(Algo algo, std::size_t n, double param, bool cuckoo_ids) {
-  const auto vertices = [&] { return static_cast<std::size_t>(std::ceil(n / param)) + 1; };
+  BuildOptions options;
+  options.unique_ids = cuckoo_ids;
   switch (algo) {
-    case Algo::Cuckoo: {
-      const auto slots = static_cast<std::size_t>(std::ceil(param * n));
-      return 8 * slots + (cuckoo_ids ? 8 * slots + 8 * n : 0);
-    }
+    case Algo::Cuckoo:
+      options.cuckoo_space = param;
+      return estimate_bytes(TableKind::Cuckoo, n, options);
     case Algo::HashGraphV1:
-      return 8 * vertices() + 8 * n + 4 * vertices() + 36 * n;
+      options.load = param;
+      return estimate_bytes(TableKind::HashGraphV1, n, options);
     case Algo::HashGraphV2:
-      return 2 * (4 * vertices() + 36 * n);
+      options.load = param;
+      return estimate_bytes(TableKind::HashGraphV2, n, options);
     case Algo::SortedArray:
-      return 24 * n;
+      return estimate_sorted_array_bytes(n);
   }
   return 0;
 }
+
+/// The two ends of one timed run.
+enum class Span { Start, Stop, Count };
 
 std::string gib_text(std::size_t bytes) {
   char buf[32];
@@ -126,7 +133,7 @@ class TablesBench {
         m_limits(limits),
         m_report(report),
         m_printer(printer),
-        m_stopwatch(make_stopwatch(options.backend)) {}
+        m_timer(options.backend) {}
 
   void run_default() {
     m_sweep = "default";
@@ -283,7 +290,8 @@ class TablesBench {
     options.unique_ids = false;
     const auto table   = make_table(kind, m_backend, options);
     auto& graph        = dynamic_cast<HashGraph&>(*table);
-    const Algo algo    = kind == TableKind::HashGraphV1 ? Algo::HashGraphV1 : Algo::HashGraphV2;
+    ProbeScratch scratch(m_backend);
+    const Algo algo = kind == TableKind::HashGraphV1 ? Algo::HashGraphV1 : Algo::HashGraphV2;
     const Timing t = measure([&] { table->build(m_work.build_keys.data(), nullptr, m_work.keys); });
     add(build_result(algo, "build", load, t, "sort_pairs", table->stats(), kNone));
     for (const double f : miss_fractions) {
@@ -295,7 +303,7 @@ class TablesBench {
             method == ProbeMethod::Standard ? "probe-standard" : "probe-intersect",
             load,
             f,
-            [&](const Key* q, std::size_t n, Value* out) { graph.find_async(q, n, out); },
+            [&](const Key* q, std::size_t n, Value* out) { graph.find_async(q, n, out, scratch); },
             false);
       }
     }
@@ -303,7 +311,7 @@ class TablesBench {
 
   void bench_sorted(std::span<const double> miss_fractions) {
     const auto sorted = make_sorted_array(m_backend);
-    sorted->stage(m_work.build_keys.data(), m_work.keys);
+    sorted->stage_async(m_work.build_keys.data(), m_work.keys);
     const Timing t = measure([&] { sorted->build_async(); });
     Result r       = result(Algo::SortedArray, "build", kNone, t, m_work.keys, "sort_pairs");
     r.extra.emplace_back("bytes", static_cast<double>(sorted->bytes()));
@@ -384,9 +392,10 @@ class TablesBench {
     synchronize(m_backend);
     std::vector<double> seconds;
     for (int run = 0; run < m_runs; ++run) {
-      m_stopwatch->start();
+      m_timer.record(Span::Start);
       op();
-      seconds.push_back(m_stopwatch->stop_seconds());
+      m_timer.record(Span::Stop);
+      seconds.push_back(m_timer.elapsed_ms(Span::Start, Span::Stop) * 1e-3);
     }
     std::sort(seconds.begin(), seconds.end());
     const std::size_t mid = seconds.size() / 2;
@@ -425,7 +434,7 @@ class TablesBench {
   const DeviceLimits& m_limits;
   Report& m_report;
   ResultPrinter& m_printer;
-  std::unique_ptr<Stopwatch> m_stopwatch;
+  Timer<Span> m_timer;
   std::string m_sweep;
   Workload m_work;
   int m_workloads = 0;

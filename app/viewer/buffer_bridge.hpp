@@ -22,7 +22,7 @@ namespace voxhash::viewer {
 struct TransferTimes {
   double map       = 0;  // cudaGraphicsMapResources (interop)
   double pipeline  = 0;  // Pipeline::run_frame
-  double instances = 0;  // voxel instances written (kernel, or host conversion)
+  double instances = 0;  // waiting for the frame's voxel instances (interop, plain buffers)
   double unmap     = 0;  // cudaGraphicsUnmapResources (interop)
   double upload    = 0;  // device-to-host copies and glBufferSubData (host upload)
 };

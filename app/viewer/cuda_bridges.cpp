@@ -1,10 +1,10 @@
 // CUDA-GL interop (cuda-samples' simpleGL pattern: register the GL buffers once, then per frame
-// map all four in ONE call, let the pipeline and the instance kernel write them, unmap) and the
-// same frame into plain device buffers, which --timing compares against.
+// map all four in ONE call on the bridge's stream, let the pipeline write its points and voxel
+// instances into them on that stream, unmap on it: no wait on the host) and the same frame into
+// plain device buffers, which --timing compares against.
 #include "viewer/cuda_bridges.hpp"
 #include "viewer/gl.hpp"
 #include "viewer/stopwatch.hpp"
-#include "viewer/voxel_instances.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
@@ -69,9 +69,6 @@ class CudaInteropBridge final : public BufferBridge {
     m_times = {};
     check(cudaGraphicsMapResources(kResources, m_resources, m_stream.get()),
           "cudaGraphicsMapResources");
-    // The pipeline writes on its own stream: make the map (GL done with the buffers) complete
-    // first.
-    check(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize (map)");
     m_times.map = watch.lap();
     FrameStats stats;
     try {
@@ -81,26 +78,16 @@ class CudaInteropBridge final : public BufferBridge {
         check(cudaGraphicsResourceGetMappedPointer(&mapped[r], &bytes, m_resources[r]),
               "cudaGraphicsResourceGetMappedPointer");
       }
-      stats = pipeline.run_frame(
-          time, {static_cast<Float3*>(mapped[0]), static_cast<Float3*>(mapped[1])});
-      m_times.pipeline          = watch.lap();
-      const core::GridView grid = grid_view(pipeline.config().grid);
+      FrameTargets targets;
       for (int i = 0; i < 2; ++i) {
-        const auto voxels = pipeline.voxels(i);
-        if (voxels.size() > m_buffers.capacity(i)) {
-          throw Error("viewer: model " + std::to_string(i) + " has more voxels than points");
-        }
-        const LabelRanges ranges = label_ranges(stats.model[i]);
-        write_voxel_instances_async(grid,
-                                    voxels.data(),
-                                    pipeline.labels(i).data(),
-                                    voxels.size(),
-                                    ranges,
-                                    m_cursors.data(),
-                                    static_cast<VoxelInstance*>(mapped[2 + i]),
-                                    m_stream.handle());
+        targets.points[i]    = static_cast<Float3*>(mapped[i]);
+        targets.instances[i] = static_cast<VoxelInstance*>(mapped[2 + i]);
+      }
+      stats            = pipeline.run_frame(time, targets, m_stream.handle());
+      m_times.pipeline = watch.lap();
+      for (int i = 0; i < 2; ++i) {
         m_buffers.point_count[i]  = pipeline.points(i).size();
-        m_buffers.voxel_ranges[i] = ranges;
+        m_buffers.voxel_ranges[i] = stats.model[i].ranges;
       }
       if (m_timing) check(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize");
       m_times.instances = watch.lap();
@@ -130,7 +117,6 @@ class CudaInteropBridge final : public BufferBridge {
   bool m_timing;
   bool m_registered = false;
   OwnedStream m_stream;
-  Buffer<std::uint32_t> m_cursors{Backend::Cuda, 3};  // the instance kernel's per-label counters
   cudaGraphicsResource_t m_resources[kResources] = {};
   TransferTimes m_times;
 };
@@ -151,24 +137,14 @@ class PlainDeviceBridge final : public BufferBridge {
 
   FrameStats run_frame(Pipeline& pipeline, double time) override {
     Stopwatch watch;
-    m_times                   = {};
-    const FrameStats stats    = pipeline.run_frame(time, {m_points[0].data(), m_points[1].data()});
-    m_times.pipeline          = watch.lap();
-    const core::GridView grid = grid_view(pipeline.config().grid);
+    m_times = {};
+    FrameTargets targets;
     for (int i = 0; i < 2; ++i) {
-      const auto voxels = pipeline.voxels(i);
-      if (voxels.size() > m_instances[i].size()) {
-        throw Error("viewer: model " + std::to_string(i) + " has more voxels than points");
-      }
-      write_voxel_instances_async(grid,
-                                  voxels.data(),
-                                  pipeline.labels(i).data(),
-                                  voxels.size(),
-                                  label_ranges(stats.model[i]),
-                                  m_cursors.data(),
-                                  m_instances[i].data(),
-                                  m_stream.handle());
+      targets.points[i]    = m_points[i].data();
+      targets.instances[i] = m_instances[i].data();
     }
+    const FrameStats stats = pipeline.run_frame(time, targets, m_stream.handle());
+    m_times.pipeline       = watch.lap();
     if (m_timing) check(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize");
     m_times.instances = watch.lap();
     return stats;
@@ -177,7 +153,6 @@ class PlainDeviceBridge final : public BufferBridge {
  private:
   bool m_timing;
   OwnedStream m_stream;
-  Buffer<std::uint32_t> m_cursors{Backend::Cuda, 3};
   std::array<Buffer<Float3>, 2> m_points{Buffer<Float3>(Backend::Cuda, 0),
                                          Buffer<Float3>(Backend::Cuda, 0)};
   std::array<Buffer<VoxelInstance>, 2> m_instances{Buffer<VoxelInstance>(Backend::Cuda, 0),

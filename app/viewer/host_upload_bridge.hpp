@@ -1,10 +1,9 @@
-// The host-upload path: the pipeline writes its own buffers; points and voxel instances reach GL
-// through host memory (directly on the CPU backend, through reused staging vectors on CUDA).
+// The host-upload path: the pipeline writes its own buffers; its points and voxel instances reach
+// GL through host memory (directly on the CPU backend, through reused staging vectors on CUDA).
 #pragma once
 
 #include "viewer/buffer_bridge.hpp"
 #include "viewer/scene_buffers.hpp"
-#include "viewer/voxel_instance.hpp"
 
 #include <voxhash/geometry.hpp>
 #include <voxhash/pipeline.hpp>
@@ -32,8 +31,6 @@ class HostUploadBridge final : public BufferBridge {
   SceneBuffers& m_buffers;
   TransferTimes m_times;
   std::vector<Float3> m_points;
-  std::vector<Key> m_keys;
-  std::vector<VoxelLabel> m_labels;
   std::vector<VoxelInstance> m_instances;
 };
 

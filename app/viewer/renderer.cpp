@@ -2,7 +2,6 @@
 // programs (points, voxel cubes) from the GLSL embedded at build time, and two vertex layouts whose
 // buffer binding is pointed at each model's buffer in turn (DSA, no per-frame allocation).
 #include "viewer/renderer.hpp"
-#include "viewer/voxel_instance.hpp"
 
 #include <voxhash/pipeline.hpp>
 

@@ -4,7 +4,8 @@
 #pragma once
 
 #include "viewer/gl.hpp"
-#include "viewer/voxel_instance.hpp"
+
+#include <voxhash/pipeline.hpp>
 
 #include <array>
 #include <cstddef>

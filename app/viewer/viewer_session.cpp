@@ -3,9 +3,9 @@
 #include "viewer/gl.hpp"
 #include "viewer/stopwatch.hpp"
 #include "viewer/viewer_session.hpp"
-#include "viewer/voxel_instance.hpp"
 
 #include <voxhash/device_limits.hpp>
+#include <voxhash/io.hpp>
 
 #include <stb_image_write.h>
 
@@ -69,7 +69,7 @@ void ViewerSession::frame(double dt, int width, int height) {
                   m_controls.draw,
                   m_camera.view_proj(aspect, shift),
                   light_dir,
-                  grid_view(m_state.pipeline().config().grid).voxel_size,
+                  m_state.pipeline().grid().voxel_size,
                   width,
                   height);
   if (m_controls.show_panel) {

@@ -101,7 +101,7 @@ inline void check_table(Backend backend,
         table->find_id_async(q, n, o);
       });
   std::vector<Key> unique(table->unique_count());
-  detail::copy_bytes(
+  copy_bytes(
       unique.data(), Backend::Cpu, table->unique_keys(), backend, unique.size() * sizeof(Key));
 
   std::size_t errors = 0;
@@ -144,21 +144,20 @@ inline void check_hash_graph_invariants(Backend backend,
   auto& graph  = dynamic_cast<HashGraph&>(*table);
   auto d_keys  = Buffer<Key>::from_host(backend, keys);
   table->build(d_keys.data(), nullptr, keys.size());
-  const core::HashGraphView view = graph.view();
+  const HashGraphRef view = graph.ref();
   ASSERT_EQ(view.range,
             std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(keys.size() / load))));
   std::vector<std::uint32_t> offsets(view.range + 1);
-  detail::copy_bytes(
-      offsets.data(), Backend::Cpu, view.bucket_offsets, backend, offsets.size() * 4);
-  std::vector<core::HashGraphEdge> edges(keys.size());
-  detail::copy_bytes(edges.data(), Backend::Cpu, view.edges, backend, edges.size() * 8);
+  copy_bytes(offsets.data(), Backend::Cpu, view.bucket_offsets, backend, offsets.size() * 4);
+  std::vector<HashGraphEdge> edges(keys.size());
+  copy_bytes(edges.data(), Backend::Cpu, view.edges, backend, edges.size() * 8);
   ASSERT_EQ(offsets.front(), 0u);
   ASSERT_EQ(offsets.back(), keys.size());
   ASSERT_TRUE(std::is_sorted(offsets.begin(), offsets.end()));
   std::size_t misplaced = 0;
   for (std::uint32_t v = 0; v < view.range; ++v) {
     for (std::uint32_t e = offsets[v]; e < offsets[v + 1]; ++e) {
-      misplaced += core::hash_graph_vertex(edges[e].key, view.seed, view.range) != v;
+      misplaced += detail::hash_graph_vertex(edges[e].key, view.seed, view.range) != v;
     }
   }
   EXPECT_EQ(misplaced, 0u);

@@ -155,12 +155,12 @@ TEST(CuckooTable, LookupsProbeAtMostFourSlotsAndViewMatches) {
   const auto keys = random_keys(100000, 60000, 10);
   auto table      = make_table(TableKind::Cuckoo, kCpu);
   table->build(keys.data(), nullptr, keys.size());
-  const core::CuckooView view = dynamic_cast<CuckooTable&>(*table).view();
+  const CuckooRef view = dynamic_cast<CuckooTable&>(*table).ref();
   for (std::size_t i = 0; i < 1000; ++i) {
     const std::uint32_t slot = view.find_slot(keys[i]);
     ASSERT_NE(slot, kNotFound);
     bool among_four = false;
-    for (int f = 0; f < core::kCuckooFunctions; ++f)
+    for (int f = 0; f < detail::kCuckooFunctions; ++f)
       among_four |= view.location(f, keys[i]) == slot;
     EXPECT_TRUE(among_four);
   }
@@ -204,8 +204,8 @@ TEST(HashGraph, V1AndV2BuildTheSameBuckets) {
   auto v2         = make_table(TableKind::HashGraphV2, kCpu);
   v1->build(keys.data(), nullptr, keys.size());
   v2->build(keys.data(), nullptr, keys.size());
-  const auto g1 = dynamic_cast<HashGraph&>(*v1).view();
-  const auto g2 = dynamic_cast<HashGraph&>(*v2).view();
+  const auto g1 = dynamic_cast<HashGraph&>(*v1).ref();
+  const auto g2 = dynamic_cast<HashGraph&>(*v2).ref();
   ASSERT_EQ(g1.range, g2.range);
   ASSERT_EQ(g1.seed, g2.seed) << "same seed option, same hash";
   EXPECT_TRUE(std::equal(g1.bucket_offsets, g1.bucket_offsets + g1.range + 1, g2.bucket_offsets));

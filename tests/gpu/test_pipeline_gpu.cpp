@@ -141,7 +141,7 @@ TEST(GpuPipeline, AnimatedPointsGoToACallerBuffer) {
   pipeline.set_model(1, b.points);
   Buffer<Float3> out_a(Backend::Cuda, a.points.size()), out_b(Backend::Cuda, b.points.size());
   out_a.fill_bytes_async(0xFF);
-  pipeline.run_frame(0.0, {out_a.data(), out_b.data()});
+  pipeline.run_frame(0.0, {.points = {out_a.data(), out_b.data()}});
   const auto host = out_a.to_host();
   ASSERT_EQ(host.size(), a.points.size());
   for (std::size_t i = 0; i < host.size(); i += 997) {

@@ -82,11 +82,11 @@ TEST_P(GpuTables, CudaEqualsCpu) {
     has[b] = run_query<std::uint8_t>(
         backends[b], queries, 9, [&](auto q, auto n, auto o) { table->contains_async(q, n, o); });
     unique[b].resize(table->unique_count());
-    detail::copy_bytes(unique[b].data(),
-                       Backend::Cpu,
-                       table->unique_keys(),
-                       backends[b],
-                       unique[b].size() * sizeof(Key));
+    copy_bytes(unique[b].data(),
+               Backend::Cpu,
+               table->unique_keys(),
+               backends[b],
+               unique[b].size() * sizeof(Key));
     std::sort(unique[b].begin(), unique[b].end());
   }
   EXPECT_EQ(counts[0], counts[1]);
@@ -107,13 +107,13 @@ TEST(GpuHashGraph, InvariantsAndV2MatchesCpuExactly) {
   auto d   = Buffer<Key>::from_host(kCuda, keys);
   cpu->build(keys.data(), nullptr, keys.size());
   gpu->build(d.data(), nullptr, keys.size());
-  const auto gc = dynamic_cast<HashGraph&>(*cpu).view();
-  const auto gg = dynamic_cast<HashGraph&>(*gpu).view();
+  const auto gc = dynamic_cast<HashGraph&>(*cpu).ref();
+  const auto gg = dynamic_cast<HashGraph&>(*gpu).ref();
   ASSERT_EQ(gc.range, gg.range);
   std::vector<std::uint32_t> offsets(gg.range + 1);
-  std::vector<core::HashGraphEdge> edges(keys.size());
-  detail::copy_bytes(offsets.data(), Backend::Cpu, gg.bucket_offsets, kCuda, offsets.size() * 4);
-  detail::copy_bytes(edges.data(), Backend::Cpu, gg.edges, kCuda, edges.size() * 8);
+  std::vector<HashGraphEdge> edges(keys.size());
+  copy_bytes(offsets.data(), Backend::Cpu, gg.bucket_offsets, kCuda, offsets.size() * 4);
+  copy_bytes(edges.data(), Backend::Cpu, gg.edges, kCuda, edges.size() * 8);
   EXPECT_TRUE(std::equal(offsets.begin(), offsets.end(), gc.bucket_offsets));
   EXPECT_TRUE(std::equal(edges.begin(), edges.end(), gc.edges, [](auto a, auto b) {
     return a.key == b.key && a.value == b.value;
@@ -170,7 +170,7 @@ void check_device_view(TableKind kind) {
   auto d_q     = Buffer<Key>::from_host(kCuda, queries);
   Buffer<Value> found(kCuda, n), ids(kCuda, n), counts(kCuda, n);
   found.fill_bytes_async(0xAB);
-  probe_view_kernel<<<(n + 255) / 256, 256>>>(dynamic_cast<TableType&>(*table).view(),
+  probe_view_kernel<<<(n + 255) / 256, 256>>>(dynamic_cast<TableType&>(*table).ref(),
                                               d_q.data(),
                                               n,
                                               found.data(),

@@ -9,7 +9,6 @@
 #include "viewer/host_upload_bridge.hpp"
 #include "viewer/renderer.hpp"
 #include "viewer/scene_buffers.hpp"
-#include "viewer/voxel_instance.hpp"
 
 #include <voxhash/error.hpp>
 #include <voxhash/pipeline.hpp>
@@ -71,12 +70,10 @@ class ViewerStateTest : public ::testing::Test {
 ModelVoxels read_voxel_buffer(const viewer::SceneBuffers& buffers,
                               int model,
                               const GridParams& grid) {
-  const viewer::LabelRanges& ranges = buffers.voxel_ranges[model];
-  std::vector<viewer::VoxelInstance> instances(ranges.total());
-  glGetNamedBufferSubData(buffers.voxels_buffer(model),
-                          0,
-                          instances.size() * sizeof(viewer::VoxelInstance),
-                          instances.data());
+  const LabelRanges& ranges = buffers.voxel_ranges[model];
+  std::vector<VoxelInstance> instances(ranges.total());
+  glGetNamedBufferSubData(
+      buffers.voxels_buffer(model), 0, instances.size() * sizeof(VoxelInstance), instances.data());
   for (std::uint32_t l = 0; l < 3; ++l) {
     for (std::uint32_t k = ranges.first[l]; k < ranges.first[l] + ranges.count[l]; ++k) {
       EXPECT_EQ(instances[k].label, l) << "instance " << k << " of model " << model;
@@ -142,7 +139,7 @@ TEST_F(ViewerStateTest, LayerTogglesDecideWhatIsDrawn) {
   const viewer::Renderer renderer;
   const viewer::OrbitCamera camera;
   const GridParams& grid = m_state->pipeline().config().grid;
-  const Float3 voxel     = voxhash::grid_view(grid).voxel_size;
+  const Float3 voxel     = Grid(grid).voxel_size;
   auto draw              = [&](const viewer::Layers& layers) {
     viewer::DrawSettings settings;
     settings.layers = layers;

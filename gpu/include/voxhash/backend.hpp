@@ -2,6 +2,7 @@
 // or on request. The CPU backend runs the same per-element logic in multithreaded loops.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -26,5 +27,14 @@ enum class Backend { Cpu, Cuda };
 
 /// One line describing the device that `backend` runs on (GPU name and memory, or CPU threads).
 [[nodiscard]] std::string describe_device(Backend backend);
+
+/// Bytes that can still be allocated (cudaMemGetInfo, or the host's available memory).
+[[nodiscard]] std::size_t free_memory(Backend backend);
+
+/// "CUDA driver 13.0, runtime 13.0", or "none (CPU backend)".
+[[nodiscard]] std::string driver_version(Backend backend);
+
+/// Waits for all work queued on the backend's device (every stream).
+void synchronize(Backend backend);
 
 }  // namespace voxhash

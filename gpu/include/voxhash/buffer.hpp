@@ -16,12 +16,14 @@ namespace detail {
 /// Allocates `bytes` in the backend's memory; throws OutOfMemory naming the size on failure.
 void* allocate(Backend backend, std::size_t bytes);
 void deallocate(Backend backend, void* ptr) noexcept;
-/// Synchronous copy between any two backends' memories (host memory is the Cpu backend's).
-void copy_bytes(
-    void* dst, Backend dst_backend, const void* src, Backend src_backend, std::size_t bytes);
 /// Sets every byte to `byte`; asynchronous on `stream` for Cuda.
 void fill_bytes_async(Backend backend, void* ptr, int byte, std::size_t bytes, Stream stream);
 }  // namespace detail
+
+/// Synchronous copy between any two backends' memories (host memory is the Cpu backend's): on
+/// return the bytes are at `dst`. Work queued on other streams is not waited for.
+void copy_bytes(
+    void* dst, Backend dst_backend, const void* src, Backend src_backend, std::size_t bytes);
 
 template <class T>
 class Buffer {
@@ -41,14 +43,14 @@ class Buffer {
 
   static Buffer from_host(Backend backend, std::span<const T> host) {
     Buffer b(backend, host.size());
-    detail::copy_bytes(b.data(), backend, host.data(), Backend::Cpu, host.size_bytes());
+    copy_bytes(b.data(), backend, host.data(), Backend::Cpu, host.size_bytes());
     return b;
   }
 
   /// Copies the contents to a host vector (synchronous).
   [[nodiscard]] std::vector<T> to_host() const {
     std::vector<T> host(m_size);
-    detail::copy_bytes(host.data(), Backend::Cpu, m_data, m_backend, m_size * sizeof(T));
+    copy_bytes(host.data(), Backend::Cpu, m_data, m_backend, m_size * sizeof(T));
     return host;
   }
 

@@ -1,9 +1,9 @@
 // CuckooTable: Alcantara et al.'s GPU cuckoo hash table (GPU Computing Gems, ch. 4) behind the
 // HashTable interface, with the set/compacting variant for duplicate keys: every unique key gets a
-// dense id 0..u-1 and the unique keys are listed. view() is what kernels probe through.
+// dense id 0..u-1 and the unique keys are listed. ref() is what kernels probe through.
 #pragma once
 
-#include <voxhash/core/cuckoo.hpp>
+#include <voxhash/cuckoo_ref.hpp>
 #include <voxhash/hash_table.hpp>
 
 namespace voxhash {
@@ -13,7 +13,7 @@ class CuckooTable : public HashTable {
   [[nodiscard]] TableKind kind() const final { return TableKind::Cuckoo; }
 
   /// The table as device code (or CPU loops) see it. Valid until the next build.
-  [[nodiscard]] virtual core::CuckooView view() const = 0;
+  [[nodiscard]] virtual CuckooRef ref() const = 0;
 };
 
 }  // namespace voxhash

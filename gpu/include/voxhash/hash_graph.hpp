@@ -2,12 +2,15 @@
 // per-vertex atomic counters, a prefix sum and an atomic scatter (the paper's Alg. 1); V2 bins the
 // edges by vertex first (here with CUB's radix sort, which is binning carried to the end) and reads
 // the offsets off the sorted vertices. Probing is "standard" (walk the query's bucket list) or
-// "intersect" (the paper's new probe: a HashGraph of the queries, bucket lists intersected).
+// "intersect" (the paper's new probe: a HashGraph of the queries, bucket lists intersected), whose
+// query graph lives in an explicit ProbeScratch.
 #pragma once
 
 #include <voxhash/buffer.hpp>
-#include <voxhash/core/hash_graph.hpp>
+#include <voxhash/hash_graph_ref.hpp>
 #include <voxhash/hash_table.hpp>
+
+#include <memory>
 
 namespace voxhash {
 
@@ -19,11 +22,61 @@ struct MatchList {
   Buffer<Value> values;
 };
 
+/// Working memory of the intersect probe: the queries' own HashGraph and its sort's scratch, in
+/// one backend's memory. A lookup builds it on the lookup's stream; it keeps its capacity, so
+/// repeated lookups do not allocate. One lookup at a time per scratch, and it must outlive the
+/// lookup's work on the stream.
+class ProbeScratch {
+ public:
+  explicit ProbeScratch(Backend backend);
+  ~ProbeScratch();
+  ProbeScratch(ProbeScratch&&) noexcept;
+  ProbeScratch& operator=(ProbeScratch&&) noexcept;
+
+  [[nodiscard]] Backend backend() const noexcept { return m_backend; }
+
+  /// The arrays themselves, for the table implementations (an incomplete type elsewhere).
+  struct State;
+  [[nodiscard]] State& state() noexcept { return *m_state; }
+
+ private:
+  Backend m_backend;
+  std::unique_ptr<State> m_state;
+};
+
 class HashGraph : public HashTable {
  public:
   /// Selects how find/contains/count/find_id probe; both methods give the same answers.
   virtual void set_probe_method(ProbeMethod method)      = 0;
   [[nodiscard]] virtual ProbeMethod probe_method() const = 0;
+
+  // The HashTable lookups, with the intersect probe's scratch given (`scratch` must be in the
+  // table's backend; the standard probe does not touch it). The overloads without it allocate a
+  // scratch for an intersect lookup and free it afterwards, which waits for the device.
+  using HashTable::contains_async;
+  using HashTable::count_async;
+  using HashTable::find_async;
+  using HashTable::find_id_async;
+  virtual void find_async(const Key* queries,
+                          std::size_t n,
+                          Value* out,
+                          ProbeScratch& scratch,
+                          Stream stream = nullptr) const     = 0;
+  virtual void contains_async(const Key* queries,
+                              std::size_t n,
+                              std::uint8_t* out,
+                              ProbeScratch& scratch,
+                              Stream stream = nullptr) const = 0;
+  virtual void count_async(const Key* queries,
+                           std::size_t n,
+                           std::uint32_t* out,
+                           ProbeScratch& scratch,
+                           Stream stream = nullptr) const    = 0;
+  virtual void find_id_async(const Key* queries,
+                             std::size_t n,
+                             std::uint32_t* out,
+                             ProbeScratch& scratch,
+                             Stream stream = nullptr) const  = 0;
 
   /// Every match of every query (synchronizes the stream: the output size is read back).
   [[nodiscard]] virtual MatchList find_all(const Key* queries,
@@ -31,7 +84,7 @@ class HashGraph : public HashTable {
                                            Stream stream = nullptr) const = 0;
 
   /// The CSR as device code (or CPU loops) see it. Valid until the next build.
-  [[nodiscard]] virtual core::HashGraphView view() const = 0;
+  [[nodiscard]] virtual HashGraphRef ref() const = 0;
 };
 
 }  // namespace voxhash

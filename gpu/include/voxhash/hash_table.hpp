@@ -67,14 +67,18 @@ class HashTable {
   virtual void set_options(const BuildOptions& options) = 0;
 
   /// Builds the table from keys[0..n) and values[0..n) (values may be null: each key's value is
-  /// then its input index). Keys equal to kEmptyKey are rejected with InvalidInput. Synchronizes
-  /// `stream`. On BuildFailed or InvalidInput the input is untouched and the table is empty.
+  /// then its input index) on `stream`. Keys equal to kEmptyKey are rejected with InvalidInput.
+  /// Synchronizes `stream`. On BuildFailed or InvalidInput the input is untouched and the table is
+  /// empty.
   virtual BuildStats build(const Key* keys,
                            const Value* values,
                            std::size_t n,
                            Stream stream = nullptr) = 0;
 
-  /// out[i] = the value of one occurrence of queries[i], or kNotFound. Does not synchronize.
+  // Lookups run on `stream` and do not synchronize it; they keep no state in the table, so
+  // several may run at once on different streams.
+
+  /// out[i] = the value of one occurrence of queries[i], or kNotFound.
   virtual void find_async(const Key* queries,
                           std::size_t n,
                           Value* out,
@@ -107,5 +111,12 @@ class HashTable {
 [[nodiscard]] std::unique_ptr<HashTable> make_table(TableKind kind,
                                                     Backend backend,
                                                     const BuildOptions& options = {});
+
+/// Peak memory in bytes a table of `kind` built from n keys with `options` holds, its build's
+/// scratch and its lookups' included (a HashGraph's intersect probe builds a HashGraph of the
+/// queries, counted for n queries). For checking up front that a table fits.
+[[nodiscard]] std::size_t estimate_bytes(TableKind kind,
+                                         std::size_t n,
+                                         const BuildOptions& options = {});
 
 }  // namespace voxhash

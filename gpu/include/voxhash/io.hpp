@@ -1,11 +1,15 @@
-// Loading models and point clouds, and writing voxel exports. OBJ meshes are sampled area-weighted
-// into N points; a vertex-only OBJ, PLY (ASCII or binary little-endian, float x/y/z vertex
-// properties) and XYZ text are taken as point clouds. Every failure throws voxhash::InvalidInput
-// whose message names the file (and the line where there is one); docs/RELIABILITY.md lists them.
+// Loading models and point clouds, and writing voxel exports (the voxhash_io target). OBJ meshes
+// are sampled area-weighted into N points; a vertex-only OBJ, PLY (ASCII or binary little-endian,
+// float x/y/z vertex properties) and XYZ text are taken as point clouds. Every failure throws
+// voxhash::InvalidInput whose message names the file (and the line where there is one);
+// docs/RELIABILITY.md lists them.
 #pragma once
 
 #include <voxhash/geometry.hpp>
+#include <voxhash/grid.hpp>
+#include <voxhash/pipeline.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -44,5 +48,11 @@ struct PointCloud {
 [[nodiscard]] PointCloud load_point_cloud(const std::filesystem::path& path,
                                           std::size_t samples,
                                           std::uint64_t seed = 1);
+
+/// Writes both models' labelled voxels as a coloured PLY point cloud (voxel centres):
+/// intersection yellow, inside red, outside grey (model 0) / blue (model 1).
+void export_voxels_ply(const std::string& path,
+                       const GridParams& grid,
+                       const std::array<ModelVoxels, 2>& models);
 
 }  // namespace voxhash

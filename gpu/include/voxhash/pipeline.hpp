@@ -1,34 +1,31 @@
 // The per-frame voxel intersection pipeline (the cuckoo chapter's Figure 4.1 demo): two point
 // clouds are animated, voxelized into one shared grid, a table of each model's voxels is built with
 // the selected algorithm, each model's voxels are probed against the other's table (intersection),
-// and a flood fill labels every surface voxel inside / outside the other model. Front ends (viewer,
+// a flood fill labels every surface voxel inside / outside the other model, and each model's
+// voxels are written as instances grouped by label: what a renderer draws. Front ends (viewer,
 // headless bench, tests) drive it; all buffers live in the backend's memory.
 #pragma once
 
 #include <voxhash/backend.hpp>
-#include <voxhash/buffer.hpp>
-#include <voxhash/core/voxel.hpp>
 #include <voxhash/geometry.hpp>
+#include <voxhash/grid.hpp>
 #include <voxhash/hash_table.hpp>
+#include <voxhash/types.hpp>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <string>
 #include <vector>
 
 namespace voxhash {
 
+/// What the flood fill decides for a surface voxel. Device code stores it as one byte.
 enum class VoxelLabel : std::uint8_t { Outside = 0, Inside = 1, Intersection = 2 };
+inline constexpr int kVoxelLabels = 3;
 
 enum class Deformation { None, Twist, Bend, Wobble };
-
-struct GridParams {
-  Int3 resolution{512, 512, 512};  // voxels per axis; bits per axis sum to <= 31
-  Bounds bounds{{-2.4f, -2.4f, -2.4f}, {2.4f, 2.4f, 2.4f}};  // the world box the grid covers
-};
 
 struct AnimationParams {
   float speed             = 1.0f;  // 1 = one pass through each other every ~6 s
@@ -44,6 +41,23 @@ struct PipelineConfig {
   AnimationParams animation;
   TableKind algorithm = TableKind::Cuckoo;
   BuildOptions table_options;
+};
+
+/// One voxel as a renderer draws it: the voxel's world-space centre and its label (16 bytes,
+/// laid out for a GL instance buffer).
+struct VoxelInstance {
+  Float3 center;
+  std::uint32_t label;  // a VoxelLabel value
+};
+static_assert(sizeof(VoxelInstance) == 16);
+
+/// A model's instances are stored grouped by label: outside, then inside, then intersection.
+/// first[l] and count[l] give the range of label l (a VoxelLabel value).
+struct LabelRanges {
+  std::uint32_t first[kVoxelLabels] = {};
+  std::uint32_t count[kVoxelLabels] = {};
+
+  [[nodiscard]] std::size_t total() const { return std::size_t{count[0]} + count[1] + count[2]; }
 };
 
 /// Milliseconds per stage, both models together (CUDA events on the GPU, steady clock on the CPU).
@@ -63,6 +77,7 @@ struct ModelFrameStats {
   std::size_t outside      = 0;
   std::size_t components   = 0;  // flood-fill regions (connected components) labelled
   std::size_t undecided    = 0;  // barrier voxels the neighbour vote left to their own ray test
+  LabelRanges ranges;            // where each label's instances are (empty without instances)
 };
 
 struct FrameStats {
@@ -72,14 +87,31 @@ struct FrameStats {
   double probe_keys_per_s = 0;  // unique voxels probed per second
 };
 
+/// Where run_frame writes what a renderer draws. A null pointer means an internal buffer.
+struct FrameTargets {
+  /// Model i's animated points: backend memory with room for all of its points (e.g. a
+  /// CUDA-mapped GL buffer).
+  std::array<Float3*, 2> points{};
+  /// Model i's voxel instances grouped by label: backend memory with room for as many instances
+  /// as the model has points (a model has at most one voxel per point).
+  std::array<VoxelInstance*, 2> instances{};
+  /// false: no instances this frame (headless runs that only read statistics or voxels).
+  bool write_instances = true;
+};
+
 /// A model's labelled voxels, on the host, sorted by key.
 struct ModelVoxels {
   std::vector<Key> keys;
   std::vector<VoxelLabel> labels;
 };
 
+namespace detail {
+class PipelineBackend;
+}
+
 class Pipeline {
  public:
+  /// Throws InvalidInput for an unusable grid, or for Backend::Cuda where CUDA is unavailable.
   Pipeline(Backend backend, const PipelineConfig& config);
   ~Pipeline();
   Pipeline(const Pipeline&)            = delete;
@@ -87,47 +119,40 @@ class Pipeline {
 
   [[nodiscard]] Backend backend() const;
   [[nodiscard]] const PipelineConfig& config() const;
+  /// The validated grid of the current configuration.
+  [[nodiscard]] const Grid& grid() const;
 
-  /// Sets model `index` (0 or 1) from rest-pose points on the host (copied to the backend).
-  /// Non-finite points throw InvalidInput (loaders drop them first).
+  /// Sets model `index` (0 or 1) from rest-pose points on the host (copied to the backend;
+  /// synchronous). Non-finite points throw InvalidInput (loaders drop them first).
   void set_model(int index, std::span<const Float3> rest_points);
   /// Takes effect on the next frame; no output voxel changes with the algorithm.
   void set_algorithm(TableKind kind);
   void set_grid(const GridParams& grid);
   void set_animation(const AnimationParams& animation);
 
-  /// Runs one frame at `time` seconds. animated_points[i], if not null, receives model i's
-  /// animated points (backend memory with room for all of them, e.g. a CUDA-mapped GL buffer);
-  /// otherwise an internal buffer does. Synchronizes.
-  FrameStats run_frame(double time, std::array<Float3*, 2> animated_points = {nullptr, nullptr});
+  /// Runs one frame at `time` seconds on `stream` (ignored by the CPU backend). The statistics,
+  /// voxels and labels are complete on return (the frame reads its counts back, which waits for
+  /// the stream); the instances are queued last and are complete once `stream` is synchronized,
+  /// so a caller can unmap interop buffers on the same stream without waiting here.
+  FrameStats run_frame(double time, const FrameTargets& targets = {}, Stream stream = nullptr);
 
   /// The last frame's voxels of model `index` (backend memory, unspecified order) and labels.
   [[nodiscard]] std::span<const Key> voxels(int index) const;
   [[nodiscard]] std::span<const VoxelLabel> labels(int index) const;
   /// The last frame's animated points of model `index` (backend memory).
   [[nodiscard]] std::span<const Float3> points(int index) const;
+  /// The last frame's voxel instances of model `index` (backend memory), grouped by label as
+  /// FrameStats::model[index].ranges says; empty when the frame wrote none.
+  [[nodiscard]] std::span<const VoxelInstance> instances(int index) const;
 
   /// Host copy of the last frame's voxels and labels of model `index`, sorted by key.
   [[nodiscard]] ModelVoxels download(int index) const;
 
  private:
-  struct State;
-  std::unique_ptr<State> m;
+  Backend m_backend;
+  PipelineConfig m_config;
+  Grid m_grid;
+  std::unique_ptr<detail::PipelineBackend> m_impl;
 };
-
-/// The grid as kernels see it (key layout, origin, voxel size); throws InvalidInput for a grid
-/// the pipeline cannot use (resolution < 1, more than 31 key bits, empty or non-finite bounds).
-[[nodiscard]] core::GridView grid_view(const GridParams& grid);
-
-/// World-space centre of the voxel with key `key` in `grid`.
-[[nodiscard]] Float3 voxel_center(const GridParams& grid, Key key);
-/// Key of the voxel containing world point p, or kEmptyKey if p is outside the grid.
-[[nodiscard]] Key voxel_key(const GridParams& grid, Float3 p);
-
-/// Writes both models' labelled voxels as a coloured PLY point cloud (voxel centres):
-/// intersection yellow, inside red, outside grey (model 0) / blue (model 1).
-void export_voxels_ply(const std::string& path,
-                       const GridParams& grid,
-                       const std::array<ModelVoxels, 2>& models);
 
 }  // namespace voxhash

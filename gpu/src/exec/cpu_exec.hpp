@@ -1,18 +1,19 @@
 // CpuExec: how the shared algorithm templates run on the CPU backend. for_each runs a per-element
-// function over [0, n) on the thread pool; scans and sorts are the standard library's.
+// function over [0, n) with oneTBB (parallel_for over a blocked_range); scans and sorts are the
+// standard library's; Event is a steady-clock timestamp.
 #pragma once
-
-#include "cpu/thread_pool.hpp"
 
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
 #include <vector>
 
 namespace voxhash {
@@ -21,15 +22,27 @@ class CpuExec {
  public:
   static constexpr Backend kBackend = Backend::Cpu;
 
-  explicit CpuExec(Stream = nullptr) {}
+  /// Loops shorter than this run on the calling thread; longer ones are split into chunks of at
+  /// least this many elements.
+  static constexpr std::size_t kGrain = 4096;
+
+  explicit CpuExec(Stream = nullptr, Buffer<std::byte>* = nullptr) {}
   void set_stream(Stream) {}
+  [[nodiscard]] Stream stream() const { return nullptr; }
 
   template <class F>
   void for_each(std::size_t n, F f, int /*block_size*/ = 0) {
-    cpu::parallel_for(n, [&](std::size_t begin, std::size_t end) {
+    const auto body = [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i)
         f(static_cast<std::uint32_t>(i));
-    });
+    };
+    if (n < kGrain) {
+      body(0, n);
+      return;
+    }
+    oneapi::tbb::parallel_for(
+        oneapi::tbb::blocked_range<std::size_t>(0, n, kGrain),
+        [&](const oneapi::tbb::blocked_range<std::size_t>& r) { body(r.begin(), r.end()); });
   }
 
   /// out[i] = in[0] + ... + in[i-1]; in and out may alias.
@@ -43,6 +56,12 @@ class CpuExec {
         data, data + n, data, [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
   }
 
+  /// Scratch bytes sort_pairs needs (none on the CPU).
+  template <class V, class N>
+  std::size_t sort_pairs_scratch_bytes(N, int) {
+    return 0;
+  }
+
   /// Stable sort of (keys, values) pairs by the key bits [0, end_bit): keys_out/values_out receive
   /// the result; the inputs may be overwritten.
   template <class V>
@@ -51,7 +70,10 @@ class CpuExec {
                   V* values_in,
                   V* values_out,
                   std::size_t n,
-                  int /*end_bit*/) {
+                  int end_bit,
+                  void* /*scratch*/             = nullptr,
+                  std::size_t /*scratch_bytes*/ = 0) {
+    (void)end_bit;
     std::vector<std::uint32_t> order(n);
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -81,12 +103,28 @@ class CpuExec {
     return count;
   }
 
-  /// Timestamps for per-stage timings: mark(i) records now, elapsed_ms(a, b) the time between.
-  void mark(int i) { m_marks[i] = std::chrono::steady_clock::now(); }
-  double elapsed_ms(int a, int b) {
-    return std::chrono::duration<double, std::milli>(m_marks[b] - m_marks[a]).count();
+  /// Copies `bytes` between two buffers of this backend, in parallel blocks of 4 KiB.
+  void copy_async(void* dst, const void* src, std::size_t bytes) {
+    constexpr std::size_t kBlock = 4096;
+    auto* d                      = static_cast<std::byte*>(dst);
+    const auto* s                = static_cast<const std::byte*>(src);
+    for_each((bytes + kBlock - 1) / kBlock, [=](std::uint32_t b) {
+      const std::size_t begin = std::size_t{b} * kBlock;
+      std::memcpy(d + begin, s + begin, std::min(kBlock, bytes - begin));
+    });
   }
-  static constexpr int kMarks = 16;
+
+  /// A timestamp: record() takes the time now, elapsed_ms() the time between two.
+  class Event {
+   public:
+    void record(const CpuExec&) { m_time = std::chrono::steady_clock::now(); }
+    [[nodiscard]] double elapsed_ms(const Event& to) const {
+      return std::chrono::duration<double, std::milli>(to.m_time - m_time).count();
+    }
+
+   private:
+    std::chrono::steady_clock::time_point m_time{};
+  };
 
   template <class T>
   void fill(T* data, std::size_t n, T value) {
@@ -97,15 +135,17 @@ class CpuExec {
   T read(const T* src) {
     return *src;
   }
+  /// dst[0..n) = src[0..n): into host memory.
+  template <class T>
+  void copy_to_host(T* dst, const T* src, std::size_t n) {
+    std::memcpy(dst, src, n * sizeof(T));
+  }
   template <class T>
   void write(T* dst, const T& value) {
     *dst = value;
   }
 
   void synchronize() {}
-
- private:
-  std::array<std::chrono::steady_clock::time_point, kMarks> m_marks{};
 };
 
 }  // namespace voxhash

@@ -1,9 +1,10 @@
 // CudaExec: how the shared algorithm templates run on the CUDA backend. for_each launches a thin
-// kernel (one thread per element) calling the per-element function; scans and sorts are CUB's.
-// Everything is asynchronous on the executor's stream except read().
+// kernel (one thread per element) calling the per-element function; scans and sorts are CUB's;
+// Event is a CUDA event recorded on the stream. Everything is asynchronous on the executor's
+// stream except read(), write() and the selects, which wait for it.
 #pragma once
 
-#include "cuda/cuda_check.cuh"
+#include "exec/cuda_check.cuh"
 
 #include <voxhash/buffer.hpp>
 
@@ -42,15 +43,14 @@ class CudaExec {
  public:
   static constexpr Backend kBackend = Backend::Cuda;
 
-  explicit CudaExec(Stream stream = nullptr) : m_stream(reinterpret_cast<cudaStream_t>(stream)) {}
+  /// Work goes to `stream`. CUB's temporary storage is `temp` when given (scratch that outlives
+  /// the executor), else the executor's own.
+  explicit CudaExec(Stream stream = nullptr, Buffer<std::byte>* temp = nullptr)
+      : m_stream(reinterpret_cast<cudaStream_t>(stream)), m_temp(temp ? temp : &m_own_temp) {}
   CudaExec(const CudaExec&)            = delete;
   CudaExec& operator=(const CudaExec&) = delete;
-  ~CudaExec() {
-    for (cudaEvent_t e : m_events) {
-      if (e) cudaEventDestroy(e);
-    }
-  }
   void set_stream(Stream stream) { m_stream = reinterpret_cast<cudaStream_t>(stream); }
+  [[nodiscard]] Stream stream() const { return reinterpret_cast<Stream>(m_stream); }
 
   template <class F>
   void for_each(std::size_t n, F f, int block_size = 256) {
@@ -77,6 +77,25 @@ class CudaExec {
         cub::DeviceScan::InclusiveScan(temp(bytes), bytes, data, data, cuda::Max{}, n, m_stream));
   }
 
+  /// Scratch bytes sort_pairs needs for n pairs (CUB's first call). N is the count's type, which
+  /// selects CUB's offset width (a 32-bit count sorts with 32-bit offsets).
+  template <class V, class N>
+  std::size_t sort_pairs_scratch_bytes(N n, int end_bit) {
+    std::size_t bytes = 0;
+    VOXHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr,
+                                                     bytes,
+                                                     static_cast<std::uint32_t*>(nullptr),
+                                                     static_cast<std::uint32_t*>(nullptr),
+                                                     static_cast<V*>(nullptr),
+                                                     static_cast<V*>(nullptr),
+                                                     n,
+                                                     0,
+                                                     end_bit,
+                                                     m_stream));
+    return bytes;
+  }
+
+  /// Sorts (keys, values) pairs by the key bits [0, end_bit) with CUB's radix sort (stable).
   template <class V>
   void sort_pairs(std::uint32_t* keys_in,
                   std::uint32_t* keys_out,
@@ -88,8 +107,23 @@ class CudaExec {
     std::size_t bytes = 0;
     VOXHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
         nullptr, bytes, keys_in, keys_out, values_in, values_out, n, 0, end_bit, m_stream));
+    sort_pairs(keys_in, keys_out, values_in, values_out, n, end_bit, temp(bytes), bytes);
+  }
+
+  /// The same with caller-provided scratch of sort_pairs_scratch_bytes<V, N>() bytes (CUB's
+  /// second call only).
+  template <class V, class N>
+  void sort_pairs(std::uint32_t* keys_in,
+                  std::uint32_t* keys_out,
+                  V* values_in,
+                  V* values_out,
+                  N n,
+                  int end_bit,
+                  void* scratch,
+                  std::size_t scratch_bytes) {
+    if (n == 0) return;
     VOXHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
-        temp(bytes), bytes, keys_in, keys_out, values_in, values_out, n, 0, end_bit, m_stream));
+        scratch, scratch_bytes, keys_in, keys_out, values_in, values_out, n, 0, end_bit, m_stream));
   }
 
   /// Copies the keys of in[0..n) that differ from `drop` to out, in order; returns how many
@@ -120,19 +154,30 @@ class CudaExec {
     return read(count_slot());
   }
 
-  /// Timestamps for per-stage timings (CUDA events on the stream): mark(i) records event i,
-  /// elapsed_ms(a, b) waits for b and returns the GPU time between them.
-  static constexpr int kMarks = 16;
-  void mark(int i) {
-    if (!m_events[i]) VOXHASH_CUDA_TRY(cudaEventCreate(&m_events[i]));
-    VOXHASH_CUDA_TRY(cudaEventRecord(m_events[i], m_stream));
+  /// Copies `bytes` between two device buffers on the stream.
+  void copy_async(void* dst, const void* src, std::size_t bytes) {
+    VOXHASH_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, m_stream));
   }
-  double elapsed_ms(int a, int b) {
-    VOXHASH_CUDA_TRY(cudaEventSynchronize(m_events[b]));
-    float ms = 0;
-    VOXHASH_CUDA_TRY(cudaEventElapsedTime(&ms, m_events[a], m_events[b]));
-    return ms;
-  }
+
+  /// A CUDA event: record() records it on the executor's stream, elapsed_ms() waits for `to` and
+  /// returns the GPU time between the two.
+  class Event {
+   public:
+    Event() { VOXHASH_CUDA_TRY(cudaEventCreate(&m_event)); }
+    Event(const Event&)            = delete;
+    Event& operator=(const Event&) = delete;
+    ~Event() { cudaEventDestroy(m_event); }
+    void record(const CudaExec& exec) { VOXHASH_CUDA_TRY(cudaEventRecord(m_event, exec.m_stream)); }
+    [[nodiscard]] double elapsed_ms(const Event& to) const {
+      VOXHASH_CUDA_TRY(cudaEventSynchronize(to.m_event));
+      float ms = 0;
+      VOXHASH_CUDA_TRY(cudaEventElapsedTime(&ms, m_event, to.m_event));
+      return ms;
+    }
+
+   private:
+    cudaEvent_t m_event = nullptr;
+  };
 
   template <class T>
   void fill(T* data, std::size_t n, T value) {
@@ -146,6 +191,12 @@ class CudaExec {
     VOXHASH_CUDA_TRY(cudaStreamSynchronize(m_stream));
     return value;
   }
+  /// dst[0..n) = src[0..n) into host memory, after the work queued so far (waits for it).
+  template <class T>
+  void copy_to_host(T* dst, const T* src, std::size_t n) {
+    VOXHASH_CUDA_TRY(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToHost, m_stream));
+    VOXHASH_CUDA_TRY(cudaStreamSynchronize(m_stream));
+  }
   template <class T>
   void write(T* dst, const T& value) {
     VOXHASH_CUDA_TRY(cudaMemcpyAsync(dst, &value, sizeof(T), cudaMemcpyHostToDevice, m_stream));
@@ -154,12 +205,10 @@ class CudaExec {
 
   void synchronize() { VOXHASH_CUDA_TRY(cudaStreamSynchronize(m_stream)); }
 
-  [[nodiscard]] cudaStream_t stream() const { return m_stream; }
-
  private:
   void* temp(std::size_t bytes) {
-    m_temp.resize(bytes);
-    return m_temp.data();
+    m_temp->resize(bytes);
+    return m_temp->data();
   }
 
   std::uint32_t* count_slot() {
@@ -168,9 +217,9 @@ class CudaExec {
   }
 
   cudaStream_t m_stream;
-  Buffer<std::byte> m_temp{Backend::Cuda, 0};
+  Buffer<std::byte> m_own_temp{Backend::Cuda, 0};
+  Buffer<std::byte>* m_temp;
   Buffer<std::uint32_t> m_count{Backend::Cuda, 0};
-  cudaEvent_t m_events[kMarks] = {};
 };
 
 }  // namespace voxhash

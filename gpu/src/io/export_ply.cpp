@@ -1,7 +1,7 @@
 // export_voxels_ply: both models' labelled voxels as one binary little-endian PLY point cloud of
 // voxel centres with per-point colours, for inspection in MeshLab, CloudCompare or Blender.
 #include <voxhash/error.hpp>
-#include <voxhash/pipeline.hpp>
+#include <voxhash/io.hpp>
 
 #include <array>
 #include <bit>

@@ -1,11 +1,15 @@
 // The frame pipeline's loops, written once for both backends (Exec = CpuExec or CudaExec): animate,
-// voxelize, probe, and the flood fill's passes. The per-element logic is in core/.
+// voxelize, probe, the flood fill's passes and the instances a renderer draws. The per-element
+// logic is in core/.
 #pragma once
 
+#include "core/animation.hpp"
+#include "core/atomics.hpp"
+#include "core/flood_fill.hpp"
+
 #include <voxhash/buffer.hpp>
-#include <voxhash/core/animation.hpp>
-#include <voxhash/core/flood_fill.hpp>
-#include <voxhash/core/voxel.hpp>
+#include <voxhash/grid.hpp>
+#include <voxhash/pipeline.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -16,16 +20,17 @@ namespace voxhash::pipeline {
 struct FillBuffers {
   explicit FillBuffers(Backend b)
       : state(b, 0),
+        flags(b, 0),
         labels(b, 0),
         labels_next(b, 0),
-        flags(b, 0),
         parent(b, 0),
         rep_key(b, 0),
         roots(b, 0),
         crossings(b, 0),
         counts(b, 4),
         mask_words(b, 0) {}
-  Buffer<std::uint8_t> state, labels, labels_next, flags;
+  Buffer<std::uint8_t> state, flags;
+  Buffer<VoxelLabel> labels, labels_next;
   Buffer<std::uint32_t> parent, rep_key, roots, crossings, counts;
   Buffer<std::uint32_t> mask_words;  // this model's BlockMask, read by the other model's fill
   core::BlockMask mask;
@@ -33,15 +38,14 @@ struct FillBuffers {
 
 /// Sizes and clears `b`'s block mask for grid g and marks the blocks around every voxel.
 template <class Exec>
-void build_block_mask(
-    Exec& exec, core::GridView g, const Key* voxels, std::uint32_t n, FillBuffers& b) {
+void build_block_mask(Exec& exec, Grid g, const Key* voxels, std::uint32_t n, FillBuffers& b) {
   const int s            = core::BlockMask::kShift;
   b.mask.blocks          = {((g.resolution.x - 1) >> s) + 1,
                             ((g.resolution.y - 1) >> s) + 1,
                             ((g.resolution.z - 1) >> s) + 1};
   const std::size_t bits = std::size_t{1} * b.mask.blocks.x * b.mask.blocks.y * b.mask.blocks.z;
   b.mask_words.resize((bits + 31) / 32);
-  b.mask_words.fill_bytes_async(0);
+  b.mask_words.fill_bytes_async(0, exec.stream());
   b.mask.words               = b.mask_words.data();
   const core::BlockMask mask = b.mask;
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) { mask.mark_around(g.cell(voxels[id])); });
@@ -55,8 +59,7 @@ void animate_points(
 }
 
 template <class Exec>
-void voxelize_points(
-    Exec& exec, core::GridView grid, const Float3* points, std::uint32_t n, Key* keys) {
+void voxelize_points(Exec& exec, Grid grid, const Float3* points, std::uint32_t n, Key* keys) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) { keys[i] = grid.voxelize(points[i]); });
 }
 
@@ -73,7 +76,7 @@ template <class Exec, class View>
 void mark_near(Exec& exec,
                View other,
                core::BlockMask other_mask,
-               core::GridView g,
+               Grid g,
                const Key* voxels,
                std::uint32_t n,
                std::uint8_t* state) {
@@ -91,7 +94,7 @@ void mark_near(Exec& exec,
 template <class Exec, class View>
 void connect_components(Exec& exec,
                         View self,
-                        core::GridView g,
+                        Grid g,
                         const Key* voxels,
                         std::uint32_t n,
                         const std::uint8_t* state,
@@ -133,12 +136,12 @@ template <class Exec, class View>
 void inside_test(Exec& exec,
                  View other,
                  core::BlockMask other_mask,
-                 core::GridView g,
+                 Grid g,
                  const std::uint32_t* subject,
                  std::uint32_t count,
                  const std::uint32_t* start_key,
                  std::uint32_t* crossings,
-                 std::uint8_t* label) {
+                 VoxelLabel* label) {
   if (count == 0) return;
   const std::int32_t longest   = std::max(g.resolution.x, std::max(g.resolution.y, g.resolution.z));
   const std::uint32_t segments = (longest + core::kRaySegment - 1) / core::kRaySegment;
@@ -168,10 +171,10 @@ void label_from_components(Exec& exec,
                            std::uint32_t n,
                            const std::uint8_t* state,
                            const std::uint32_t* parent,
-                           const std::uint8_t* component_label,
-                           std::uint8_t* labels) {
+                           const VoxelLabel* component_label,
+                           VoxelLabel* labels) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
-    labels[id] = (state[id] & core::kStateIntersect) ? core::kLabelIntersection
+    labels[id] = (state[id] & core::kStateIntersect) ? VoxelLabel::Intersection
                  : state[id]                         ? core::kLabelUnknown
                                                      : component_label[parent[id]];
   });
@@ -181,11 +184,11 @@ void label_from_components(Exec& exec,
 template <class Exec, class View>
 void vote_round(Exec& exec,
                 View self,
-                core::GridView g,
+                Grid g,
                 const Key* voxels,
                 std::uint32_t n,
-                const std::uint8_t* labels,
-                std::uint8_t* next) {
+                const VoxelLabel* labels,
+                VoxelLabel* next) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
     next[id] = labels[id] == core::kLabelUnknown
                    ? core::neighbour_vote(self, g, g.cell(voxels[id]), labels)
@@ -194,23 +197,41 @@ void vote_round(Exec& exec,
 }
 
 template <class Exec>
-void flag_label(Exec& exec,
-                const std::uint8_t* labels,
-                std::uint32_t n,
-                std::uint8_t label,
-                std::uint8_t* flags) {
+void flag_label(
+    Exec& exec, const VoxelLabel* labels, std::uint32_t n, VoxelLabel label, std::uint8_t* flags) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) { flags[id] = labels[id] == label; });
 }
 
 /// counts[0..2] = voxels labelled outside, inside, intersection.
 template <class Exec>
-void count_labels(Exec& exec, const std::uint8_t* labels, std::uint32_t n, std::uint32_t* counts) {
+void count_labels(Exec& exec, const VoxelLabel* labels, std::uint32_t n, std::uint32_t* counts) {
   exec.fill(counts, 3, 0u);
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
-    const std::uint8_t l = labels[id];
-    core::aggregate_add(&counts[0], l == core::kLabelOutside);
-    core::aggregate_add(&counts[1], l == core::kLabelInside);
-    core::aggregate_add(&counts[2], l == core::kLabelIntersection);
+    const VoxelLabel l = labels[id];
+    core::aggregate_add(&counts[0], l == VoxelLabel::Outside);
+    core::aggregate_add(&counts[1], l == VoxelLabel::Inside);
+    core::aggregate_add(&counts[2], l == VoxelLabel::Intersection);
+  });
+}
+
+/// The renderer's records: each voxel's centre and label written into its label's range of `out`
+/// (ranges from count_labels); a slot in the range is claimed per label (order within a range
+/// unspecified). `cursors` holds 3 counters. A voxel beyond its label's range is dropped.
+template <class Exec>
+void write_instances(Exec& exec,
+                     Grid g,
+                     const Key* voxels,
+                     const VoxelLabel* labels,
+                     std::uint32_t n,
+                     LabelRanges ranges,
+                     std::uint32_t* cursors,
+                     VoxelInstance* out) {
+  exec.fill(cursors, kVoxelLabels, 0u);
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    const auto label = static_cast<std::uint32_t>(labels[id]);
+    if (label >= kVoxelLabels) return;
+    const std::uint32_t slot = core::claim_slot(cursors, label);
+    if (slot < ranges.count[label]) out[ranges.first[label] + slot] = {g.center(voxels[id]), label};
   });
 }
 

@@ -1,33 +1,41 @@
-// PipelineImpl<Exec>: one frame of the voxel intersection pipeline for one backend. Stages are
-// timed with the executor's marks (CUDA events on the GPU). The flood fill (frame_steps.hpp,
-// core/flood_fill.hpp) probes the tables through their device views.
+// PipelineImpl<Exec>: one frame of the voxel intersection pipeline for one backend, instantiated
+// by that backend's translation unit. It holds both models' tables by their concrete types and
+// probes them through their refs; stages are timed with Timer at named marks (CUDA events on the
+// frame's stream on the GPU). The flood fill's steps are in frame_steps.hpp and
+// core/flood_fill.hpp.
 #pragma once
 
 #include "pipeline/frame_steps.hpp"
 #include "pipeline/pipeline_backend.hpp"
+#include "tables/cuckoo_table_impl.hpp"
+#include "tables/hash_graph_impl.hpp"
 
-#include <voxhash/cuckoo_table.hpp>
 #include <voxhash/error.hpp>
-#include <voxhash/hash_graph.hpp>
+#include <voxhash/timer.hpp>
 
 #include <array>
 #include <cmath>
 #include <memory>
 #include <string>
+#include <variant>
 
 namespace voxhash::pipeline {
 
 /// Rounds of neighbour voting for barrier voxels before the rest get their own ray test.
 inline constexpr int kVoteRounds = 6;
 
-template <class View>
-View view_of(const HashTable& table) {
-  if constexpr (std::is_same_v<View, core::CuckooView>) {
-    return dynamic_cast<const CuckooTable&>(table).view();
-  } else {
-    return dynamic_cast<const HashGraph&>(table).view();
-  }
-}
+/// The frame's stage boundaries, in the order they are recorded.
+enum class FrameMark { Begin, Animated, Voxelized, Built, Probed, Filled, Count };
+/// The flood fill's steps (one model at a time).
+enum class FillMark {
+  Begin,
+  NearDone,
+  ComponentsDone,
+  InsideDone,
+  VotesDone,
+  UndecidedDone,
+  Count
+};
 
 /// What one model's flood fill reports.
 struct FillResult {
@@ -37,13 +45,14 @@ struct FillResult {
 };
 
 /// Labels the voxels of model `self` against model `other` (see core/flood_fill.hpp for the
-/// steps). state holds the probe's intersection flags. Uses the executor's marks 6..11.
-template <class Exec, class View>
+/// steps). state holds the probe's intersection flags. Reads its step times back at the end.
+template <class Exec, class Ref>
 FillResult flood_fill(Exec& exec,
-                      View self,
-                      View other,
+                      Timer<FillMark>& timer,
+                      Ref self,
+                      Ref other,
                       core::BlockMask other_mask,
-                      core::GridView g,
+                      Grid g,
                       const Key* voxels,
                       std::uint32_t n,
                       FillBuffers& b) {
@@ -55,17 +64,17 @@ FillResult flood_fill(Exec& exec,
   b.parent.resize(n);
   b.rep_key.resize(n);
   b.roots.resize(n);
-  exec.mark(10);
+  timer.record(FillMark::Begin);
   mark_near(exec, other, other_mask, g, voxels, n, b.state.data());
-  exec.mark(11);
+  timer.record(FillMark::NearDone);
   connect_components(exec, self, g, voxels, n, b.state.data(), b.parent.data());
   pick_representatives(
       exec, voxels, n, b.state.data(), b.parent.data(), b.rep_key.data(), b.flags.data());
   r.components =
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
   b.crossings.resize(std::size_t{r.components} * core::kRayDirections);
-  std::uint8_t* component_label = b.labels_next.data();  // indexed by root id
-  exec.mark(6);
+  VoxelLabel* component_label = b.labels_next.data();  // indexed by root id
+  timer.record(FillMark::ComponentsDone);
   inside_test(exec,
               other,
               other_mask,
@@ -75,7 +84,7 @@ FillResult flood_fill(Exec& exec,
               b.rep_key.data(),
               b.crossings.data(),
               component_label);
-  exec.mark(7);
+  timer.record(FillMark::InsideDone);
   label_from_components(exec, n, b.state.data(), b.parent.data(), component_label, b.labels.data());
   for (int round = 0; round < kVoteRounds; ++round) {
     vote_round(exec, self, g, voxels, n, b.labels.data(), b.labels_next.data());
@@ -85,7 +94,7 @@ FillResult flood_fill(Exec& exec,
   r.undecided =
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
   b.crossings.resize(std::size_t{r.undecided} * core::kRayDirections);
-  exec.mark(8);
+  timer.record(FillMark::VotesDone);
   inside_test(exec,
               other,
               other_mask,
@@ -95,16 +104,17 @@ FillResult flood_fill(Exec& exec,
               voxels,
               b.crossings.data(),
               b.labels.data());
-  exec.mark(9);
-  r.near_ms        = exec.elapsed_ms(10, 11);
-  r.components_ms  = exec.elapsed_ms(11, 6);
-  r.inside_test_ms = exec.elapsed_ms(6, 7) + exec.elapsed_ms(8, 9);
-  r.votes_ms       = exec.elapsed_ms(7, 8);
+  timer.record(FillMark::UndecidedDone);
+  r.near_ms        = timer.elapsed_ms(FillMark::Begin, FillMark::NearDone);
+  r.components_ms  = timer.elapsed_ms(FillMark::NearDone, FillMark::ComponentsDone);
+  r.inside_test_ms = timer.elapsed_ms(FillMark::ComponentsDone, FillMark::InsideDone) +
+                     timer.elapsed_ms(FillMark::VotesDone, FillMark::UndecidedDone);
+  r.votes_ms = timer.elapsed_ms(FillMark::InsideDone, FillMark::VotesDone);
   return r;
 }
 
 template <class Exec>
-class PipelineImpl final : public PipelineBackend {
+class PipelineImpl final : public detail::PipelineBackend {
  public:
   void set_model(int index, std::span<const Float3> rest) override {
     for (std::size_t i = 0; i < rest.size(); ++i) {
@@ -120,23 +130,28 @@ class PipelineImpl final : public PipelineBackend {
     Model& m = m_models.at(index);
     m.rest   = Buffer<Float3>::from_host(Exec::kBackend, rest);
     m.animated.resize(rest.size());
-    m.points = m.animated.data();
+    m.points    = m.animated.data();
+    m.instances = nullptr;
   }
 
   FrameStats run_frame(const PipelineConfig& config,
+                       const Grid& g,
                        double time,
-                       std::array<Float3*, 2> out) override {
-    const core::GridView g = grid_view(config.grid);
+                       const FrameTargets& targets,
+                       Stream stream) override {
+    m_exec.set_stream(stream);
+    m_frame_timer.set_stream(stream);
+    m_fill_timer.set_stream(stream);
     prepare_tables(config);
     FrameStats stats;
-    m_exec.mark(0);
+    m_frame_timer.record(FrameMark::Begin);
     for (int i = 0; i < 2; ++i) {
       Model& m = m_models[i];
-      m.points = out[i] ? out[i] : m.animated.data();
+      m.points = targets.points[i] ? targets.points[i] : m.animated.data();
       animate_points(
           m_exec, make_motion(config.animation, i, time), m.rest.data(), count(m), m.points);
     }
-    m_exec.mark(1);
+    m_frame_timer.record(FrameMark::Animated);
     std::size_t keys_in_grid = 0;
     for (int i = 0; i < 2; ++i) {
       Model& m = m_models[i];
@@ -148,74 +163,138 @@ class PipelineImpl final : public PipelineBackend {
       stats.model[i].outside_grid = count(m) - m.key_count;
       keys_in_grid += m.key_count;
     }
-    m_exec.mark(2);
+    m_frame_timer.record(FrameMark::Voxelized);
     for (int i = 0; i < 2; ++i) {
-      Model& m = m_models[i];
-      m.table->build(m.keys.data(), nullptr, m.key_count);
-      m.unique              = static_cast<std::uint32_t>(m.table->unique_count());
+      Model& m     = m_models[i];
+      HashTable& t = table(m);
+      t.build(m.keys.data(), nullptr, m.key_count, stream);
+      m.unique              = static_cast<std::uint32_t>(t.unique_count());
+      m.voxels              = t.unique_keys();
       stats.model[i].voxels = m.unique;
     }
-    m_exec.mark(3);
+    m_frame_timer.record(FrameMark::Built);
     if (config.algorithm == TableKind::Cuckoo) {
-      probe_and_fill<core::CuckooView>(g, stats);
+      probe_and_fill(g,
+                     std::array{std::get<Cuckoo>(m_models[0].table).ref(),
+                                std::get<Cuckoo>(m_models[1].table).ref()},
+                     stats);
     } else {
-      probe_and_fill<core::HashGraphView>(g, stats);
+      probe_and_fill(g,
+                     std::array{std::get<Graph>(m_models[0].table).ref(),
+                                std::get<Graph>(m_models[1].table).ref()},
+                     stats);
     }
-    m_exec.mark(5);
+    m_frame_timer.record(FrameMark::Filled);
     for (int i = 0; i < 2; ++i) {
       Model& m = m_models[i];
       count_labels(m_exec, m.fill.labels.data(), m.unique, m.fill.counts.data());
-      std::uint32_t c[3];
-      detail::copy_bytes(c, Backend::Cpu, m.fill.counts.data(), Exec::kBackend, sizeof(c));
-      stats.model[i].outside      = m.unique ? c[0] : 0;
-      stats.model[i].inside       = m.unique ? c[1] : 0;
-      stats.model[i].intersection = m.unique ? c[2] : 0;
+      std::uint32_t c[kVoxelLabels];
+      m_exec.copy_to_host(c, m.fill.counts.data(), kVoxelLabels);
+      ModelFrameStats& s = stats.model[i];
+      s.outside          = m.unique ? c[0] : 0;
+      s.inside           = m.unique ? c[1] : 0;
+      s.intersection     = m.unique ? c[2] : 0;
     }
-    stats.ms.animate       = m_exec.elapsed_ms(0, 1);
-    stats.ms.voxelize      = m_exec.elapsed_ms(1, 2);
-    stats.ms.build         = m_exec.elapsed_ms(2, 3);
-    stats.ms.probe         = m_exec.elapsed_ms(3, 4);
-    stats.ms.flood_fill    = m_exec.elapsed_ms(4, 5);
-    stats.ms.total         = m_exec.elapsed_ms(0, 5);
+    stats.ms.animate       = m_frame_timer.elapsed_ms(FrameMark::Begin, FrameMark::Animated);
+    stats.ms.voxelize      = m_frame_timer.elapsed_ms(FrameMark::Animated, FrameMark::Voxelized);
+    stats.ms.build         = m_frame_timer.elapsed_ms(FrameMark::Voxelized, FrameMark::Built);
+    stats.ms.probe         = m_frame_timer.elapsed_ms(FrameMark::Built, FrameMark::Probed);
+    stats.ms.flood_fill    = m_frame_timer.elapsed_ms(FrameMark::Probed, FrameMark::Filled);
+    stats.ms.total         = m_frame_timer.elapsed_ms(FrameMark::Begin, FrameMark::Filled);
     const double probed    = static_cast<double>(m_models[0].unique) + m_models[1].unique;
     stats.build_keys_per_s = stats.ms.build > 0 ? keys_in_grid / (stats.ms.build * 1e-3) : 0;
     stats.probe_keys_per_s = stats.ms.probe > 0 ? probed / (stats.ms.probe * 1e-3) : 0;
+    for (int i = 0; i < 2; ++i)
+      write_model_instances(g, targets, i, stats.model[i]);
     return stats;
   }
 
   [[nodiscard]] std::span<const Key> voxels(int i) const override {
     const Model& m = m_models.at(i);
-    return {m.table ? m.table->unique_keys() : nullptr, m.unique};
+    return {m.voxels, m.unique};
   }
   [[nodiscard]] std::span<const VoxelLabel> labels(int i) const override {
     const Model& m = m_models.at(i);
-    return {reinterpret_cast<const VoxelLabel*>(m.fill.labels.data()), m.unique};
+    return {m.fill.labels.data(), m.unique};
   }
   [[nodiscard]] std::span<const Float3> points(int i) const override {
     const Model& m = m_models.at(i);
     return {m.points, m.rest.size()};
   }
+  [[nodiscard]] std::span<const VoxelInstance> instances(int i) const override {
+    const Model& m = m_models.at(i);
+    return {m.instances, m.instances ? m.unique : 0};
+  }
 
-  /// Probe (each model's voxels against the other's table) and flood fill, for one view type.
-  template <class View>
-  void probe_and_fill(const core::GridView& g, FrameStats& stats) {
-    const View views[2] = {view_of<View>(*m_models[0].table), view_of<View>(*m_models[1].table)};
+ private:
+  using Cuckoo = tables::CuckooTableImpl<Exec>;
+  using Graph  = tables::HashGraphImpl<Exec>;
+
+  struct Model {
+    Buffer<Float3> rest{Exec::kBackend, 0}, animated{Exec::kBackend, 0};
+    Float3* points = nullptr;  // where the last frame's animated points are
+    Buffer<Key> keys_all{Exec::kBackend, 0}, keys{Exec::kBackend, 0};
+    std::size_t key_count = 0;
+    std::variant<std::monostate, Cuckoo, Graph> table;
+    const Key* voxels    = nullptr;  // the table's unique keys: the model's voxels
+    std::uint32_t unique = 0;
+    FillBuffers fill{Exec::kBackend};
+    Buffer<VoxelInstance> own_instances{Exec::kBackend, 0};
+    Buffer<std::uint32_t> cursors{Exec::kBackend, kVoxelLabels};
+    VoxelInstance* instances = nullptr;  // where the last frame's instances are, if it wrote any
+  };
+
+  static std::uint32_t count(const Model& m) { return static_cast<std::uint32_t>(m.rest.size()); }
+
+  static HashTable& table(Model& m) {
+    if (auto* cuckoo = std::get_if<Cuckoo>(&m.table)) return *cuckoo;
+    return std::get<Graph>(m.table);
+  }
+
+  /// Creates the tables when the algorithm changes; sets this frame's options on them: unique ids
+  /// (the flood fill numbers voxels by them), no multiplicities, and the last frame's voxel count
+  /// as the expected number of distinct keys.
+  void prepare_tables(const PipelineConfig& config) {
+    for (Model& m : m_models) {
+      const bool cuckoo = config.algorithm == TableKind::Cuckoo;
+      if (cuckoo && !std::holds_alternative<Cuckoo>(m.table)) {
+        m.table.template emplace<Cuckoo>(config.table_options);
+        m.voxels = nullptr;
+        m.unique = 0;
+      } else if (!cuckoo && (!std::holds_alternative<Graph>(m.table) ||
+                             std::get<Graph>(m.table).kind() != config.algorithm)) {
+        m.table.template emplace<Graph>(config.algorithm, config.table_options);
+        m.voxels = nullptr;
+        m.unique = 0;
+      }
+      BuildOptions options    = config.table_options;
+      options.unique_ids      = true;
+      options.multiplicities  = false;
+      options.expected_unique = m.unique ? m.unique + m.unique / 4 + 1024 : 0;
+      table(m).set_options(options);
+    }
+  }
+
+  /// Probe (each model's voxels against the other's table) and flood fill, for one ref type.
+  template <class Ref>
+  void probe_and_fill(const Grid& g, const std::array<Ref, 2>& refs, FrameStats& stats) {
     for (int i = 0; i < 2; ++i) {
       Model& m = m_models[i];
       m.fill.state.resize(m.unique);
-      probe_other(m_exec, views[1 - i], m.table->unique_keys(), m.unique, m.fill.state.data());
+      probe_other(m_exec, refs[1 - i], m.voxels, m.unique, m.fill.state.data());
     }
-    m_exec.mark(4);
+    m_frame_timer.record(FrameMark::Probed);
     for (Model& m : m_models)
-      build_block_mask(m_exec, g, m.table->unique_keys(), m.unique, m.fill);
+      build_block_mask(m_exec, g, m.voxels, m.unique, m.fill);
     for (int i = 0; i < 2; ++i) {
       Model& m                  = m_models[i];
       const FillResult r        = flood_fill(m_exec,
-                                      views[i],
-                                      views[1 - i],
+                                      m_fill_timer,
+                                      refs[i],
+                                      refs[1 - i],
                                       m_models[1 - i].fill.mask,
                                       g,
-                                      m.table->unique_keys(),
+                                      m.voxels,
                                       m.unique,
                                       m.fill);
       stats.model[i].components = r.components;
@@ -227,37 +306,34 @@ class PipelineImpl final : public PipelineBackend {
     }
   }
 
- private:
-  struct Model {
-    Buffer<Float3> rest{Exec::kBackend, 0}, animated{Exec::kBackend, 0};
-    Float3* points = nullptr;  // where the last frame's animated points are
-    Buffer<Key> keys_all{Exec::kBackend, 0}, keys{Exec::kBackend, 0};
-    std::size_t key_count = 0;
-    std::unique_ptr<HashTable> table;
-    std::uint32_t unique = 0;
-    FillBuffers fill{Exec::kBackend};
-  };
-
-  static std::uint32_t count(const Model& m) { return static_cast<std::uint32_t>(m.rest.size()); }
-
-  /// Creates the tables when the algorithm changes; sets this frame's options on them: unique ids
-  /// (the flood fill numbers voxels by them), no multiplicities, and the last frame's voxel count
-  /// as the expected number of distinct keys.
-  void prepare_tables(const PipelineConfig& config) {
-    for (Model& m : m_models) {
-      if (!m.table || m.table->kind() != config.algorithm) {
-        m.table  = make_table(config.algorithm, Exec::kBackend, config.table_options);
-        m.unique = 0;
-      }
-      BuildOptions options    = config.table_options;
-      options.unique_ids      = true;
-      options.multiplicities  = false;
-      options.expected_unique = m.unique ? m.unique + m.unique / 4 + 1024 : 0;
-      m.table->set_options(options);
+  /// Model i's label ranges, and (unless the targets ask for none) its instances, queued last.
+  void write_model_instances(const Grid& g,
+                             const FrameTargets& targets,
+                             int i,
+                             ModelFrameStats& s) {
+    Model& m                                       = m_models[i];
+    LabelRanges& r                                 = s.ranges;
+    r.count[static_cast<int>(VoxelLabel::Outside)] = static_cast<std::uint32_t>(s.outside);
+    r.count[static_cast<int>(VoxelLabel::Inside)]  = static_cast<std::uint32_t>(s.inside);
+    r.count[static_cast<int>(VoxelLabel::Intersection)] =
+        static_cast<std::uint32_t>(s.intersection);
+    r.first[1]  = r.count[0];
+    r.first[2]  = r.count[0] + r.count[1];
+    m.instances = nullptr;
+    if (!targets.write_instances) return;
+    if (targets.instances[i]) {
+      m.instances = targets.instances[i];
+    } else {
+      m.own_instances.resize(m.unique);
+      m.instances = m.own_instances.data();
     }
+    write_instances(
+        m_exec, g, m.voxels, m.fill.labels.data(), m.unique, r, m.cursors.data(), m.instances);
   }
 
   Exec m_exec;
+  Timer<FrameMark> m_frame_timer{Exec::kBackend};
+  Timer<FillMark> m_fill_timer{Exec::kBackend};
   std::array<Model, 2> m_models;
 };
 

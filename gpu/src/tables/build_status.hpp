@@ -2,8 +2,9 @@
 // (a sentinel key seen, an eviction chain at its limit, the longest chain), and small helpers.
 #pragma once
 
-#include <voxhash/core/atomics.hpp>
-#include <voxhash/core/host_device.hpp>
+#include "core/atomics.hpp"
+
+#include <voxhash/detail/host_device.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/types.hpp>
 

@@ -1,5 +1,5 @@
 // CuckooTableImpl<Exec>: the cuckoo table's host logic, written once for both backends. Exec is
-// CpuExec or CudaExec; the per-element work is in core/cuckoo.hpp.
+// CpuExec or CudaExec; the per-element work is in core/cuckoo.hpp and the public CuckooRef.
 //
 // Build: fill slots with ∅, one insertion per key (eviction chains of at most 7 lg n exchanges),
 // restart with fresh constants if any chain hit the limit; then the compacting clean-up: flag the
@@ -7,6 +7,7 @@
 // key's multiplicity.
 #pragma once
 
+#include "core/cuckoo.hpp"
 #include "tables/build_status.hpp"
 
 #include <voxhash/buffer.hpp>
@@ -23,7 +24,8 @@ namespace voxhash::tables {
 /// Inserts keys[0..n) into the (already emptied) table; records failures and chain lengths.
 template <class Exec>
 void cuckoo_insert_all(Exec& exec,
-                       core::CuckooView view,
+                       CuckooRef view,
+                       CuckooEntry* slots,
                        const Key* keys,
                        const Value* values,
                        std::uint32_t n,
@@ -40,7 +42,7 @@ void cuckoo_insert_all(Exec& exec,
         // This attempt is lost already: stop early (a relaxed read; a stale 0 only costs work).
         if (core::atomic_load(&status->failed)) return;
         const core::InsertResult r =
-            core::cuckoo_insert(view, key, value_or_index(values, i), max_chain);
+            core::cuckoo_insert(view, slots, key, value_or_index(values, i), max_chain);
         if (!r.placed) core::atomic_store(&status->failed, 1u);
         core::record_max(&status->longest_chain, r.chain);
       },
@@ -49,26 +51,23 @@ void cuckoo_insert_all(Exec& exec,
 
 /// Compacting clean-up, step one: flags[s] = 1 where slot s holds the first copy of its key.
 template <class Exec>
-void cuckoo_flag_first_copies(Exec& exec, core::CuckooView view, std::uint32_t* flags) {
+void cuckoo_flag_first_copies(Exec& exec, CuckooRef view, std::uint32_t* flags) {
   exec.for_each(view.size,
                 [=] VOXHASH_LAMBDA(std::uint32_t s) { flags[s] = core::is_first_copy(view, s); });
 }
 
 /// Step two (after the scan): list each unique key at its dense id.
 template <class Exec>
-void cuckoo_list_unique(Exec& exec,
-                        core::CuckooView view,
-                        const std::uint32_t* flags,
-                        Key* unique_keys) {
+void cuckoo_list_unique(Exec& exec, CuckooRef view, const std::uint32_t* flags, Key* unique_keys) {
   exec.for_each(view.size, [=] VOXHASH_LAMBDA(std::uint32_t s) {
-    if (flags[s]) unique_keys[view.slot_rank[s]] = core::entry_key(view.slots[s]);
+    if (flags[s]) unique_keys[view.slot_rank[s]] = detail::entry_key(view.slots[s]);
   });
 }
 
 /// Step three: counts[id] = multiplicity of the key with that id in the input.
 template <class Exec>
 void cuckoo_count_input(
-    Exec& exec, core::CuckooView view, const Key* keys, std::uint32_t n, std::uint32_t* counts) {
+    Exec& exec, CuckooRef view, const Key* keys, std::uint32_t n, std::uint32_t* counts) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     core::atomic_add(&counts[view.find_id(keys[i])], 1u);
   });
@@ -112,12 +111,18 @@ class CuckooTableImpl final : public CuckooTable {
     for (int attempt = 1; attempt <= m_options.max_attempts; ++attempt) {
       if (attempt == 3 && hinted < n) slots = slots_for(n);  // the hint was too small
       m_slots.resize(slots);
-      core::CuckooView view{m_slots.data(), slots};
+      CuckooRef view{m_slots.data(), slots};
       draw_constants(view);
-      m_exec.fill(m_slots.data(), slots, core::kEmptyEntry);
+      m_exec.fill(m_slots.data(), slots, detail::kEmptyEntry);
       m_exec.write(m_status.data(), BuildStatus{});
-      cuckoo_insert_all(
-          m_exec, view, keys, values, static_cast<std::uint32_t>(n), max_chain, m_status.data());
+      cuckoo_insert_all(m_exec,
+                        view,
+                        m_slots.data(),
+                        keys,
+                        values,
+                        static_cast<std::uint32_t>(n),
+                        max_chain,
+                        m_status.data());
       const BuildStatus status = m_exec.read(m_status.data());
       stats.attempts           = attempt;
       if (status.sentinel_key) {
@@ -145,16 +150,15 @@ class CuckooTableImpl final : public CuckooTable {
   }
 
   void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
-    query(
-        stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, core::CuckooEntry e) {
-          out[i] = slot == kNotFound ? kNotFound : core::entry_value(e);
-        });
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+      out[i] = slot == kNotFound ? kNotFound : detail::entry_value(e);
+    });
   }
   void contains_async(const Key* q,
                       std::size_t n,
                       std::uint8_t* out,
                       Stream stream) const override {
-    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, core::CuckooEntry) {
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry) {
       out[i] = slot != kNotFound;
     });
   }
@@ -163,8 +167,8 @@ class CuckooTableImpl final : public CuckooTable {
       throw InvalidInput(
           "cuckoo table: count needs a build with BuildOptions::unique_ids and multiplicities");
     }
-    const core::CuckooView v = m_view;
-    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, core::CuckooEntry) {
+    const CuckooRef v = m_view;
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry) {
       out[i] = slot == kNotFound ? 0u : v.counts[v.slot_rank[slot]];
     });
   }
@@ -173,8 +177,8 @@ class CuckooTableImpl final : public CuckooTable {
                      std::uint32_t* out,
                      Stream stream) const override {
     require_unique_ids("find_id");
-    const core::CuckooView v = m_view;
-    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, core::CuckooEntry) {
+    const CuckooRef v = m_view;
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry) {
       out[i] = slot == kNotFound ? kNotFound : v.slot_rank[slot];
     });
   }
@@ -184,20 +188,20 @@ class CuckooTableImpl final : public CuckooTable {
   template <class F>
   void query(Stream stream, const Key* q, std::size_t n, F f) const {
     constexpr int K            = kQueryBatch;
-    const core::CuckooView v   = m_view;
+    const CuckooRef v          = m_view;
     const auto count           = static_cast<std::uint32_t>(n);
     const std::uint32_t stride = (count + K - 1) / K;
-    m_exec.set_stream(stream);
-    m_exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t t) {
+    Exec exec(stream);
+    exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t t) {
       Key key[K];
       std::uint32_t slot[K];
-      core::CuckooEntry entry[K];
+      CuckooEntry entry[K];
       VOXHASH_UNROLL
       for (int k = 0; k < K; ++k) {
         const std::uint32_t i = t + k * stride;
         key[k]                = i < count ? q[i] : kEmptyKey;
       }
-      core::find_batch<K>(v, key, slot, entry);
+      v.find_batch<K>(key, slot, entry);
       VOXHASH_UNROLL
       for (int k = 0; k < K; ++k) {
         const std::uint32_t i = t + k * stride;
@@ -209,7 +213,7 @@ class CuckooTableImpl final : public CuckooTable {
   [[nodiscard]] std::size_t unique_count() const override { return m_unique.size(); }
   [[nodiscard]] const Key* unique_keys() const override { return m_unique.data(); }
   [[nodiscard]] const BuildStats& stats() const override { return m_stats; }
-  [[nodiscard]] core::CuckooView view() const override { return m_view; }
+  [[nodiscard]] CuckooRef ref() const override { return m_view; }
 
  private:
   void require_unique_ids(const char* what) const {
@@ -220,7 +224,7 @@ class CuckooTableImpl final : public CuckooTable {
   }
 
   void clear() {
-    m_view = core::CuckooView{};
+    m_view = CuckooRef{};
     m_unique.resize(0);
     m_counts.resize(0);
     m_rank.resize(0);
@@ -232,9 +236,9 @@ class CuckooTableImpl final : public CuckooTable {
         std::max<double>(std::ceil(m_options.cuckoo_space * static_cast<double>(keys)), 1.0));
   }
 
-  void draw_constants(core::CuckooView& view) {
-    std::uniform_int_distribution<std::uint32_t> a(1, core::kCuckooPrime - 1);
-    std::uniform_int_distribution<std::uint32_t> b(0, core::kCuckooPrime - 1);
+  void draw_constants(CuckooRef& view) {
+    std::uniform_int_distribution<std::uint32_t> a(1, detail::kCuckooPrime - 1);
+    std::uniform_int_distribution<std::uint32_t> b(0, detail::kCuckooPrime - 1);
     for (auto& c : view.hash)
       c = {a(m_rng), b(m_rng)};
   }
@@ -262,14 +266,14 @@ class CuckooTableImpl final : public CuckooTable {
 
   BuildOptions m_options;
   std::mt19937_64 m_rng;
-  mutable Exec m_exec;
-  Buffer<core::CuckooEntry> m_slots{Exec::kBackend, 0};
+  Exec m_exec;
+  Buffer<CuckooEntry> m_slots{Exec::kBackend, 0};
   Buffer<BuildStatus> m_status{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_flags{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_rank{Exec::kBackend, 0};
   Buffer<Key> m_unique{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_counts{Exec::kBackend, 0};
-  core::CuckooView m_view{};
+  CuckooRef m_view{};
   BuildStats m_stats{};
 };
 

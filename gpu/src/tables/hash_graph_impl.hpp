@@ -6,10 +6,15 @@
 //   make the scatter cache-friendly; a radix sort is that binning carried through every digit,
 //   and CUB's onesweep does it at streaming speed), then read the offsets off the sorted vertices.
 // Probing: "standard" walks each query's bucket list; "intersect" builds a HashGraph of the
-//   queries over the same vertices and intersects the two graphs' bucket lists vertex by vertex.
+//   queries over the same vertices (in the caller's ProbeScratch) and intersects the two graphs'
+//   bucket lists vertex by vertex. Lookups keep no state in the table: they run on the stream they
+//   are given, with a local executor.
 #pragma once
 
+#include "core/atomics.hpp"
+#include "core/hash_graph.hpp"
 #include "tables/build_status.hpp"
+#include "tables/hash_graph_arrays.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
@@ -22,31 +27,10 @@
 
 namespace voxhash::tables {
 
-/// The CSR arrays of one HashGraph, and the scratch its V2 build sorts in.
-struct HashGraphArrays {
-  explicit HashGraphArrays(Backend b)
-      : offsets(b, 0), edges(b, 0), vertex_in(b, 0), vertex_out(b, 0), edge_in(b, 0) {}
-  Buffer<std::uint32_t> offsets;
-  Buffer<std::uint64_t> edges;  // HashGraphEdge, packed
-  Buffer<std::uint32_t> vertex_in, vertex_out;
-  Buffer<std::uint64_t> edge_in;
-};
-
-inline core::HashGraphView graph_view(const HashGraphArrays& a,
-                                      std::uint32_t range,
-                                      std::uint32_t seed) {
-  core::HashGraphView v;
-  v.bucket_offsets = a.offsets.data();
-  v.edges          = reinterpret_cast<const core::HashGraphEdge*>(a.edges.data());
-  v.range          = range;
-  v.seed           = seed;
-  return v;
-}
-
 /// V1, loop 3 of Alg. 1: counts[vertex(k)] += 1 for every key; flags sentinel keys.
 template <class Exec>
 void hash_graph_count(Exec& exec,
-                      core::HashGraphView g,
+                      HashGraphRef g,
                       const Key* keys,
                       std::uint32_t n,
                       std::uint32_t* counts,
@@ -61,7 +45,7 @@ void hash_graph_count(Exec& exec,
 /// V1, loop 6: each edge goes to bucket_offsets[v] + (atomic cursor of v).
 template <class Exec>
 void hash_graph_scatter(Exec& exec,
-                        core::HashGraphView g,
+                        HashGraphRef g,
                         const Key* keys,
                         const Value* values,
                         std::uint32_t n,
@@ -78,7 +62,7 @@ void hash_graph_scatter(Exec& exec,
 /// V2, binning input: vertex and packed edge of every key; flags sentinel keys.
 template <class Exec>
 void hash_graph_bin_input(Exec& exec,
-                          core::HashGraphView g,
+                          HashGraphRef g,
                           const Key* keys,
                           const Value* values,
                           std::uint32_t n,
@@ -116,7 +100,7 @@ void build_hash_graph(Exec& exec,
                       BuildStatus* status) {
   a.offsets.resize(std::size_t{range} + 1);
   a.edges.resize(n);
-  core::HashGraphView g = graph_view(a, range, seed);
+  HashGraphRef g = graph_ref(a, range, seed);
   if (kind == TableKind::HashGraphV1) {
     Buffer<std::uint32_t>& counts = a.vertex_in;  // reused as the per-vertex cursor
     counts.resize(std::size_t{range} + 1);
@@ -177,7 +161,7 @@ class HashGraphImpl final : public HashGraph {
       clear();
       throw_sentinel_key("hashgraph");
     }
-    m_view = graph_view(m_graph, range, seed);
+    m_ref = graph_ref(m_graph, range, seed);
     BuildStats stats;
     stats.keys     = n;
     stats.attempts = 1;
@@ -189,53 +173,69 @@ class HashGraphImpl final : public HashGraph {
   }
 
   void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
-    probe_first(stream,
-                q,
-                n,
-                [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t, core::HashGraphEdge found) {
-                  out[i] = found.value;
-                });
+    with_scratch([&](ProbeScratch* s) { find(q, n, out, s, stream); });
   }
   void contains_async(const Key* q,
                       std::size_t n,
                       std::uint8_t* out,
                       Stream stream) const override {
-    probe_first(
-        stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e, core::HashGraphEdge) {
-          out[i] = e != kNotFound;
-        });
+    with_scratch([&](ProbeScratch* s) { contains(q, n, out, s, stream); });
   }
   void count_async(const Key* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
-    const core::HashGraphView t = m_view;
-    probe(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, Key key) { out[i] = t.count(key); });
+    with_scratch([&](ProbeScratch* s) { count(q, n, out, s, stream); });
   }
   void find_id_async(const Key* q,
                      std::size_t n,
                      std::uint32_t* out,
                      Stream stream) const override {
-    if (m_view.range != 0 && !m_view.edge_rank) {
-      throw InvalidInput("hashgraph: find_id needs a build with BuildOptions::unique_ids");
-    }
-    const core::HashGraphView t = m_view;
-    probe_first(
-        stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e, core::HashGraphEdge) {
-          out[i] = e == kNotFound ? kNotFound : t.edge_rank[e];
-        });
+    with_scratch([&](ProbeScratch* s) { find_id(q, n, out, s, stream); });
+  }
+
+  void find_async(const Key* q,
+                  std::size_t n,
+                  Value* out,
+                  ProbeScratch& scratch,
+                  Stream stream) const override {
+    find(q, n, out, checked(scratch), stream);
+  }
+  void contains_async(const Key* q,
+                      std::size_t n,
+                      std::uint8_t* out,
+                      ProbeScratch& scratch,
+                      Stream stream) const override {
+    contains(q, n, out, checked(scratch), stream);
+  }
+  void count_async(const Key* q,
+                   std::size_t n,
+                   std::uint32_t* out,
+                   ProbeScratch& scratch,
+                   Stream stream) const override {
+    count(q, n, out, checked(scratch), stream);
+  }
+  void find_id_async(const Key* q,
+                     std::size_t n,
+                     std::uint32_t* out,
+                     ProbeScratch& scratch,
+                     Stream stream) const override {
+    find_id(q, n, out, checked(scratch), stream);
   }
 
   [[nodiscard]] MatchList find_all(const Key* q, std::size_t n, Stream stream) const override {
     MatchList m{Buffer<std::uint32_t>(Exec::kBackend, n + 1), Buffer<Value>(Exec::kBackend, 0)};
-    std::uint32_t* offsets = m.offsets.data();
-    count_async(q, n, offsets, stream);
-    m_exec.fill(offsets + n, 1, 0u);
-    m_exec.exclusive_sum(offsets, offsets, n + 1);
-    m.values.resize(m_exec.read(offsets + n));
-    Value* values               = m.values.data();
-    const core::HashGraphView t = m_view;
-    probe(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, Key key) {
-      t.find_all(key, values + offsets[i]);
+    with_scratch([&](ProbeScratch* scratch) {
+      Exec exec(stream);
+      std::uint32_t* offsets = m.offsets.data();
+      count(q, n, offsets, scratch, stream);
+      exec.fill(offsets + n, 1, 0u);
+      exec.exclusive_sum(offsets, offsets, n + 1);
+      m.values.resize(exec.read(offsets + n));
+      Value* values        = m.values.data();
+      const HashGraphRef t = m_ref;
+      probe(stream, scratch, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, Key key) {
+        t.find_all(key, values + offsets[i]);
+      });
+      exec.synchronize();
     });
-    m_exec.synchronize();
     return m;
   }
 
@@ -245,42 +245,98 @@ class HashGraphImpl final : public HashGraph {
   [[nodiscard]] std::size_t unique_count() const override { return m_unique.size(); }
   [[nodiscard]] const Key* unique_keys() const override { return m_unique.data(); }
   [[nodiscard]] const BuildStats& stats() const override { return m_stats; }
-  [[nodiscard]] core::HashGraphView view() const override { return m_view; }
+  [[nodiscard]] HashGraphRef ref() const override { return m_ref; }
+
+  // The lookups' bodies (public only because nvcc's extended lambdas need a public enclosing
+  // function).
+  void find(const Key* q, std::size_t n, Value* out, ProbeScratch* s, Stream stream) const {
+    probe_first(
+        stream, s, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t, HashGraphEdge found) {
+          out[i] = found.value;
+        });
+  }
+  void contains(
+      const Key* q, std::size_t n, std::uint8_t* out, ProbeScratch* s, Stream stream) const {
+    probe_first(
+        stream, s, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e, HashGraphEdge) {
+          out[i] = e != kNotFound;
+        });
+  }
+  void count(
+      const Key* q, std::size_t n, std::uint32_t* out, ProbeScratch* s, Stream stream) const {
+    const HashGraphRef t = m_ref;
+    probe(stream, s, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, Key key) { out[i] = t.count(key); });
+  }
+  void find_id(
+      const Key* q, std::size_t n, std::uint32_t* out, ProbeScratch* s, Stream stream) const {
+    if (m_ref.range != 0 && !m_ref.edge_rank) {
+      throw InvalidInput("hashgraph: find_id needs a build with BuildOptions::unique_ids");
+    }
+    const HashGraphRef t = m_ref;
+    probe_first(
+        stream, s, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e, HashGraphEdge) {
+          out[i] = e == kNotFound ? kNotFound : t.edge_rank[e];
+        });
+  }
+
+  /// Whether lookups now build a query graph (intersect probe on a non-empty table).
+  [[nodiscard]] bool intersecting() const {
+    return m_probe == ProbeMethod::Intersect && m_ref.range != 0;
+  }
+
+  /// Runs lookup(scratch): with a scratch made for the call when the intersect probe needs one
+  /// (freeing it waits for the device), else with none.
+  template <class Lookup>
+  void with_scratch(Lookup lookup) const {
+    if (!intersecting()) {
+      lookup(nullptr);
+      return;
+    }
+    ProbeScratch scratch(Exec::kBackend);
+    lookup(&scratch);
+  }
+
+  [[nodiscard]] static ProbeScratch* checked(ProbeScratch& scratch) {
+    if (scratch.backend() != Exec::kBackend) {
+      throw InvalidInput("hashgraph: the probe scratch is in another backend's memory");
+    }
+    return &scratch;
+  }
 
   /// Calls op(i, queries[i]) for every query: in input order (standard), or vertex by vertex over
   /// a HashGraph of the queries (intersect), so neighbouring threads walk neighbouring buckets.
   template <class Op>
-  void probe(Stream stream, const Key* queries, std::size_t n, Op op) const {
-    m_exec.set_stream(stream);
-    if (m_view.range == 0 || n == 0) {
-      m_exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) { op(i, kEmptyKey); });
+  void probe(Stream stream, ProbeScratch* scratch, const Key* queries, std::size_t n, Op op) const {
+    Exec exec(stream);
+    if (m_ref.range == 0 || n == 0) {
+      exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) { op(i, kEmptyKey); });
       return;
     }
     if (m_probe == ProbeMethod::Standard) {
-      m_exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) { op(i, queries[i]); });
+      exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) { op(i, queries[i]); });
       return;
     }
-    const core::HashGraphEdge* q = query_graph(queries, n);
-    m_exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t j) { op(q[j].value, q[j].key); });
+    const HashGraphEdge* q = query_graph(stream, *scratch, queries, n);
+    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t j) { op(q[j].value, q[j].key); });
   }
 
   /// Like probe, for the first match only: f(i, index of the first edge of queries[i] or
   /// kNotFound, that edge (value kNotFound if none)), with
   /// kQueryBatch queries per thread (strided) walked together for memory-level parallelism.
   template <class F>
-  void probe_first(Stream stream, const Key* queries, std::size_t n, F f) const {
-    constexpr int K             = kQueryBatch;
-    const core::HashGraphView t = m_view;
-    const auto count            = static_cast<std::uint32_t>(n);
-    const std::uint32_t stride  = (count + K - 1) / K;
-    m_exec.set_stream(stream);
+  void probe_first(
+      Stream stream, ProbeScratch* scratch, const Key* queries, std::size_t n, F f) const {
+    constexpr int K            = kQueryBatch;
+    const HashGraphRef t       = m_ref;
+    const auto count           = static_cast<std::uint32_t>(n);
+    const std::uint32_t stride = (count + K - 1) / K;
     // Standard: query i is queries[i]. Intersect: the j-th edge of the queries' HashGraph.
-    const core::HashGraphEdge* q =
-        m_probe == ProbeMethod::Intersect && t.range != 0 ? query_graph(queries, n) : nullptr;
-    m_exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t s) {
+    const HashGraphEdge* q = intersecting() ? query_graph(stream, *scratch, queries, n) : nullptr;
+    Exec exec(stream);
+    exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t s) {
       Key key[K];
       std::uint32_t index[K], edge[K];
-      core::HashGraphEdge found[K];
+      HashGraphEdge found[K];
       VOXHASH_UNROLL
       for (int k = 0; k < K; ++k) {
         const std::uint32_t j = s + k * stride;
@@ -295,25 +351,30 @@ class HashGraphImpl final : public HashGraph {
     });
   }
 
-  /// The queries' own HashGraph over the table's vertices (the intersect probe's first step).
-  const core::HashGraphEdge* query_graph(const Key* queries, std::size_t n) const {
-    m_query_status.resize(1);
-    m_exec.fill(m_query_status.data(), 1, BuildStatus{});
-    build_hash_graph(m_exec,
+  /// The queries' own HashGraph over the table's vertices (the intersect probe's first step),
+  /// built in `scratch` on `stream`.
+  const HashGraphEdge* query_graph(Stream stream,
+                                   ProbeScratch& scratch,
+                                   const Key* queries,
+                                   std::size_t n) const {
+    ProbeScratch::State& s = scratch.state();
+    Exec exec(stream, &s.temp);
+    exec.fill(s.status.data(), 1, BuildStatus{});
+    build_hash_graph(exec,
                      TableKind::HashGraphV2,
-                     m_queries,
-                     m_view.range,
-                     m_view.seed,
+                     s.graph,
+                     m_ref.range,
+                     m_ref.seed,
                      queries,
                      nullptr,
                      static_cast<std::uint32_t>(n),
-                     m_query_status.data());
-    return reinterpret_cast<const core::HashGraphEdge*>(m_queries.edges.data());
+                     s.status.data());
+    return reinterpret_cast<const HashGraphEdge*>(s.graph.edges.data());
   }
 
  private:
   void clear() {
-    m_view = core::HashGraphView{};
+    m_ref = HashGraphRef{};
     m_rank.resize(0);
     m_unique.resize(0);
     m_stats = BuildStats{};
@@ -326,31 +387,26 @@ class HashGraphImpl final : public HashGraph {
   BuildOptions m_options;
   std::mt19937_64 m_rng;
   ProbeMethod m_probe = ProbeMethod::Standard;
-  mutable Exec m_exec;
+  Exec m_exec;
   HashGraphArrays m_graph{Exec::kBackend};
-  mutable HashGraphArrays m_queries{Exec::kBackend};
   Buffer<BuildStatus> m_status{Exec::kBackend, 0};
-  mutable Buffer<BuildStatus> m_query_status{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_rank{Exec::kBackend, 0};
   Buffer<Key> m_unique{Exec::kBackend, 0};
-  core::HashGraphView m_view{};
+  HashGraphRef m_ref{};
   BuildStats m_stats{};
 };
 
 template <class Exec>
 void hash_graph_flag_first_edges(Exec& exec,
-                                 core::HashGraphView g,
+                                 HashGraphRef g,
                                  std::uint32_t n,
                                  std::uint32_t* flags) {
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t e) { flags[e] = g.is_first_edge(e); });
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t e) { flags[e] = core::is_first_edge(g, e); });
 }
 
 template <class Exec>
-void hash_graph_list_unique(Exec& exec,
-                            core::HashGraphView g,
-                            const std::uint32_t* flags,
-                            std::uint32_t n,
-                            Key* unique_keys) {
+void hash_graph_list_unique(
+    Exec& exec, HashGraphRef g, const std::uint32_t* flags, std::uint32_t n, Key* unique_keys) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t e) {
     if (flags[e]) unique_keys[g.edge_rank[e]] = g.edges[e].key;
   });
@@ -359,19 +415,19 @@ void hash_graph_list_unique(Exec& exec,
 template <class Exec>
 std::uint32_t HashGraphImpl<Exec>::number_unique(std::uint32_t n) {
   if (n == 0) {
-    m_view.edge_rank = m_rank.data();
+    m_ref.edge_rank = m_rank.data();
     return 0;
   }
   Buffer<std::uint32_t>& flags = m_graph.vertex_out;  // scratch, free after the build
   flags.resize(n);
   m_rank.resize(n);
-  hash_graph_flag_first_edges(m_exec, m_view, n, flags.data());
+  hash_graph_flag_first_edges(m_exec, m_ref, n, flags.data());
   m_exec.exclusive_sum(flags.data(), m_rank.data(), n);
   const std::uint32_t unique =
       m_exec.read(m_rank.data() + n - 1) + m_exec.read(flags.data() + n - 1);
-  m_view.edge_rank = m_rank.data();
+  m_ref.edge_rank = m_rank.data();
   m_unique.resize(unique);
-  hash_graph_list_unique(m_exec, m_view, flags.data(), n, m_unique.data());
+  hash_graph_list_unique(m_exec, m_ref, flags.data(), n, m_unique.data());
   m_exec.synchronize();
   return unique;
 }

@@ -1,0 +1,129 @@
+// CuckooRef: the trivially copyable view of a built cuckoo table that kernels (and the CPU
+// backend's loops) probe through, like cuCollections' static_set_ref. Lookups only: at most four
+// probes per key (Alcantara et al., GPU Computing Gems ch. 4); CuckooTable::ref() hands one out.
+#pragma once
+
+#include <voxhash/detail/hash.hpp>
+#include <voxhash/detail/host_device.hpp>
+#include <voxhash/types.hpp>
+
+#include <cstdint>
+
+namespace voxhash {
+
+/// A slot: `key << 32 | value`; the empty slot holds kEmptyKey.
+using CuckooEntry = std::uint64_t;
+
+namespace detail {
+inline constexpr CuckooEntry kEmptyEntry = static_cast<CuckooEntry>(kEmptyKey) << 32;
+
+VOXHASH_HD CuckooEntry make_entry(Key key, Value value) {
+  return (static_cast<CuckooEntry>(key) << 32) | value;
+}
+VOXHASH_HD Key entry_key(CuckooEntry e) {
+  return static_cast<Key>(e >> 32);
+}
+VOXHASH_HD Value entry_value(CuckooEntry e) {
+  return static_cast<Value>(e & 0xFFFFFFFFu);
+}
+}  // namespace detail
+
+/// A cuckoo table as kernels see it; valid until the table's next build. Slots are never emptied
+/// after a build fills them, and every insertion starts at h_0, so a key at h_j(k) implies
+/// h_0..h_{j-1}(k) are full: a lookup may stop at the first empty slot it meets.
+struct CuckooRef {
+  const CuckooEntry* slots = nullptr;
+  std::uint32_t size       = 0;  // number of slots
+  detail::CuckooHashConstants hash[detail::kCuckooFunctions]{};
+  const std::uint32_t* slot_rank = nullptr;  // dense id of the key whose first copy is in a slot
+  const std::uint32_t* counts    = nullptr;  // multiplicity per dense id
+
+  VOXHASH_HD std::uint32_t location(int function, Key key) const {
+    return detail::cuckoo_hash(hash[function], key, size);
+  }
+
+  /// The slot holding the first copy of `key` in probe order, or kNotFound.
+  VOXHASH_HD std::uint32_t find_slot(Key key) const {
+    if (key == kEmptyKey || size == 0) return kNotFound;
+    VOXHASH_UNROLL
+    for (int i = 0; i < detail::kCuckooFunctions; ++i) {
+      const std::uint32_t loc = location(i, key);
+      const Key k             = detail::entry_key(slots[loc]);
+      if (k == key) return loc;
+      if (k == kEmptyKey) return kNotFound;
+    }
+    return kNotFound;
+  }
+
+  /// The value stored with `key`, or kNotFound.
+  VOXHASH_HD Value find(Key key) const {
+    const std::uint32_t s = find_slot(key);
+    return s == kNotFound ? kNotFound : detail::entry_value(slots[s]);
+  }
+
+  VOXHASH_HD bool contains(Key key) const { return find_slot(key) != kNotFound; }
+
+  /// Dense id in [0, unique keys) of `key`, or kNotFound. Needs a build with unique ids.
+  VOXHASH_HD std::uint32_t find_id(Key key) const {
+    const std::uint32_t s = find_slot(key);
+    return s == kNotFound ? kNotFound : slot_rank[s];
+  }
+
+  /// How many times `key` occurred in the build input. Needs a build with unique ids.
+  VOXHASH_HD std::uint32_t count(Key key) const {
+    const std::uint32_t id = find_id(key);
+    return id == kNotFound ? 0u : counts[id];
+  }
+
+  /// Batched lookup: finds K keys at once, probing function i of every pending key before
+  /// function i + 1 of any, so a thread keeps K independent loads in flight instead of one (hits
+  /// stop at different probes; batching hides that divergence). slot[k] = the first copy's slot or
+  /// kNotFound; entry[k] = its entry.
+  template <int K>
+  VOXHASH_HD void find_batch(const Key (&key)[K],
+                             std::uint32_t (&slot)[K],
+                             CuckooEntry (&entry)[K]) const {
+    bool pending[K];
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      slot[k]    = kNotFound;
+      entry[k]   = detail::kEmptyEntry;
+      pending[k] = key[k] != kEmptyKey && size != 0;
+    }
+    VOXHASH_UNROLL
+    for (int i = 0; i < detail::kCuckooFunctions; ++i) {
+      std::uint32_t loc[K] = {};
+      CuckooEntry e[K]     = {};
+      VOXHASH_UNROLL
+      for (int k = 0; k < K; ++k) {
+        if (pending[k]) {
+          loc[k] = location(i, key[k]);
+          e[k]   = slots[loc[k]];
+        }
+      }
+      VOXHASH_UNROLL
+      for (int k = 0; k < K; ++k) {
+        if (!pending[k]) continue;
+        const Key found = detail::entry_key(e[k]);
+        if (found == key[k]) {
+          slot[k]  = loc[k];
+          entry[k] = e[k];
+        }
+        pending[k] = found != key[k] && found != kEmptyKey;
+      }
+    }
+  }
+
+  /// Batched find_id (see find_batch): dense ids of K keys, kNotFound where absent.
+  template <int K>
+  VOXHASH_HD void find_id_batch(const Key (&key)[K], std::uint32_t (&id)[K]) const {
+    std::uint32_t slot[K];
+    CuckooEntry entry[K];
+    find_batch<K>(key, slot, entry);
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k)
+      id[k] = slot[k] == kNotFound ? kNotFound : slot_rank[slot[k]];
+  }
+};
+
+}  // namespace voxhash

@@ -1,0 +1,58 @@
+// The seam between the backend-neutral entry points (dispatch.cpp) and the two backends: one
+// BackendImpl per backend, made in its own translation unit (cpu_backend.cpp, cuda_backend.cu) as
+// ExecBackend<Exec> for its executor. Plain C++, so dispatch.cpp needs no CUDA header.
+#pragma once
+
+#include "pipeline/pipeline_backend.hpp"
+
+#include <voxhash/backend.hpp>
+#include <voxhash/device_limits.hpp>
+#include <voxhash/hash_table.hpp>
+#include <voxhash/keys.hpp>
+#include <voxhash/sorted_array.hpp>
+#include <voxhash/timer.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace voxhash::detail {
+
+enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
+
+class BackendImpl {
+ public:
+  virtual ~BackendImpl() = default;
+
+  // Memory (see buffer.hpp).
+  virtual void* allocate(std::size_t bytes)                                            = 0;
+  virtual void deallocate(void* ptr) noexcept                                          = 0;
+  virtual void copy(void* dst, const void* src, std::size_t bytes, CopyKind kind)      = 0;
+  virtual void fill_bytes_async(void* ptr, int byte, std::size_t bytes, Stream stream) = 0;
+
+  // The device (see backend.hpp, device_limits.hpp).
+  [[nodiscard]] virtual std::string describe_device()                  = 0;
+  [[nodiscard]] virtual std::size_t free_memory()                      = 0;
+  [[nodiscard]] virtual std::string driver_version()                   = 0;
+  virtual void synchronize()                                           = 0;
+  [[nodiscard]] virtual DeviceLimits measure_device_limits(bool quick) = 0;
+
+  // What runs on it.
+  [[nodiscard]] virtual std::unique_ptr<HashTable> make_table(TableKind kind,
+                                                              const BuildOptions& options)   = 0;
+  [[nodiscard]] virtual std::unique_ptr<SortedArray> make_sorted_array()                     = 0;
+  [[nodiscard]] virtual std::unique_ptr<PipelineBackend> make_pipeline()                     = 0;
+  [[nodiscard]] virtual std::unique_ptr<MarkTimer> make_mark_timer(int marks, Stream stream) = 0;
+  virtual void generate_keys(Key* out, std::size_t n, const KeySpec& spec, Stream stream)    = 0;
+};
+
+/// The backend's implementation; throws InvalidInput for Cuda in a build without CUDA.
+[[nodiscard]] BackendImpl& backend_impl(Backend backend);
+
+BackendImpl& cpu_backend();
+/// Defined only in builds with CUDA (cuda_backend.cu).
+BackendImpl& cuda_backend();
+/// Number of usable CUDA devices; on 0, `reason` says why. Defined only in builds with CUDA.
+int cuda_device_count(std::string& reason);
+
+}  // namespace voxhash::detail

@@ -1,0 +1,135 @@
+// Picking the backend at run time: CUDA availability, backend names, and every backend-neutral
+// entry point of the public API (memory, device queries, tables, keys, timers), each handing its
+// call to the chosen backend's BackendImpl. The only place that knows whether CUDA is compiled in.
+#include "backends/backend_impl.hpp"
+
+#include <voxhash/backend.hpp>
+#include <voxhash/buffer.hpp>
+#include <voxhash/device_limits.hpp>
+#include <voxhash/error.hpp>
+#include <voxhash/hash_table.hpp>
+#include <voxhash/keys.hpp>
+#include <voxhash/sorted_array.hpp>
+#include <voxhash/timer.hpp>
+
+#include <cstring>
+#include <string>
+
+namespace voxhash {
+
+std::string cuda_unavailable_reason() {
+#if VOXHASH_HAS_CUDA
+  static const std::string reason = [] {
+    std::string why;
+    return detail::cuda_device_count(why) > 0 ? std::string() : why;
+  }();
+  return reason;
+#else
+  return "voxhash was built without CUDA";
+#endif
+}
+
+detail::BackendImpl& detail::backend_impl(Backend backend) {
+  if (backend == Backend::Cpu) return cpu_backend();
+#if VOXHASH_HAS_CUDA
+  return cuda_backend();
+#else
+  throw InvalidInput(cuda_unavailable_reason());
+#endif
+}
+
+bool cuda_available() {
+  return cuda_unavailable_reason().empty();
+}
+
+Backend default_backend() {
+  return cuda_available() ? Backend::Cuda : Backend::Cpu;
+}
+
+Backend parse_backend(std::string_view name) {
+  if (name == "auto") return default_backend();
+  if (name == "cpu") return Backend::Cpu;
+  if (name == "cuda") {
+    if (!cuda_available()) {
+      throw InvalidInput("backend 'cuda' requested but unavailable: " + cuda_unavailable_reason());
+    }
+    return Backend::Cuda;
+  }
+  throw InvalidInput("unknown backend '" + std::string(name) + "' (expected cpu, cuda or auto)");
+}
+
+std::string_view to_string(Backend backend) {
+  return backend == Backend::Cuda ? "cuda" : "cpu";
+}
+
+std::string describe_device(Backend backend) {
+  return detail::backend_impl(backend).describe_device();
+}
+
+std::size_t free_memory(Backend backend) {
+  return detail::backend_impl(backend).free_memory();
+}
+
+std::string driver_version(Backend backend) {
+  return detail::backend_impl(backend).driver_version();
+}
+
+void synchronize(Backend backend) {
+  detail::backend_impl(backend).synchronize();
+}
+
+DeviceLimits measure_device_limits(Backend backend, bool quick) {
+  return detail::backend_impl(backend).measure_device_limits(quick);
+}
+
+std::unique_ptr<HashTable> make_table(TableKind kind,
+                                      Backend backend,
+                                      const BuildOptions& options) {
+  return detail::backend_impl(backend).make_table(kind, options);
+}
+
+std::unique_ptr<SortedArray> make_sorted_array(Backend backend) {
+  return detail::backend_impl(backend).make_sorted_array();
+}
+
+void generate_keys(Backend backend, Key* out, std::size_t n, const KeySpec& spec, Stream stream) {
+  detail::backend_impl(backend).generate_keys(out, n, spec, stream);
+}
+
+void copy_bytes(
+    void* dst, Backend dst_backend, const void* src, Backend src_backend, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (dst_backend == Backend::Cpu && src_backend == Backend::Cpu) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  const auto kind = dst_backend == Backend::Cpu   ? detail::CopyKind::DeviceToHost
+                    : src_backend == Backend::Cpu ? detail::CopyKind::HostToDevice
+                                                  : detail::CopyKind::DeviceToDevice;
+  detail::backend_impl(Backend::Cuda).copy(dst, src, bytes, kind);
+}
+
+namespace detail {
+
+void* allocate(Backend backend, std::size_t bytes) {
+  return backend_impl(backend).allocate(bytes);
+}
+
+void deallocate(Backend backend, void* ptr) noexcept {
+  if (ptr) backend_impl(backend).deallocate(ptr);
+}
+
+void fill_bytes_async(Backend backend, void* ptr, int byte, std::size_t bytes, Stream stream) {
+  backend_impl(backend).fill_bytes_async(ptr, byte, bytes, stream);
+}
+
+std::unique_ptr<MarkTimer> make_mark_timer(Backend backend, int marks, Stream stream) {
+  return backend_impl(backend).make_mark_timer(marks, stream);
+}
+
+std::unique_ptr<PipelineBackend> make_pipeline_backend(Backend backend) {
+  return backend_impl(backend).make_pipeline();
+}
+
+}  // namespace detail
+}  // namespace voxhash

@@ -1,0 +1,243 @@
+// Per-element steps of the flood fill that labels one model's surface voxels inside / outside the
+// other model, shared by both backends. Neighbours are found by probing the hash tables.
+//
+//  1. Barrier: a voxel of this model that the other model occupies (intersection) or touches
+//     (one of its 26 neighbours is the other's: a one-voxel closing of the other's surface, so a
+//     sparse surface with one-voxel gaps still separates inside from outside).
+//  2. Connected components of the non-barrier voxels (26-connectivity) by union-find with pointer
+//     jumping (ECL-CC style hooking: the larger root is hooked under the smaller with atomicCAS),
+//     in two rounds with a flattening after each (face neighbours first, then the rest).
+//  3. Each component is labelled by an inside test of one representative voxel (its smallest key,
+//     so the answer does not depend on which table numbered the voxels): rays along ±x, ±y, ±z
+//     count crossings of the other surface (runs of occupied 3x3 cross-sections); odd = inside;
+//     the majority of the six rays decides.
+//  4. Barrier voxels that are not intersections take the majority label of their labelled
+//     neighbours, a few rounds; any left get their own inside test.
+// A coarse mask of the other model (one bit per 4x4x4 block, set for every block within one
+// voxel of an occupied voxel) lets steps 1 and 3 skip the table probes in empty space.
+#pragma once
+
+#include "core/atomics.hpp"
+
+#include <voxhash/detail/host_device.hpp>
+#include <voxhash/grid.hpp>
+#include <voxhash/pipeline.hpp>
+
+#include <cstdint>
+
+namespace voxhash::core {
+
+/// The fill's working state beside the three VoxelLabel values: not decided yet (barrier voxels
+/// before their vote). No voxel keeps it after the fill.
+inline constexpr auto kLabelUnknown = static_cast<VoxelLabel>(3);
+
+inline constexpr std::uint8_t kStateIntersect = 1;  // the other model occupies this voxel
+inline constexpr std::uint8_t kStateNear      = 2;  // the other model occupies a 26-neighbour
+
+inline constexpr int kRayDirections        = 6;
+inline constexpr std::uint32_t kRaySegment = 8;  // ray steps one thread walks (short: latency)
+
+VOXHASH_HD Int3 offset(Int3 c, int dx, int dy, int dz) {
+  return {c.x + dx, c.y + dy, c.z + dz};
+}
+
+template <class View>
+VOXHASH_HD bool occupied(const View& table, const Grid& g, Int3 c) {
+  return g.in_grid(c) && table.contains(g.key(c));
+}
+
+/// One bit per 4x4x4 block of the grid: set when some voxel of the model lies within one voxel
+/// (26-neighbourhood) of the block. A clear bit means no probe near that block can hit.
+struct BlockMask {
+  static constexpr int kShift = 2;  // 4 voxels per block side
+  std::uint32_t* words        = nullptr;
+  Int3 blocks{};
+
+  VOXHASH_HD std::uint32_t index(Int3 b) const {
+    return (static_cast<std::uint32_t>(b.z) * blocks.y + b.y) * blocks.x + b.x;
+  }
+  VOXHASH_HD bool maybe_near(Int3 c) const {
+    if (c.x < 0 || c.y < 0 || c.z < 0) return false;
+    const Int3 b = {c.x >> kShift, c.y >> kShift, c.z >> kShift};
+    if (b.x >= blocks.x || b.y >= blocks.y || b.z >= blocks.z) return false;
+    const std::uint32_t i = index(b);
+    return (words[i >> 5] >> (i & 31)) & 1u;
+  }
+  /// Marks every block that holds a voxel within one voxel of c.
+  VOXHASH_HD void mark_around(Int3 c) const {
+    auto lo = [](int v) { return v > 0 ? (v - 1) >> kShift : 0; };
+    auto hi = [](int v, int n) { return ((v + 1) >> kShift) < n ? (v + 1) >> kShift : n - 1; };
+    for (int z = lo(c.z); z <= hi(c.z, blocks.z); ++z)
+      for (int y = lo(c.y); y <= hi(c.y, blocks.y); ++y)
+        for (int x = lo(c.x); x <= hi(c.x, blocks.x); ++x) {
+          const std::uint32_t i   = index({x, y, z});
+          const std::uint32_t bit = 1u << (i & 31);
+          if (!(atomic_load(&words[i >> 5]) & bit)) atomic_or(&words[i >> 5], bit);
+        }
+  }
+};
+
+/// Whether any of the 26 neighbours of c is occupied in `table` (whose mask is `mask`).
+template <class View>
+VOXHASH_HD bool touches(const View& table, const BlockMask& mask, const Grid& g, Int3 c) {
+  if (!mask.maybe_near(c)) return false;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        if ((dx | dy | dz) != 0 && occupied(table, g, offset(c, dx, dy, dz))) return true;
+      }
+  return false;
+}
+
+/// Root of x's tree, halving the path on the way (parents only ever decrease).
+VOXHASH_HD std::uint32_t find_root(std::uint32_t* parent, std::uint32_t x) {
+  std::uint32_t curr = atomic_load(&parent[x]);
+  if (curr != x) {
+    std::uint32_t prev = x, next;
+    while (curr > (next = atomic_load(&parent[curr]))) {
+      atomic_store(&parent[prev], next);
+      prev = curr;
+      curr = next;
+    }
+  }
+  return curr;
+}
+
+/// Root of x's tree by reads alone, for the final flattening: path halving there could overwrite
+/// a node's freshly written root with an older ancestor. Safe while no unions run.
+VOXHASH_HD std::uint32_t root_of(const std::uint32_t* parent, std::uint32_t x) {
+  std::uint32_t next;
+  while ((next = atomic_load(&parent[x])) != x)
+    x = next;
+  return x;
+}
+
+/// Joins the trees of a and b, hooking the larger root under the smaller.
+VOXHASH_HD void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
+  std::uint32_t ra = find_root(parent, a);
+  std::uint32_t rb = find_root(parent, b);
+  while (ra != rb) {
+    if (ra < rb) {
+      const std::uint32_t seen = atomic_cas(&parent[rb], rb, ra);
+      if (seen == rb) return;
+      rb = seen;
+    } else {
+      const std::uint32_t seen = atomic_cas(&parent[ra], ra, rb);
+      if (seen == ra) return;
+      ra = seen;
+    }
+  }
+}
+
+inline constexpr int kForwardNeighbours = 13;
+/// The forward neighbours across a face (+x, +y, +z) in the numbering below: enough to join
+/// most of a surface before the first flattening.
+inline constexpr std::uint32_t kFaceNeighbours       = (1u << 0) | (1u << 2) | (1u << 8);
+inline constexpr std::uint32_t kAllForwardNeighbours = (1u << kForwardNeighbours) - 1u;
+
+/// Unites voxel `id` (at cell c) with those of its 13 "forward" 26-neighbours selected by
+/// `which` (bit n: neighbour n) that are voxels of the same model and not barriers; the other 13
+/// neighbours are covered by their own threads. The lookups go out together (find_id_batch), and
+/// a neighbour already under the same parent is skipped without walking the trees.
+template <class View>
+VOXHASH_HD void unite_with_neighbours(const View& self,
+                                      const Grid& g,
+                                      Int3 c,
+                                      std::uint32_t id,
+                                      std::uint32_t which,
+                                      const std::uint8_t* state,
+                                      std::uint32_t* parent) {
+  Key key[kForwardNeighbours];
+  VOXHASH_UNROLL
+  for (int n = 0; n < kForwardNeighbours; ++n) {
+    // The 13 offsets greater than (0, 0, 0) in (z, y, x) order: codes 14..26 of 0..26.
+    const int code = n + 14;
+    const Int3 nc  = offset(c, code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1);
+    key[n]         = ((which >> n) & 1u) && g.in_grid(nc) ? g.key(nc) : kEmptyKey;
+  }
+  std::uint32_t nid[kForwardNeighbours];
+  self.template find_id_batch<kForwardNeighbours>(key, nid);
+  for (int n = 0; n < kForwardNeighbours; ++n) {
+    if (nid[n] == kNotFound || state[nid[n]] != 0) continue;
+    if (atomic_load(&parent[id]) == atomic_load(&parent[nid[n]])) continue;
+    unite(parent, id, nid[n]);
+  }
+}
+
+/// Whether the other model occupies the 3x3 cross-section centred on c, perpendicular to `axis`.
+template <class View>
+VOXHASH_HD bool cross_section_occupied(
+    const View& other, const BlockMask& mask, const Grid& g, Int3 c, int axis) {
+  if (!mask.maybe_near(c)) return false;
+  for (int a = -1; a <= 1; ++a)
+    for (int b = -1; b <= 1; ++b) {
+      const Int3 n = axis == 0   ? offset(c, 0, a, b)
+                     : axis == 1 ? offset(c, a, 0, b)
+                                 : offset(c, a, b, 0);
+      if (occupied(other, g, n)) return true;
+    }
+  return false;
+}
+
+/// Steps from c to the grid border along direction `dir` (0..5: +x, -x, +y, -y, +z, -z).
+VOXHASH_HD std::int32_t ray_length(const Grid& g, Int3 c, int dir) {
+  const int axis           = dir / 2;
+  const std::int32_t coord = axis == 0 ? c.x : axis == 1 ? c.y : c.z;
+  const std::int32_t res = axis == 0 ? g.resolution.x : axis == 1 ? g.resolution.y : g.resolution.z;
+  return (dir & 1) ? coord : res - 1 - coord;
+}
+
+/// Crossings of the other surface that start in steps [first, last] of the ray from c along dir:
+/// steps whose cross-section is occupied while the previous step's is not.
+template <class View>
+VOXHASH_HD std::uint32_t ray_crossings(const View& other,
+                                       const BlockMask& mask,
+                                       const Grid& g,
+                                       Int3 c,
+                                       int dir,
+                                       std::int32_t first,
+                                       std::int32_t last) {
+  const int axis = dir / 2;
+  const int sign = (dir & 1) ? -1 : 1;
+  auto at        = [&](std::int32_t s) {
+    return offset(c, axis == 0 ? sign * s : 0, axis == 1 ? sign * s : 0, axis == 2 ? sign * s : 0);
+  };
+  bool previous       = cross_section_occupied(other, mask, g, at(first - 1), axis);
+  std::uint32_t count = 0;
+  for (std::int32_t s = first; s <= last; ++s) {
+    const bool occ = cross_section_occupied(other, mask, g, at(s), axis);
+    count += occ && !previous;
+    previous = occ;
+  }
+  return count;
+}
+
+/// Inside if most of the six rays cross the other surface an odd number of times.
+VOXHASH_HD VoxelLabel inside_by_majority(const std::uint32_t* crossings) {
+  int odd = 0;
+  for (int d = 0; d < kRayDirections; ++d)
+    odd += crossings[d] & 1u;
+  return odd > kRayDirections / 2 ? VoxelLabel::Inside : VoxelLabel::Outside;
+}
+
+/// Majority label (inside / outside) of the labelled 26-neighbours of c; unknown on a tie or none.
+template <class View>
+VOXHASH_HD VoxelLabel
+neighbour_vote(const View& self, const Grid& g, Int3 c, const VoxelLabel* labels) {
+  int inside = 0, outside = 0;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const Int3 n = offset(c, dx, dy, dz);
+        if ((dx | dy | dz) == 0 || !g.in_grid(n)) continue;
+        const std::uint32_t id = self.find_id(g.key(n));
+        if (id == kNotFound) continue;
+        inside += labels[id] == VoxelLabel::Inside;
+        outside += labels[id] == VoxelLabel::Outside;
+      }
+  return inside > outside   ? VoxelLabel::Inside
+         : outside > inside ? VoxelLabel::Outside
+                            : kLabelUnknown;
+}
+
+}  // namespace voxhash::core

@@ -1,0 +1,51 @@
+// Grid's validation (the one place a GridParams becomes a key layout) and the key <-> world-point
+// conveniences built on it.
+#include <voxhash/error.hpp>
+#include <voxhash/grid.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace voxhash {
+namespace {
+
+/// Bits needed to store values 0..n-1 (at least 1).
+int bits_for(std::int32_t n) {
+  int b = 1;
+  while ((1 << b) < n)
+    ++b;
+  return b;
+}
+
+}  // namespace
+
+Grid::Grid(const GridParams& params) {
+  const Int3 r = params.resolution;
+  if (r.x < 1 || r.y < 1 || r.z < 1) {
+    throw InvalidInput("grid resolution must be at least 1 voxel per axis");
+  }
+  resolution = r;
+  bits       = {bits_for(r.x), bits_for(r.y), bits_for(r.z)};
+  if (bits.x + bits.y + bits.z > 31) {
+    throw InvalidInput(
+        "grid " + std::to_string(r.x) + "x" + std::to_string(r.y) + "x" + std::to_string(r.z) +
+        " needs more than 31 key bits (e.g. 2048x2048x512 is the largest 2:2:1 grid)");
+  }
+  const Float3 lo = params.bounds.min, hi = params.bounds.max;
+  if (!(hi.x > lo.x && hi.y > lo.y && hi.z > lo.z) || !std::isfinite(lo.x + lo.y + lo.z) ||
+      !std::isfinite(hi.x + hi.y + hi.z)) {
+    throw InvalidInput("grid bounds must be finite with max > min on every axis");
+  }
+  origin     = lo;
+  voxel_size = {(hi.x - lo.x) / r.x, (hi.y - lo.y) / r.y, (hi.z - lo.z) / r.z};
+}
+
+Float3 voxel_center(const GridParams& grid, Key key) {
+  return Grid(grid).center(key);
+}
+
+Key voxel_key(const GridParams& grid, Float3 p) {
+  return Grid(grid).voxelize(p);
+}
+
+}  // namespace voxhash

@@ -1,0 +1,55 @@
+// Backend-neutral facts about the tables: the algorithms' names, and how much memory a table of a
+// given size holds at its peak (from the arrays each implementation keeps).
+#include <voxhash/error.hpp>
+#include <voxhash/hash_table.hpp>
+#include <voxhash/sorted_array.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace voxhash {
+
+std::string_view to_string(TableKind kind) {
+  switch (kind) {
+    case TableKind::Cuckoo:
+      return "cuckoo";
+    case TableKind::HashGraphV1:
+      return "hashgraph-v1";
+    case TableKind::HashGraphV2:
+      return "hashgraph-v2";
+  }
+  return "?";
+}
+
+TableKind parse_table_kind(std::string_view name) {
+  if (name == "cuckoo") return TableKind::Cuckoo;
+  if (name == "hashgraph-v1" || name == "v1") return TableKind::HashGraphV1;
+  if (name == "hashgraph-v2" || name == "v2") return TableKind::HashGraphV2;
+  throw InvalidInput("unknown algorithm '" + std::string(name) +
+                     "' (expected cuckoo, hashgraph-v1 or hashgraph-v2)");
+}
+
+std::size_t estimate_bytes(TableKind kind, std::size_t n, const BuildOptions& options) {
+  const auto keys     = static_cast<double>(n);
+  const auto vertices = static_cast<std::size_t>(std::ceil(keys / options.load)) + 1;
+  switch (kind) {
+    case TableKind::Cuckoo: {
+      // Slots; with unique ids also the flags / ranks per slot and the unique keys and counts.
+      const auto slots = static_cast<std::size_t>(std::ceil(options.cuckoo_space * keys));
+      return 8 * slots + (options.unique_ids ? 8 * slots + 8 * n : 0);
+    }
+    case TableKind::HashGraphV1:
+      // Offsets and edges, the per-vertex cursor, and the intersect probe's V2 query graph.
+      return 8 * vertices + 8 * n + 4 * vertices + 36 * n;
+    case TableKind::HashGraphV2:
+      // Offsets, edges and the sort's vertex / edge arrays, twice (the query graph).
+      return 2 * (4 * vertices + 36 * n);
+  }
+  return 0;
+}
+
+std::size_t estimate_sorted_array_bytes(std::size_t n) {
+  return 24 * n;
+}
+
+}  // namespace voxhash
