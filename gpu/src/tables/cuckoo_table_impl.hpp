@@ -40,7 +40,7 @@ void cuckoo_insert_all(Exec& exec,
           return;
         }
         // This attempt is lost already: stop early (a relaxed read; a stale 0 only costs work).
-        if (core::atomic_load(&status->failed)) return;
+        if (core::load_hint(&status->failed)) return;
         const core::InsertResult r =
             core::cuckoo_insert(view, slots, key, value_or_index(values, i), max_chain);
         if (!r.placed) core::atomic_store(&status->failed, 1u);
