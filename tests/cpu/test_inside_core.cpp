@@ -292,7 +292,9 @@ TEST(InsideTest, SegmentedWalkMatchesOneSerialWalk) {
       segmented_grazing |= w.grazing;
     }
     EXPECT_EQ(segmented_grazing, grazing) << trial;
-    if (!grazing) EXPECT_EQ(segmented, clusters) << trial;
+    if (!grazing) {
+      EXPECT_EQ(segmented, clusters) << trial;
+    }
   }
 }
 

@@ -172,7 +172,8 @@ VOXHASH_HD std::uint32_t sample_rank(Key key) {
 /// its caller passes last_round at once): the label of the majority of valid rays, with flags
 /// kRegionMoreRays (not confident yet and rounds are left: cast more), kRegionLowConfidence
 /// (decided without a clear majority: fewer than kMinVotes valid rays, under 3:1, or a tie) and
-/// kRegionThinFeature (samples on both sides, each sure of its own answer).
+/// kRegionThinFeature (samples on both sides, each sure of its own answer, or after the last
+/// round a minority over one in four of enough valid rays).
 VOXHASH_HD std::uint8_t tally_region(const std::uint32_t* crossings,
                                      const std::uint32_t* grazing,
                                      int round,
@@ -199,9 +200,13 @@ VOXHASH_HD std::uint8_t tally_region(const std::uint32_t* crossings,
     lean_in += votes_in[s] >= 2 && votes_in[s] >= 4 * votes_out[s];
     lean_out += votes_out[s] >= 2 && votes_out[s] >= 4 * votes_in[s];
   }
-  const int fewer           = lean_in < lean_out ? lean_in : lean_out;
-  const bool thin           = fewer >= 1 && 4 * fewer >= lean_in + lean_out;
   const std::uint32_t total = in + out, minority = in < out ? in : out;
+  // Samples sure of opposite answers, or (all rounds cast, enough valid rays) a minority over one
+  // in four: the region sees the other surface as open from some directions and closed from
+  // others, as behind a wall thinner than the barrier (its two crossings merge into one).
+  const int fewer = lean_in < lean_out ? lean_in : lean_out;
+  const bool thin = (fewer >= 1 && 4 * fewer >= lean_in + lean_out) ||
+                    (last_round && total >= 2 * kMinVotes && 4 * minority > total);
   const bool confident = !thin && total >= kMinVotes && 4 * minority <= total;
   *label               = in > out ? kLabelInside : kLabelOutside;
   if (confident) return 0;

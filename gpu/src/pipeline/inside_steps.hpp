@@ -252,4 +252,27 @@ InsideResult robust_inside_test(Exec& exec,
   return result;
 }
 
+/// dst[index[r]] = b.label[r] for r < count: the test's verdicts back to voxel or root ids.
+template <class Exec>
+void scatter_verdicts(Exec& exec,
+                      const std::uint32_t* index,
+                      std::uint32_t count,
+                      const InsideBuffers& b,
+                      std::uint8_t* dst) {
+  const std::uint8_t* label = b.label.data();
+  exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) { dst[index[r]] = label[r]; });
+}
+
+/// b.sample_key[r] = voxels[index[r]]: single voxels as their own one-sample subjects.
+template <class Exec>
+void single_voxel_samples(Exec& exec,
+                          const Key* voxels,
+                          const std::uint32_t* index,
+                          std::uint32_t count,
+                          InsideBuffers& b) {
+  b.sample_key.resize(count);
+  Key* key = b.sample_key.data();
+  exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) { key[r] = voxels[index[r]]; });
+}
+
 }  // namespace voxhash::pipeline
