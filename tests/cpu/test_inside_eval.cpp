@@ -6,11 +6,13 @@
 // and near; intersection voxels must lie within 1.5 voxels of both surfaces.
 #include "common/exact_geometry.hpp"
 
+#include <voxhash/error.hpp>
 #include <voxhash/pipeline.hpp>
 
 #include <chrono>
 #include <cstdio>
 #include <gtest/gtest.h>
+#include <limits>
 #include <string>
 
 namespace voxhash::test {
@@ -84,14 +86,20 @@ struct SceneOutcome {
   FrameStats stats;
 };
 
-SceneOutcome run(const Scene& s) {
+/// Runs scene s with both models as meshes, or (`as_points`) as clouds of s.points samples.
+SceneOutcome run(const Scene& s, bool as_points = false) {
   PipelineConfig config;
   config.grid              = fitted_grid(s);
   config.animation.animate = false;
   config.algorithm         = TableKind::Cuckoo;
   Pipeline pipeline(Backend::Cpu, config);
-  pipeline.set_model(0, sample_surface(s.a, s.points, 1));
-  pipeline.set_model(1, sample_surface(s.b, s.points, 2));
+  if (as_points) {
+    pipeline.set_model(0, sample_surface(s.a, s.points, 1));
+    pipeline.set_model(1, sample_surface(s.b, s.points, 2));
+  } else {
+    pipeline.set_model(0, s.a, sample_surface(s.a, 20000, 1));
+    pipeline.set_model(1, s.b, sample_surface(s.b, 20000, 2));
+  }
   SceneOutcome out;
   out.stats = pipeline.run_frame(0.0);
   const ExactMesh ea(s.a), eb(s.b);
@@ -157,8 +165,7 @@ std::vector<Scene> scenes() {
   return out;
 }
 
-// Disabled until the method is wired into the pipeline: it reproduces issue 16's failures.
-TEST(InsideEval, DISABLED_MeshPairsMatchExactGeometry) {
+TEST(InsideEval, MeshPairsMatchExactGeometry) {
   const auto started    = std::chrono::steady_clock::now();
   std::size_t far_wrong = 0, near = 0, near_wrong = 0, bad_intersections = 0, winding = 0;
   std::printf("%-52s %8s %6s %6s %8s %6s %4s %4s\n",
@@ -174,16 +181,22 @@ TEST(InsideEval, DISABLED_MeshPairsMatchExactGeometry) {
     const SceneOutcome o = run(s);
     for (int m = 0; m < 2; ++m) {
       const ModelScore& c = o.score[m];
-      std::printf("%-52s %8zu %6zu %6zu %8zu %6zu\n",
+      std::printf("%-52s %8zu %6zu %6zu %8zu %6zu %4zu %4zu\n",
                   (s.name + (m ? " (B)" : " (A)")).c_str(),
                   c.voxels,
                   c.far,
                   c.far_wrong,
                   c.near,
-                  c.near_wrong);
+                  c.near_wrong,
+                  o.stats.model[m].low_confidence_regions,
+                  o.stats.model[m].thin_feature_regions);
       winding += c.winding_disagreed;
       bad_intersections += c.bad_intersections;
-      if (s.thin_walls) continue;
+      if (s.thin_walls) {
+        EXPECT_TRUE(c.far_wrong == 0 || o.stats.model[m].thin_feature_regions > 0)
+            << s.name << ": wrong labels behind a thin wall were not reported";
+        continue;
+      }
       far_wrong += c.far_wrong;
       near += c.near;
       near_wrong += c.near_wrong;
@@ -202,6 +215,49 @@ TEST(InsideEval, DISABLED_MeshPairsMatchExactGeometry) {
   EXPECT_EQ(winding, 0u) << "the reference's parity and winding number disagree";
   EXPECT_EQ(bad_intersections, 0u);
   EXPECT_LE(near_wrong, near / 200) << "near voxels: more than 0.5 % wrong";
+}
+
+TEST(InsideEval, MeshInputIsValidated) {
+  Pipeline pipeline(Backend::Cpu, PipelineConfig{});
+  Mesh bad = box({0, 0, 0}, {1, 1, 1});
+  bad.triangles.push_back(0);
+  EXPECT_THROW(pipeline.set_model(0, bad, {}), InvalidInput);
+  bad.triangles.insert(bad.triangles.end(), {0, 99});
+  EXPECT_THROW(pipeline.set_model(0, bad, {}), InvalidInput);
+  Mesh nan          = box({0, 0, 0}, {1, 1, 1});
+  nan.vertices[3].y = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_THROW(pipeline.set_model(1, nan, {}), InvalidInput);
+  EXPECT_NO_THROW(pipeline.set_model(1, box({0, 0, 0}, {1, 1, 1}), {}));
+  EXPECT_THROW(pipeline.set_model(2, box({0, 0, 0}, {1, 1, 1}), {}), InvalidInput);
+}
+
+/// Point clouds: labels are exact (far) wherever the coverage estimate passes; a cloud too sparse
+/// for the grid is reported with the number of points that would cover it.
+TEST(InsideEval, PointCloudsMatchWhenCoverageHolds) {
+  std::vector<Scene> all = scenes();
+  for (const std::size_t i : {0u, 4u, 5u, 10u}) {  // level floors, -1.2 voxels, crossing, nested
+    const Scene& s       = all[i];
+    const SceneOutcome o = run(s, true);
+    for (int m = 0; m < 2; ++m) {
+      const ModelFrameStats& st = o.stats.model[m];
+      std::printf("%-44s (%c) coverage %.3f, recommended %zu points, far wrong %zu of %zu\n",
+                  s.name.c_str(),
+                  m ? 'B' : 'A',
+                  st.point_coverage,
+                  st.recommended_points,
+                  o.score[m].far_wrong,
+                  o.score[m].far);
+      if (st.point_coverage >= kMinPointCoverage) {
+        EXPECT_EQ(o.score[m].far_wrong, 0u) << s.name;
+      }
+    }
+    EXPECT_GE(o.stats.model[0].point_coverage, kMinPointCoverage) << s.name;
+  }
+  Scene sparse         = all[5];
+  sparse.points        = 8000;
+  const SceneOutcome o = run(sparse, true);
+  EXPECT_LT(o.stats.model[0].point_coverage, kMinPointCoverage);
+  EXPECT_GT(o.stats.model[0].recommended_points, 8000u);
 }
 
 }  // namespace

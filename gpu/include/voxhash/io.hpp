@@ -24,6 +24,7 @@ struct PointCloud {
   std::vector<Float3> points;
   std::size_t dropped_non_finite = 0;  // NaN / Inf points skipped while loading
   std::string source;                  // file path, or a description of the generator
+  Mesh mesh;  // the triangles the points were sampled on (an OBJ with faces), else empty
 };
 
 /// Reads an OBJ's triangles (faces with more than three corners are fan-triangulated).
@@ -34,8 +35,9 @@ struct PointCloud {
                                                  std::size_t count,
                                                  std::uint64_t seed);
 
-/// Loads any supported file as points: an OBJ with faces is sampled into `samples` points; an OBJ
-/// without faces, a PLY or an XYZ file is read as it is. Non-finite points are dropped and counted.
+/// Loads any supported file as points: an OBJ with faces is sampled into `samples` points (and
+/// keeps its triangles in `mesh`, for Pipeline::set_model's mesh overload); an OBJ without faces,
+/// a PLY or an XYZ file is read as it is. Non-finite points are dropped and counted.
 [[nodiscard]] PointCloud load_point_cloud(const std::filesystem::path& path,
                                           std::size_t samples,
                                           std::uint64_t seed = 1);

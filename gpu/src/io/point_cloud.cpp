@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <utility>
 
 namespace voxhash {
 namespace {
@@ -17,7 +18,7 @@ void read_obj_points(const std::filesystem::path& path,
                      std::size_t samples,
                      std::uint64_t seed,
                      PointCloud& cloud) {
-  const Mesh mesh = load_obj_mesh(path);
+  Mesh mesh = load_obj_mesh(path);
   if (mesh.triangles.empty()) {
     cloud.points.reserve(mesh.vertices.size());
     for (const Float3& v : mesh.vertices)
@@ -29,6 +30,7 @@ void read_obj_points(const std::filesystem::path& path,
   } catch (const InvalidInput& error) {
     io::fail(path, error.what());
   }
+  cloud.mesh = std::move(mesh);
 }
 
 }  // namespace

@@ -207,20 +207,25 @@ InsideResult robust_inside_test(Exec& exec,
   for (int round = 0; round < rounds && active > 0; ++round) {
     exec.fill(cross, std::size_t{active} * R, 0u);
     exec.fill(grazing, std::size_t{active} * R, 0u);
-    // One thread per (subject, ray, segment).
-    exec.for_each(std::size_t{active} * R * segments, [=] VOXHASH_LAMBDA(std::uint32_t t) {
-      const std::uint32_t a = t / (R * segments);
-      const int j           = static_cast<int>((t / segments) % R);
-      const std::uint32_t s = subjects[a];
-      const int f           = core::filled_samples(sample_key, s, samples);
-      if (f == 0) return;
-      const core::RayPlan p = core::plan_ray(round, j, samples, f);
-      const Int3 origin     = g.cell(sample_key[s * samples + p.slot]);
-      const core::RayWalk w = core::walk_ray_segment(
-          other, other_mask, g, origin, core::ray_direction(p.direction), t % segments, dilate);
-      if (w.crossings) core::atomic_add(&cross[a * R + j], w.crossings);
-      if (w.grazing) core::atomic_or(&grazing[a * R + j], 1u);
-    });
+    // One thread per (subject, ray, segment), in chunks of subjects that keep thread ids 32-bit.
+    const std::uint32_t per_subject = R * segments;
+    const std::uint32_t chunk       = 0x7FFFFFFFu / per_subject;
+    for (std::uint32_t base = 0; base < active; base += chunk) {
+      const std::uint32_t subjects_here = active - base < chunk ? active - base : chunk;
+      exec.for_each(std::size_t{subjects_here} * per_subject, [=] VOXHASH_LAMBDA(std::uint32_t t) {
+        const std::uint32_t a = base + t / per_subject;
+        const int j           = static_cast<int>((t / segments) % R);
+        const std::uint32_t s = subjects[a];
+        const int f           = core::filled_samples(sample_key, s, samples);
+        if (f == 0) return;
+        const core::RayPlan p = core::plan_ray(round, j, samples, f);
+        const Int3 origin     = g.cell(sample_key[s * samples + p.slot]);
+        const core::RayWalk w = core::walk_ray_segment(
+            other, other_mask, g, origin, core::ray_direction(p.direction), t % segments, dilate);
+        if (w.crossings) core::atomic_add(&cross[a * R + j], w.crossings);
+        if (w.grazing) core::atomic_or(&grazing[a * R + j], 1u);
+      });
+    }
     exec.for_each(active, [=] VOXHASH_LAMBDA(std::uint32_t a) {
       const std::uint32_t s = subjects[a];
       flags[s]              = core::tally_region(&cross[a * R],

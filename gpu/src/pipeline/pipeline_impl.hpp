@@ -4,6 +4,7 @@
 #pragma once
 
 #include "pipeline/frame_steps.hpp"
+#include "pipeline/inside_steps.hpp"
 #include "pipeline/pipeline_backend.hpp"
 
 #include <voxhash/cuckoo_table.hpp>
@@ -31,50 +32,49 @@ View view_of(const HashTable& table) {
 
 /// What one model's flood fill reports.
 struct FillResult {
-  std::uint32_t components = 0;
-  std::uint32_t undecided  = 0;
+  std::uint32_t components     = 0;
+  std::uint32_t undecided      = 0;
+  std::uint32_t low_confidence = 0;
+  std::uint32_t thin_features  = 0;
   double near_ms = 0, components_ms = 0, inside_test_ms = 0, votes_ms = 0;
 };
 
 /// Labels the voxels of model `self` against model `other` (see core/flood_fill.hpp for the
-/// steps). state holds the probe's intersection flags. Uses the executor's marks 6..11.
+/// steps; `dilate`: the other model is a sampled surface). state holds the probe's intersection
+/// flags. Uses the executor's marks 6..11.
 template <class Exec, class View>
 FillResult flood_fill(Exec& exec,
                       View self,
                       View other,
                       core::BlockMask other_mask,
+                      bool dilate,
                       core::GridView g,
                       const Key* voxels,
                       std::uint32_t n,
-                      FillBuffers& b) {
+                      FillBuffers& b,
+                      InsideBuffers& ib) {
   FillResult r;
   if (n == 0) return r;
   b.labels.resize(n);
   b.labels_next.resize(n);
   b.flags.resize(n);
   b.parent.resize(n);
-  b.rep_key.resize(n);
   b.roots.resize(n);
   exec.mark(10);
   mark_near(exec, other, other_mask, g, voxels, n, b.state.data());
   exec.mark(11);
   connect_components(exec, self, g, voxels, n, b.state.data(), b.parent.data());
-  pick_representatives(
-      exec, voxels, n, b.state.data(), b.parent.data(), b.rep_key.data(), b.flags.data());
+  flag_roots(exec, n, b.state.data(), b.parent.data(), b.flags.data());
   r.components =
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
-  b.crossings.resize(std::size_t{r.components} * core::kRayDirections);
   std::uint8_t* component_label = b.labels_next.data();  // indexed by root id
   exec.mark(6);
-  inside_test(exec,
-              other,
-              other_mask,
-              g,
-              b.roots.data(),
-              r.components,
-              b.rep_key.data(),
-              b.crossings.data(),
-              component_label);
+  pick_samples(exec, voxels, n, b.state.data(), b.parent.data(), b.roots.data(), r.components, ib);
+  const InsideResult regions = robust_inside_test(
+      exec, other, other_mask, g, dilate, r.components, core::kSamplesPerRegion, ib);
+  scatter_verdicts(exec, b.roots.data(), r.components, ib, component_label);
+  r.low_confidence = regions.low_confidence;
+  r.thin_features  = regions.thin_features;
   exec.mark(7);
   label_from_components(exec, n, b.state.data(), b.parent.data(), component_label, b.labels.data());
   for (int round = 0; round < kVoteRounds; ++round) {
@@ -84,17 +84,10 @@ FillResult flood_fill(Exec& exec,
   flag_label(exec, b.labels.data(), n, core::kLabelUnknown, b.flags.data());
   r.undecided =
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
-  b.crossings.resize(std::size_t{r.undecided} * core::kRayDirections);
   exec.mark(8);
-  inside_test(exec,
-              other,
-              other_mask,
-              g,
-              b.roots.data(),
-              r.undecided,
-              voxels,
-              b.crossings.data(),
-              b.labels.data());
+  single_voxel_samples(exec, voxels, b.roots.data(), r.undecided, ib);
+  robust_inside_test(exec, other, other_mask, g, dilate, r.undecided, 1, ib);
+  scatter_verdicts(exec, b.roots.data(), r.undecided, ib, b.labels.data());
   exec.mark(9);
   r.near_ms        = exec.elapsed_ms(10, 11);
   r.components_ms  = exec.elapsed_ms(11, 6);
@@ -120,7 +113,34 @@ class PipelineImpl final : public PipelineBackend {
     Model& m = m_models.at(index);
     m.rest   = Buffer<Float3>::from_host(Exec::kBackend, rest);
     m.animated.resize(rest.size());
-    m.points = m.animated.data();
+    m.points         = m.animated.data();
+    m.triangle_count = 0;
+  }
+
+  void set_model(int index, const Mesh& mesh, std::span<const Float3> rest) override {
+    const std::string what = "model " + std::to_string(index) + ": ";
+    if (mesh.triangles.size() % 3 != 0 || mesh.triangles.size() / 3 >= 0x80000000ull) {
+      throw InvalidInput(what + std::to_string(mesh.triangles.size()) +
+                         " triangle indices: not a multiple of 3, or over 2^31 - 1 triangles");
+    }
+    for (const std::uint32_t t : mesh.triangles) {
+      if (t >= mesh.vertices.size()) {
+        throw InvalidInput(what + "triangle index " + std::to_string(t) + " is out of range");
+      }
+    }
+    for (const Float3& v : mesh.vertices) {
+      if (!std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z)) {
+        throw InvalidInput(what + "a mesh vertex is not finite (NaN or Inf)");
+      }
+    }
+    set_model(index, rest);
+    Model& m = m_models.at(index);
+    m.rest_vertices =
+        Buffer<Float3>::from_host(Exec::kBackend, std::span<const Float3>(mesh.vertices));
+    m.vertices.resize(mesh.vertices.size());
+    m.triangles      = Buffer<std::uint32_t>::from_host(Exec::kBackend,
+                                                   std::span<const std::uint32_t>(mesh.triangles));
+    m.triangle_count = static_cast<std::uint32_t>(mesh.triangles.size() / 3);
   }
 
   FrameStats run_frame(const PipelineConfig& config,
@@ -135,17 +155,30 @@ class PipelineImpl final : public PipelineBackend {
       m.points = out[i] ? out[i] : m.animated.data();
       animate_points(
           m_exec, make_motion(config.animation, i, time), m.rest.data(), count(m), m.points);
+      if (m.triangle_count) {
+        animate_points(m_exec,
+                       make_motion(config.animation, i, time),
+                       m.rest_vertices.data(),
+                       static_cast<std::uint32_t>(m.rest_vertices.size()),
+                       m.vertices.data());
+      }
     }
     m_exec.mark(1);
     std::size_t keys_in_grid = 0;
     for (int i = 0; i < 2; ++i) {
-      Model& m = m_models[i];
-      m.keys_all.resize(count(m));
-      m.keys.resize(count(m));
-      voxelize_points(m_exec, g, m.points, count(m), m.keys_all.data());
-      m.key_count = m_exec.select_not_equal(m.keys_all.data(), m.keys.data(), count(m), kEmptyKey);
-      stats.model[i].points       = count(m);
-      stats.model[i].outside_grid = count(m) - m.key_count;
+      Model& m              = m_models[i];
+      stats.model[i].points = count(m);
+      if (m.triangle_count) {  // a mesh: every voxel its triangles touch, clipped to the grid
+        m.key_count = voxelize_triangles(
+            m_exec, g, m.vertices.data(), m.triangles.data(), m.triangle_count, m.voxelize, m.keys);
+      } else {
+        m.keys_all.resize(count(m));
+        m.keys.resize(count(m));
+        voxelize_points(m_exec, g, m.points, count(m), m.keys_all.data());
+        m.key_count =
+            m_exec.select_not_equal(m.keys_all.data(), m.keys.data(), count(m), kEmptyKey);
+        stats.model[i].outside_grid = count(m) - m.key_count;
+      }
       keys_in_grid += m.key_count;
     }
     m_exec.mark(2);
@@ -202,6 +235,14 @@ class PipelineImpl final : public PipelineBackend {
     const View views[2] = {view_of<View>(*m_models[0].table), view_of<View>(*m_models[1].table)};
     for (int i = 0; i < 2; ++i) {
       Model& m = m_models[i];
+      if (m.triangle_count) continue;
+      const core::Coverage c = point_coverage(
+          m_exec, views[i], m.keys.data(), m.key_count, m.unique, m.per_voxel, m.coverage_counts);
+      stats.model[i].point_coverage     = c.fraction;
+      stats.model[i].recommended_points = static_cast<std::size_t>(c.recommended_points);
+    }
+    for (int i = 0; i < 2; ++i) {
+      Model& m = m_models[i];
       m.fill.state.resize(m.unique);
       probe_other(m_exec, views[1 - i], m.table->unique_keys(), m.unique, m.fill.state.data());
     }
@@ -209,17 +250,21 @@ class PipelineImpl final : public PipelineBackend {
     for (Model& m : m_models)
       build_block_mask(m_exec, g, m.table->unique_keys(), m.unique, m.fill);
     for (int i = 0; i < 2; ++i) {
-      Model& m                  = m_models[i];
-      const FillResult r        = flood_fill(m_exec,
+      Model& m                              = m_models[i];
+      const FillResult r                    = flood_fill(m_exec,
                                       views[i],
                                       views[1 - i],
                                       m_models[1 - i].fill.mask,
+                                      m_models[1 - i].triangle_count == 0,
                                       g,
                                       m.table->unique_keys(),
                                       m.unique,
-                                      m.fill);
-      stats.model[i].components = r.components;
-      stats.model[i].undecided  = r.undecided;
+                                      m.fill,
+                                      m.inside);
+      stats.model[i].components             = r.components;
+      stats.model[i].undecided              = r.undecided;
+      stats.model[i].low_confidence_regions = r.low_confidence;
+      stats.model[i].thin_feature_regions   = r.thin_features;
       stats.ms.fill_near += r.near_ms;
       stats.ms.fill_components += r.components_ms;
       stats.ms.inside_tests += r.inside_test_ms;
@@ -236,6 +281,13 @@ class PipelineImpl final : public PipelineBackend {
     std::unique_ptr<HashTable> table;
     std::uint32_t unique = 0;
     FillBuffers fill{Exec::kBackend};
+    // A mesh model (triangle_count > 0) is voxelized from its triangles; the points are drawn.
+    Buffer<Float3> rest_vertices{Exec::kBackend, 0}, vertices{Exec::kBackend, 0};
+    Buffer<std::uint32_t> triangles{Exec::kBackend, 0};
+    std::uint32_t triangle_count = 0;
+    VoxelizeBuffers voxelize{Exec::kBackend};
+    InsideBuffers inside{Exec::kBackend};
+    Buffer<std::uint32_t> per_voxel{Exec::kBackend, 0}, coverage_counts{Exec::kBackend, 0};
   };
 
   static std::uint32_t count(const Model& m) { return static_cast<std::uint32_t>(m.rest.size()); }
