@@ -61,18 +61,29 @@ std::vector<Float3> torus_points(std::size_t n, std::uint64_t seed) {
   return points;
 }
 
-/// The model's points: from `path` if given, else from the default asset (under the source
-/// directory, or the current one when the binary runs away from its checkout), else generated.
-std::vector<Float3> model_points(
+/// The model: from `path` if given, else from the default asset (under the source directory, or
+/// the current one when the binary runs away from its checkout), else generated points. A mesh
+/// keeps its triangles (PointCloud::mesh).
+PointCloud model_points(
     const std::string& path, const char* asset, bool torus, std::size_t n, std::uint64_t seed) {
-  if (!path.empty()) return load_point_cloud(path, n, seed).points;
+  if (!path.empty()) return load_point_cloud(path, n, seed);
   for (const std::filesystem::path& dir :
        {std::filesystem::path(VOXHASH_SOURCE_DIR), std::filesystem::current_path()}) {
-    if (std::filesystem::exists(dir / asset)) return load_point_cloud(dir / asset, n, seed).points;
+    if (std::filesystem::exists(dir / asset)) return load_point_cloud(dir / asset, n, seed);
   }
   std::cerr << "[frame] " << asset << " not found: generating " << n << " points on a "
             << (torus ? "torus" : "sphere") << std::endl;
-  return torus ? torus_points(n, seed) : sphere_points(n, seed);
+  PointCloud cloud;
+  cloud.points = torus ? torus_points(n, seed) : sphere_points(n, seed);
+  return cloud;
+}
+
+void set_model(Pipeline& pipeline, int index, const PointCloud& model) {
+  if (model.mesh.triangles.empty()) {
+    pipeline.set_model(index, model.points);
+  } else {
+    pipeline.set_model(index, model.mesh, model.points);
+  }
 }
 
 /// The q-quantile of `values` (linear between order statistics).
@@ -188,9 +199,9 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   report.limits = measure_device_limits(options.backend, options.quick);
   print_limits(std::cout, *report.limits);
 
-  const std::vector<Float3> model_a =
+  const PointCloud model_a =
       model_points(options.model_a, "assets/sphere.obj", false, options.points, 1);
-  const std::vector<Float3> model_b =
+  const PointCloud model_b =
       model_points(options.model_b, "assets/torus.obj", true, options.points, 2);
 
   std::vector<std::unique_ptr<Pipeline>> pipelines;
@@ -199,8 +210,8 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
     config.grid.resolution = {options.resolution, options.resolution, options.resolution};
     config.algorithm       = algorithm;
     pipelines.push_back(std::make_unique<Pipeline>(options.backend, config));
-    pipelines.back()->set_model(0, model_a);
-    pipelines.back()->set_model(1, model_b);
+    set_model(*pipelines.back(), 0, model_a);
+    set_model(*pipelines.back(), 1, model_b);
   }
 
   std::vector<std::vector<FrameStats>> stats(pipelines.size());

@@ -3,7 +3,9 @@
 // packed float triples, so buffers can be handed to OpenGL as they are.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace voxhash {
 
@@ -20,6 +22,14 @@ struct Int3 {
 struct Bounds {
   Float3 min;
   Float3 max;
+};
+
+/// A triangle mesh: what OBJ (and later other formats) load into, and what the pipeline voxelizes.
+struct Mesh {
+  std::vector<Float3> vertices;          // as read: a non-finite one stays, so indices hold
+  std::vector<std::uint32_t> triangles;  // 3 vertex indices per triangle, all finite vertices
+  std::size_t non_finite_vertices = 0;   // vertices with a NaN / Inf coordinate
+  std::size_t dropped_triangles   = 0;   // triangles that used one of them, left out of triangles
 };
 
 }  // namespace voxhash

@@ -19,18 +19,12 @@
 
 namespace voxhash {
 
-struct Mesh {
-  std::vector<Float3> vertices;          // as read: a non-finite one stays, so indices hold
-  std::vector<std::uint32_t> triangles;  // 3 vertex indices per triangle, all finite vertices
-  std::size_t non_finite_vertices = 0;   // vertices with a NaN / Inf coordinate
-  std::size_t dropped_triangles   = 0;   // triangles that used one of them, left out of triangles
-};
-
 struct PointCloud {
   std::vector<Float3> points;
   std::size_t dropped_non_finite = 0;  // NaN / Inf points (OBJ: vertices) skipped while loading
   std::size_t dropped_triangles  = 0;  // OBJ triangles with a non-finite vertex, never sampled
   std::string source;                  // file path, or a description of the generator
+  Mesh mesh;  // the triangles the points were sampled on (an OBJ with faces), else empty
 };
 
 /// Reads an OBJ's vertices and triangles (faces with more than three corners are fan-triangulated);
@@ -42,9 +36,10 @@ struct PointCloud {
                                                  std::size_t count,
                                                  std::uint64_t seed);
 
-/// Loads any supported file as points: an OBJ with faces is sampled into `samples` points; an OBJ
-/// without faces, a PLY or an XYZ file is read as it is. Non-finite points are dropped and counted,
-/// and so are an OBJ's triangles that use a non-finite vertex.
+/// Loads any supported file as points: an OBJ with faces is sampled into `samples` points (and
+/// keeps its triangles in `mesh`, for Pipeline::set_model's mesh overload); an OBJ without faces,
+/// a PLY or an XYZ file is read as it is. Non-finite points are dropped and counted, and so are an
+/// OBJ's triangles that use a non-finite vertex.
 [[nodiscard]] PointCloud load_point_cloud(const std::filesystem::path& path,
                                           std::size_t samples,
                                           std::uint64_t seed = 1);

@@ -78,7 +78,20 @@ struct ModelFrameStats {
   std::size_t components   = 0;  // flood-fill regions (connected components) labelled
   std::size_t undecided    = 0;  // barrier voxels the neighbour vote left to their own ray test
   LabelRanges ranges;            // where each label's instances are (empty without instances)
+  // Regions the inside test decided without a clear majority of its rays (their labels may be
+  // wrong), and regions whose sampled voxels were sure of opposite answers: they reach both sides
+  // of a wall thinner than the barrier (a thin feature), and one label cannot be right for all.
+  std::size_t low_confidence_regions = 0;
+  std::size_t thin_feature_regions   = 0;
+  // Point clouds: the estimated share of surface voxels holding a point (1 for meshes, which are
+  // voxelized from their triangles) and the points that would cover this grid (0 for meshes).
+  // Below kMinPointCoverage, gaps wider than the barrier's closing can let a region leak.
+  double point_coverage          = 1.0;
+  std::size_t recommended_points = 0;
 };
+
+/// The point coverage under which a cloud's labels cannot be trusted (see ModelFrameStats).
+inline constexpr double kMinPointCoverage = 0.9;
 
 struct FrameStats {
   std::array<ModelFrameStats, 2> model;
@@ -125,6 +138,11 @@ class Pipeline {
   /// Sets model `index` (0 or 1) from rest-pose points on the host (copied to the backend;
   /// synchronous). Non-finite points throw InvalidInput (loaders drop them first).
   void set_model(int index, std::span<const Float3> rest_points);
+  /// Sets model `index` from a closed triangle mesh (copied to the backend): its voxels are every
+  /// voxel its triangles touch (no holes at any resolution; the animation moves the vertices);
+  /// rest_points (e.g. sample_surface(mesh, ...)) are only animated and drawn. Indices out of
+  /// range or non-finite vertices throw InvalidInput.
+  void set_model(int index, const Mesh& mesh, std::span<const Float3> rest_points);
   /// Takes effect on the next frame; no output voxel changes with the algorithm.
   void set_algorithm(TableKind kind);
   void set_grid(const GridParams& grid);

@@ -7,10 +7,8 @@
 //  2. Connected components of the non-barrier voxels (26-connectivity) by union-find with pointer
 //     jumping (ECL-CC style hooking: the larger root is hooked under the smaller with atomicCAS),
 //     in two rounds with a flattening after each (face neighbours first, then the rest).
-//  3. Each component is labelled by an inside test of one representative voxel (its smallest key,
-//     so the answer does not depend on which table numbered the voxels): rays along ±x, ±y, ±z
-//     count crossings of the other surface (runs of occupied 3x3 cross-sections); odd = inside;
-//     the majority of the six rays decides.
+//  3. Each component is labelled by the robust inside test of src/core/inside_test.hpp: rays in
+//     non-axis directions from several voxels spread over it, voted.
 //  4. Barrier voxels that are not intersections take the majority label of their labelled
 //     neighbours, a few rounds; any left get their own inside test.
 // A coarse mask of the other model (one bit per 4x4x4 block, set for every block within one
@@ -33,9 +31,6 @@ inline constexpr auto kLabelUnknown = static_cast<VoxelLabel>(3);
 
 inline constexpr std::uint8_t kStateIntersect = 1;  // the other model occupies this voxel
 inline constexpr std::uint8_t kStateNear      = 2;  // the other model occupies a 26-neighbour
-
-inline constexpr int kRayDirections        = 6;
-inline constexpr std::uint32_t kRaySegment = 8;  // ray steps one thread walks (short: latency)
 
 VOXHASH_HD Int3 offset(Int3 c, int dx, int dy, int dz) {
   return {c.x + dx, c.y + dy, c.z + dz};
@@ -162,62 +157,6 @@ VOXHASH_HD void unite_with_neighbours(const View& self,
     if (atomic_load(&parent[id]) == atomic_load(&parent[nid[n]])) continue;
     unite(parent, id, nid[n]);
   }
-}
-
-/// Whether the other model occupies the 3x3 cross-section centred on c, perpendicular to `axis`.
-template <class View>
-VOXHASH_HD bool cross_section_occupied(
-    const View& other, const BlockMask& mask, const Grid& g, Int3 c, int axis) {
-  if (!mask.maybe_near(c)) return false;
-  for (int a = -1; a <= 1; ++a)
-    for (int b = -1; b <= 1; ++b) {
-      const Int3 n = axis == 0   ? offset(c, 0, a, b)
-                     : axis == 1 ? offset(c, a, 0, b)
-                                 : offset(c, a, b, 0);
-      if (occupied(other, g, n)) return true;
-    }
-  return false;
-}
-
-/// Steps from c to the grid border along direction `dir` (0..5: +x, -x, +y, -y, +z, -z).
-VOXHASH_HD std::int32_t ray_length(const Grid& g, Int3 c, int dir) {
-  const int axis           = dir / 2;
-  const std::int32_t coord = axis == 0 ? c.x : axis == 1 ? c.y : c.z;
-  const std::int32_t res = axis == 0 ? g.resolution.x : axis == 1 ? g.resolution.y : g.resolution.z;
-  return (dir & 1) ? coord : res - 1 - coord;
-}
-
-/// Crossings of the other surface that start in steps [first, last] of the ray from c along dir:
-/// steps whose cross-section is occupied while the previous step's is not.
-template <class View>
-VOXHASH_HD std::uint32_t ray_crossings(const View& other,
-                                       const BlockMask& mask,
-                                       const Grid& g,
-                                       Int3 c,
-                                       int dir,
-                                       std::int32_t first,
-                                       std::int32_t last) {
-  const int axis = dir / 2;
-  const int sign = (dir & 1) ? -1 : 1;
-  auto at        = [&](std::int32_t s) {
-    return offset(c, axis == 0 ? sign * s : 0, axis == 1 ? sign * s : 0, axis == 2 ? sign * s : 0);
-  };
-  bool previous       = cross_section_occupied(other, mask, g, at(first - 1), axis);
-  std::uint32_t count = 0;
-  for (std::int32_t s = first; s <= last; ++s) {
-    const bool occ = cross_section_occupied(other, mask, g, at(s), axis);
-    count += occ && !previous;
-    previous = occ;
-  }
-  return count;
-}
-
-/// Inside if most of the six rays cross the other surface an odd number of times.
-VOXHASH_HD VoxelLabel inside_by_majority(const std::uint32_t* crossings) {
-  int odd = 0;
-  for (int d = 0; d < kRayDirections; ++d)
-    odd += crossings[d] & 1u;
-  return odd > kRayDirections / 2 ? VoxelLabel::Inside : VoxelLabel::Outside;
 }
 
 /// Majority label (inside / outside) of the labelled 26-neighbours of c; unknown on a tie or none.

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <utility>
 
 namespace voxhash {
 namespace {
@@ -17,7 +18,7 @@ void read_obj_points(const std::filesystem::path& path,
                      std::size_t samples,
                      std::uint64_t seed,
                      PointCloud& cloud) {
-  const Mesh mesh         = load_obj_mesh(path);
+  Mesh mesh               = load_obj_mesh(path);
   cloud.dropped_triangles = mesh.dropped_triangles;
   if (mesh.triangles.empty() && mesh.dropped_triangles > 0) {
     io::fail(path,
@@ -37,6 +38,7 @@ void read_obj_points(const std::filesystem::path& path,
   } catch (const InvalidInput& error) {
     io::fail(path, error.what());
   }
+  cloud.mesh = std::move(mesh);
 }
 
 }  // namespace

@@ -24,14 +24,12 @@ struct FillBuffers {
         labels(b, 0),
         labels_next(b, 0),
         parent(b, 0),
-        rep_key(b, 0),
         roots(b, 0),
-        crossings(b, 0),
         counts(b, 4),
         mask_words(b, 0) {}
   Buffer<std::uint8_t> state, flags;
   Buffer<VoxelLabel> labels, labels_next;
-  Buffer<std::uint32_t> parent, rep_key, roots, crossings, counts;
+  Buffer<std::uint32_t> parent, roots, counts;
   Buffer<std::uint32_t> mask_words;  // this model's BlockMask, read by the other model's fill
   core::BlockMask mask;
 };
@@ -113,59 +111,20 @@ void connect_components(Exec& exec,
   }
 }
 
-/// Step 3a: each component's representative is its smallest key; flags mark component roots.
+/// Step 3a: flags[id] = 1 where voxel id is the root of its component.
 template <class Exec>
-void pick_representatives(Exec& exec,
-                          const Key* voxels,
-                          std::uint32_t n,
-                          const std::uint8_t* state,
-                          const std::uint32_t* parent,
-                          std::uint32_t* rep_key,
-                          std::uint8_t* root_flags) {
-  exec.fill(rep_key, n, kEmptyKey);
+void flag_roots(Exec& exec,
+                std::uint32_t n,
+                const std::uint8_t* state,
+                const std::uint32_t* parent,
+                std::uint8_t* root_flags) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
-    if (state[id] == 0) core::aggregate_min_at(rep_key, parent[id], voxels[id]);
     root_flags[id] = state[id] == 0 && parent[id] == id;
   });
 }
 
-/// Step 3b: inside test of `count` voxels (start keys start_key[subject[r]]): crossings of the
-/// other surface along six rays, each ray split into segments of kRaySegment steps (one thread
-/// each); label[subject[r]] = majority verdict. `crossings` needs count * 6 entries.
-template <class Exec, class View>
-void inside_test(Exec& exec,
-                 View other,
-                 core::BlockMask other_mask,
-                 Grid g,
-                 const std::uint32_t* subject,
-                 std::uint32_t count,
-                 const std::uint32_t* start_key,
-                 std::uint32_t* crossings,
-                 VoxelLabel* label) {
-  if (count == 0) return;
-  const std::int32_t longest   = std::max(g.resolution.x, std::max(g.resolution.y, g.resolution.z));
-  const std::uint32_t segments = (longest + core::kRaySegment - 1) / core::kRaySegment;
-  const std::uint32_t per_subject = core::kRayDirections * segments;
-  exec.fill(crossings, std::size_t{count} * core::kRayDirections, 0u);
-  exec.for_each(std::size_t{count} * per_subject, [=] VOXHASH_LAMBDA(std::uint32_t t) {
-    const std::uint32_t r    = t / per_subject;
-    const int dir            = static_cast<int>((t % per_subject) / segments);
-    const std::uint32_t seg  = t % segments;
-    const Int3 c             = g.cell(start_key[subject[r]]);
-    const std::int32_t first = static_cast<std::int32_t>(seg * core::kRaySegment) + 1;
-    const std::int32_t last =
-        std::min<std::int32_t>(first + core::kRaySegment - 1, core::ray_length(g, c, dir));
-    const std::uint32_t n =
-        first <= last ? core::ray_crossings(other, other_mask, g, c, dir, first, last) : 0;
-    if (n) core::atomic_add(&crossings[r * core::kRayDirections + dir], n);
-  });
-  exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) {
-    label[subject[r]] = core::inside_by_majority(&crossings[r * core::kRayDirections]);
-  });
-}
-
 /// Step 4a: intersection voxels, component labels for the rest, unknown for the barrier.
-/// component_label is indexed by root id (written by inside_test).
+/// component_label is indexed by root id (written by the robust inside test).
 template <class Exec>
 void label_from_components(Exec& exec,
                            std::uint32_t n,

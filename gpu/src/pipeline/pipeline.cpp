@@ -74,6 +74,11 @@ void Pipeline::set_model(int index, std::span<const Float3> rest_points) {
   m_impl->set_model(index, rest_points);
 }
 
+void Pipeline::set_model(int index, const Mesh& mesh, std::span<const Float3> rest_points) {
+  if (index != 0 && index != 1) throw InvalidInput("model index must be 0 or 1");
+  m_impl->set_model(index, mesh, rest_points);
+}
+
 void Pipeline::set_algorithm(TableKind kind) {
   m_config.algorithm = kind;
 }

@@ -14,17 +14,18 @@ namespace voxhash::detail {
 
 class PipelineBackend {
  public:
-  virtual ~PipelineBackend()                                                      = default;
-  virtual void set_model(int index, std::span<const Float3> rest_points)          = 0;
+  virtual ~PipelineBackend()                                             = default;
+  virtual void set_model(int index, std::span<const Float3> rest_points) = 0;
+  virtual void set_model(int index, const Mesh& mesh, std::span<const Float3> rest_points) = 0;
   virtual FrameStats run_frame(const PipelineConfig& config,
                                const Grid& grid,
                                double time,
                                const FrameTargets& targets,
-                               Stream stream)                                     = 0;
-  [[nodiscard]] virtual std::span<const Key> voxels(int index) const              = 0;
-  [[nodiscard]] virtual std::span<const VoxelLabel> labels(int index) const       = 0;
-  [[nodiscard]] virtual std::span<const Float3> points(int index) const           = 0;
-  [[nodiscard]] virtual std::span<const VoxelInstance> instances(int index) const = 0;
+                               Stream stream)                                              = 0;
+  [[nodiscard]] virtual std::span<const Key> voxels(int index) const                       = 0;
+  [[nodiscard]] virtual std::span<const VoxelLabel> labels(int index) const                = 0;
+  [[nodiscard]] virtual std::span<const Float3> points(int index) const                    = 0;
+  [[nodiscard]] virtual std::span<const VoxelInstance> instances(int index) const          = 0;
 };
 
 /// The backend's PipelineImpl (made in dispatch.cpp); throws InvalidInput for Cuda in a build

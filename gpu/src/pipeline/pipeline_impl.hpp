@@ -6,6 +6,7 @@
 #pragma once
 
 #include "pipeline/frame_steps.hpp"
+#include "pipeline/inside_steps.hpp"
 #include "pipeline/pipeline_backend.hpp"
 #include "tables/cuckoo_table_impl.hpp"
 #include "tables/hash_graph_impl.hpp"
@@ -39,51 +40,50 @@ enum class FillMark {
 
 /// What one model's flood fill reports.
 struct FillResult {
-  std::uint32_t components = 0;
-  std::uint32_t undecided  = 0;
+  std::uint32_t components     = 0;
+  std::uint32_t undecided      = 0;
+  std::uint32_t low_confidence = 0;
+  std::uint32_t thin_features  = 0;
   double near_ms = 0, components_ms = 0, inside_test_ms = 0, votes_ms = 0;
 };
 
 /// Labels the voxels of model `self` against model `other` (see core/flood_fill.hpp for the
-/// steps). state holds the probe's intersection flags. Reads its step times back at the end.
+/// steps; `dilate`: the other model is a sampled surface). state holds the probe's intersection
+/// flags. Reads its step times back at the end.
 template <class Exec, class Ref>
 FillResult flood_fill(Exec& exec,
                       Timer<FillMark>& timer,
                       Ref self,
                       Ref other,
                       core::BlockMask other_mask,
+                      bool dilate,
                       Grid g,
                       const Key* voxels,
                       std::uint32_t n,
-                      FillBuffers& b) {
+                      FillBuffers& b,
+                      InsideBuffers& ib) {
   FillResult r;
   if (n == 0) return r;
   b.labels.resize(n);
   b.labels_next.resize(n);
   b.flags.resize(n);
   b.parent.resize(n);
-  b.rep_key.resize(n);
   b.roots.resize(n);
   timer.record(FillMark::Begin);
   mark_near(exec, other, other_mask, g, voxels, n, b.state.data());
   timer.record(FillMark::NearDone);
   connect_components(exec, self, g, voxels, n, b.state.data(), b.parent.data());
-  pick_representatives(
-      exec, voxels, n, b.state.data(), b.parent.data(), b.rep_key.data(), b.flags.data());
+  flag_roots(exec, n, b.state.data(), b.parent.data(), b.flags.data());
   r.components =
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
-  b.crossings.resize(std::size_t{r.components} * core::kRayDirections);
   VoxelLabel* component_label = b.labels_next.data();  // indexed by root id
   timer.record(FillMark::ComponentsDone);
-  inside_test(exec,
-              other,
-              other_mask,
-              g,
-              b.roots.data(),
-              r.components,
-              b.rep_key.data(),
-              b.crossings.data(),
-              component_label);
+  pick_samples(exec, voxels, n, b.state.data(), b.parent.data(), b.roots.data(), r.components, ib);
+  const InsideResult regions = robust_inside_test(
+      exec, other, other_mask, g, dilate, r.components, core::kSamplesPerRegion, ib);
+  scatter_verdicts(exec, b.roots.data(), r.components, ib, component_label);
+  r.low_confidence = regions.low_confidence;
+  r.thin_features  = regions.thin_features;
   timer.record(FillMark::InsideDone);
   label_from_components(exec, n, b.state.data(), b.parent.data(), component_label, b.labels.data());
   for (int round = 0; round < kVoteRounds; ++round) {
@@ -93,17 +93,10 @@ FillResult flood_fill(Exec& exec,
   flag_label(exec, b.labels.data(), n, core::kLabelUnknown, b.flags.data());
   r.undecided =
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
-  b.crossings.resize(std::size_t{r.undecided} * core::kRayDirections);
   timer.record(FillMark::VotesDone);
-  inside_test(exec,
-              other,
-              other_mask,
-              g,
-              b.roots.data(),
-              r.undecided,
-              voxels,
-              b.crossings.data(),
-              b.labels.data());
+  single_voxel_samples(exec, voxels, b.roots.data(), r.undecided, ib);
+  robust_inside_test(exec, other, other_mask, g, dilate, r.undecided, 1, ib);
+  scatter_verdicts(exec, b.roots.data(), r.undecided, ib, b.labels.data());
   timer.record(FillMark::UndecidedDone);
   r.near_ms        = timer.elapsed_ms(FillMark::Begin, FillMark::NearDone);
   r.components_ms  = timer.elapsed_ms(FillMark::NearDone, FillMark::ComponentsDone);
@@ -130,8 +123,35 @@ class PipelineImpl final : public detail::PipelineBackend {
     Model& m = m_models.at(index);
     m.rest   = Buffer<Float3>::from_host(Exec::kBackend, rest);
     m.animated.resize(rest.size());
-    m.points    = m.animated.data();
-    m.instances = nullptr;
+    m.points         = m.animated.data();
+    m.instances      = nullptr;
+    m.triangle_count = 0;
+  }
+
+  void set_model(int index, const Mesh& mesh, std::span<const Float3> rest) override {
+    const std::string what = "model " + std::to_string(index) + ": ";
+    if (mesh.triangles.size() % 3 != 0 || mesh.triangles.size() / 3 >= 0x80000000ull) {
+      throw InvalidInput(what + std::to_string(mesh.triangles.size()) +
+                         " triangle indices: not a multiple of 3, or over 2^31 - 1 triangles");
+    }
+    for (const std::uint32_t t : mesh.triangles) {
+      if (t >= mesh.vertices.size()) {
+        throw InvalidInput(what + "triangle index " + std::to_string(t) + " is out of range");
+      }
+    }
+    for (const Float3& v : mesh.vertices) {
+      if (!std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z)) {
+        throw InvalidInput(what + "a mesh vertex is not finite (NaN or Inf)");
+      }
+    }
+    set_model(index, rest);
+    Model& m = m_models.at(index);
+    m.rest_vertices =
+        Buffer<Float3>::from_host(Exec::kBackend, std::span<const Float3>(mesh.vertices));
+    m.vertices.resize(mesh.vertices.size());
+    m.triangles      = Buffer<std::uint32_t>::from_host(Exec::kBackend,
+                                                   std::span<const std::uint32_t>(mesh.triangles));
+    m.triangle_count = static_cast<std::uint32_t>(mesh.triangles.size() / 3);
   }
 
   FrameStats run_frame(const PipelineConfig& config,
@@ -150,17 +170,30 @@ class PipelineImpl final : public detail::PipelineBackend {
       m.points = targets.points[i] ? targets.points[i] : m.animated.data();
       animate_points(
           m_exec, make_motion(config.animation, i, time), m.rest.data(), count(m), m.points);
+      if (m.triangle_count) {
+        animate_points(m_exec,
+                       make_motion(config.animation, i, time),
+                       m.rest_vertices.data(),
+                       static_cast<std::uint32_t>(m.rest_vertices.size()),
+                       m.vertices.data());
+      }
     }
     m_frame_timer.record(FrameMark::Animated);
     std::size_t keys_in_grid = 0;
     for (int i = 0; i < 2; ++i) {
-      Model& m = m_models[i];
-      m.keys_all.resize(count(m));
-      m.keys.resize(count(m));
-      voxelize_points(m_exec, g, m.points, count(m), m.keys_all.data());
-      m.key_count = m_exec.select_not_equal(m.keys_all.data(), m.keys.data(), count(m), kEmptyKey);
-      stats.model[i].points       = count(m);
-      stats.model[i].outside_grid = count(m) - m.key_count;
+      Model& m              = m_models[i];
+      stats.model[i].points = count(m);
+      if (m.triangle_count) {  // a mesh: every voxel its triangles touch, clipped to the grid
+        m.key_count = voxelize_triangles(
+            m_exec, g, m.vertices.data(), m.triangles.data(), m.triangle_count, m.voxelize, m.keys);
+      } else {
+        m.keys_all.resize(count(m));
+        m.keys.resize(count(m));
+        voxelize_points(m_exec, g, m.points, count(m), m.keys_all.data());
+        m.key_count =
+            m_exec.select_not_equal(m.keys_all.data(), m.keys.data(), count(m), kEmptyKey);
+        stats.model[i].outside_grid = count(m) - m.key_count;
+      }
       keys_in_grid += m.key_count;
     }
     m_frame_timer.record(FrameMark::Voxelized);
@@ -242,6 +275,13 @@ class PipelineImpl final : public detail::PipelineBackend {
     Buffer<VoxelInstance> own_instances{Exec::kBackend, 0};
     Buffer<std::uint32_t> cursors{Exec::kBackend, kVoxelLabels};
     VoxelInstance* instances = nullptr;  // where the last frame's instances are, if it wrote any
+    // A mesh model (triangle_count > 0) is voxelized from its triangles; the points are drawn.
+    Buffer<Float3> rest_vertices{Exec::kBackend, 0}, vertices{Exec::kBackend, 0};
+    Buffer<std::uint32_t> triangles{Exec::kBackend, 0};
+    std::uint32_t triangle_count = 0;
+    VoxelizeBuffers voxelize{Exec::kBackend};
+    InsideBuffers inside{Exec::kBackend};
+    Buffer<std::uint32_t> per_voxel{Exec::kBackend, 0}, coverage_counts{Exec::kBackend, 0};
   };
 
   static std::uint32_t count(const Model& m) { return static_cast<std::uint32_t>(m.rest.size()); }
@@ -280,6 +320,14 @@ class PipelineImpl final : public detail::PipelineBackend {
   void probe_and_fill(const Grid& g, const std::array<Ref, 2>& refs, FrameStats& stats) {
     for (int i = 0; i < 2; ++i) {
       Model& m = m_models[i];
+      if (m.triangle_count) continue;
+      const core::Coverage c = point_coverage(
+          m_exec, refs[i], m.keys.data(), m.key_count, m.unique, m.per_voxel, m.coverage_counts);
+      stats.model[i].point_coverage     = c.fraction;
+      stats.model[i].recommended_points = static_cast<std::size_t>(c.recommended_points);
+    }
+    for (int i = 0; i < 2; ++i) {
+      Model& m = m_models[i];
       m.fill.state.resize(m.unique);
       probe_other(m_exec, refs[1 - i], m.voxels, m.unique, m.fill.state.data());
     }
@@ -287,18 +335,22 @@ class PipelineImpl final : public detail::PipelineBackend {
     for (Model& m : m_models)
       build_block_mask(m_exec, g, m.voxels, m.unique, m.fill);
     for (int i = 0; i < 2; ++i) {
-      Model& m                  = m_models[i];
-      const FillResult r        = flood_fill(m_exec,
+      Model& m                              = m_models[i];
+      const FillResult r                    = flood_fill(m_exec,
                                       m_fill_timer,
                                       refs[i],
                                       refs[1 - i],
                                       m_models[1 - i].fill.mask,
+                                      m_models[1 - i].triangle_count == 0,
                                       g,
                                       m.voxels,
                                       m.unique,
-                                      m.fill);
-      stats.model[i].components = r.components;
-      stats.model[i].undecided  = r.undecided;
+                                      m.fill,
+                                      m.inside);
+      stats.model[i].components             = r.components;
+      stats.model[i].undecided              = r.undecided;
+      stats.model[i].low_confidence_regions = r.low_confidence;
+      stats.model[i].thin_feature_regions   = r.thin_features;
       stats.ms.fill_near += r.near_ms;
       stats.ms.fill_components += r.components_ms;
       stats.ms.inside_tests += r.inside_test_ms;

@@ -1,0 +1,284 @@
+// The frame's loops for triangle voxelization, point-cloud coverage and the robust inside test,
+// written once for both backends (Exec = CpuExec or CudaExec). The per-element logic is in
+// core/triangle_voxelizer.hpp and core/inside_test.hpp; flood_fill (pipeline_impl.hpp) calls these.
+#pragma once
+
+#include "core/flood_fill.hpp"
+#include "core/inside_test.hpp"
+#include "core/triangle_voxelizer.hpp"
+
+#include <voxhash/buffer.hpp>
+
+#include <cstdint>
+
+namespace voxhash::pipeline {
+
+/// Scratch of one model's triangle voxelization, kept across frames.
+struct VoxelizeBuffers {
+  explicit VoxelizeBuffers(Backend b) : tile_offsets(b, 0), voxel_offsets(b, 0) {}
+  Buffer<std::uint32_t> tile_offsets, voxel_offsets;
+};
+
+/// Keys of every voxel a triangle touches, written to `keys` (resized; duplicates where triangles
+/// share a voxel); returns how many. Count -> scan -> write twice: tiles per triangle (one thread
+/// per triangle), then voxels per (triangle, tile) item (one thread per item). Synchronizes.
+template <class Exec>
+std::size_t voxelize_triangles(Exec& exec,
+                               Grid g,
+                               const Float3* vertices,
+                               const std::uint32_t* triangles,
+                               std::uint32_t triangle_count,
+                               VoxelizeBuffers& b,
+                               Buffer<Key>& keys) {
+  if (triangle_count == 0) return 0;
+  b.tile_offsets.resize(std::size_t{triangle_count} + 1);
+  std::uint32_t* tiles = b.tile_offsets.data();
+  exec.for_each(std::size_t{triangle_count} + 1, [=] VOXHASH_LAMBDA(std::uint32_t t) {
+    if (t == triangle_count) {
+      tiles[t] = 0;
+      return;
+    }
+    core::Vec3f v[3];
+    core::triangle_in_voxel_units(g, vertices, triangles, t, v);
+    tiles[t] = core::triangle_tile_count(core::triangle_cells(g, v[0], v[1], v[2]));
+  });
+  exec.exclusive_sum(tiles, tiles, std::size_t{triangle_count} + 1);
+  const std::uint32_t items = exec.read(&tiles[triangle_count]);
+  if (items == 0) return 0;
+
+  b.voxel_offsets.resize(std::size_t{items} + 1);
+  std::uint32_t* offsets = b.voxel_offsets.data();
+  exec.for_each(std::size_t{items} + 1, [=] VOXHASH_LAMBDA(std::uint32_t item) {
+    offsets[item] = item == items
+                        ? 0
+                        : core::for_each_item_voxel(
+                              g, vertices, triangles, tiles, triangle_count, item, [](Key) {});
+  });
+  exec.exclusive_sum(offsets, offsets, std::size_t{items} + 1);
+  const std::uint32_t total = exec.read(&offsets[items]);
+  keys.resize(total);
+  Key* out = keys.data();
+  exec.for_each(items, [=] VOXHASH_LAMBDA(std::uint32_t item) {
+    std::uint32_t at = offsets[item];
+    core::for_each_item_voxel(
+        g, vertices, triangles, tiles, triangle_count, item, [&](Key k) { out[at++] = k; });
+  });
+  return total;
+}
+
+/// Coverage of a point cloud's surface from its voxel multiplicities: per_voxel counts the points
+/// of each of the `unique` voxels (ids from the model's own table), counts gets the voxels with
+/// one and two points. Synchronizes.
+template <class Exec, class View>
+core::Coverage point_coverage(Exec& exec,
+                              View self,
+                              const Key* keys,
+                              std::size_t key_count,
+                              std::uint32_t unique,
+                              Buffer<std::uint32_t>& per_voxel,
+                              Buffer<std::uint32_t>& counts) {
+  if (unique == 0) return core::estimate_coverage(0, 0, 0, 0);
+  per_voxel.resize(unique);
+  counts.resize(2);
+  std::uint32_t* pv = per_voxel.data();
+  std::uint32_t* c  = counts.data();
+  exec.fill(pv, unique, 0u);
+  exec.fill(c, 2, 0u);
+  exec.for_each(key_count, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    const std::uint32_t id = self.find_id(keys[i]);
+    if (id != kNotFound) core::atomic_add(&pv[id], 1u);
+  });
+  exec.for_each(unique, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    core::aggregate_add(&c[0], pv[id] == 1);
+    core::aggregate_add(&c[1], pv[id] == 2);
+  });
+  const std::uint32_t f1 = exec.read(&c[0]), f2 = exec.read(&c[1]);
+  return core::estimate_coverage(static_cast<double>(key_count), unique, f1, f2);
+}
+
+/// Scratch of the robust inside test, kept across frames.
+struct InsideBuffers {
+  explicit InsideBuffers(Backend b)
+      : comp_index(b, 0),
+        sample_rank(b, 0),
+        sample_key(b, 0),
+        subjects(b, 0),
+        picked(b, 0),
+        crossings(b, 0),
+        grazing(b, 0),
+        votes_in(b, 0),
+        votes_out(b, 0),
+        counts(b, 2),
+        more(b, 0),
+        flags(b, 0),
+        label(b, 0) {}
+  Buffer<std::uint32_t> comp_index, sample_rank, sample_key, subjects, picked, crossings, grazing,
+      votes_in, votes_out, counts;
+  Buffer<std::uint8_t> more, flags;
+  Buffer<VoxelLabel> label;
+};
+
+/// The `components` regions (their roots in roots[]) pick up to kSamplesPerRegion voxels each:
+/// those with the smallest sample_rank of their keys, in rank order (kEmptyKey where a region is
+/// smaller), into b.sample_key[region * kSamplesPerRegion + slot].
+template <class Exec>
+void pick_samples(Exec& exec,
+                  const Key* voxels,
+                  std::uint32_t n,
+                  const std::uint8_t* state,
+                  const std::uint32_t* parent,
+                  const std::uint32_t* roots,
+                  std::uint32_t components,
+                  InsideBuffers& b) {
+  constexpr int K = core::kSamplesPerRegion;
+  b.comp_index.resize(n);
+  b.sample_rank.resize(std::size_t{components} * K);
+  b.sample_key.resize(std::size_t{components} * K);
+  std::uint32_t* comp = b.comp_index.data();
+  std::uint32_t* rank = b.sample_rank.data();
+  std::uint32_t* key  = b.sample_key.data();
+  exec.for_each(components, [=] VOXHASH_LAMBDA(std::uint32_t r) { comp[roots[r]] = r; });
+  exec.fill(rank, std::size_t{components} * K, kEmptyKey);
+  exec.fill(key, std::size_t{components} * K, kEmptyKey);
+  for (int j = 0; j < K; ++j) {
+    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+      if (state[id] != 0) return;
+      const std::uint32_t base = comp[parent[id]] * K;
+      const std::uint32_t h    = core::sample_rank(voxels[id]);
+      if (h != kEmptyKey && (j == 0 || h > rank[base + j - 1])) {
+        core::aggregate_min_at(rank, base + j, h);
+      }
+    });
+  }
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    if (state[id] != 0) return;
+    const std::uint32_t base = comp[parent[id]] * K;
+    const std::uint32_t h    = core::sample_rank(voxels[id]);
+    for (int j = 0; j < K; ++j)
+      if (h != kEmptyKey && rank[base + j] == h) key[base + j] = voxels[id];
+  });
+}
+
+struct InsideResult {
+  std::uint32_t low_confidence = 0;  // regions decided without a clear majority
+  std::uint32_t thin_features  = 0;  // regions whose samples are sure of opposite answers
+};
+
+/// Labels `count` subjects by rays from their samples (b.sample_key, `samples` slots each) through
+/// the other model's voxels (`dilate`: a sampled surface; see core::surface_at): b.label[r] and
+/// b.flags[r] per subject. Rounds of kRaysPerRound rays per undecided subject, one thread per ray
+/// segment. Synchronizes.
+template <class Exec, class View>
+InsideResult robust_inside_test(Exec& exec,
+                                View other,
+                                core::BlockMask other_mask,
+                                Grid g,
+                                bool dilate,
+                                std::uint32_t count,
+                                int samples,
+                                InsideBuffers& b) {
+  InsideResult result;
+  if (count == 0) return result;
+  constexpr int R = core::kRaysPerRound;
+  b.subjects.resize(count);
+  b.picked.resize(count);
+  b.more.resize(count);
+  b.flags.resize(count);
+  b.label.resize(count);
+  b.crossings.resize(std::size_t{count} * R);
+  b.grazing.resize(std::size_t{count} * R);
+  b.votes_in.resize(std::size_t{count} * samples);
+  b.votes_out.resize(std::size_t{count} * samples);
+  std::uint32_t* subjects = b.subjects.data();
+  std::uint32_t* picked   = b.picked.data();
+  std::uint32_t* cross    = b.crossings.data();
+  std::uint32_t* grazing  = b.grazing.data();
+  std::uint32_t* in       = b.votes_in.data();
+  std::uint32_t* out      = b.votes_out.data();
+  std::uint8_t* more      = b.more.data();
+  std::uint8_t* flags     = b.flags.data();
+  VoxelLabel* label       = b.label.data();
+  const Key* sample_key   = b.sample_key.data();
+  exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) { subjects[r] = r; });
+  exec.fill(in, std::size_t{count} * samples, 0u);
+  exec.fill(out, std::size_t{count} * samples, 0u);
+  const std::uint32_t segments = core::segments_per_ray(g);
+  const int rounds             = samples > 1 ? core::kInsideRounds : 1;
+  std::uint32_t active         = count;
+  for (int round = 0; round < rounds && active > 0; ++round) {
+    exec.fill(cross, std::size_t{active} * R, 0u);
+    exec.fill(grazing, std::size_t{active} * R, 0u);
+    // One thread per (subject, ray, segment), in chunks of subjects that keep thread ids 32-bit.
+    const std::uint32_t per_subject = R * segments;
+    const std::uint32_t chunk       = 0x7FFFFFFFu / per_subject;
+    for (std::uint32_t base = 0; base < active; base += chunk) {
+      const std::uint32_t subjects_here = active - base < chunk ? active - base : chunk;
+      exec.for_each(std::size_t{subjects_here} * per_subject, [=] VOXHASH_LAMBDA(std::uint32_t t) {
+        const std::uint32_t a = base + t / per_subject;
+        const int j           = static_cast<int>((t / segments) % R);
+        const std::uint32_t s = subjects[a];
+        const int f           = core::filled_samples(sample_key, s, samples);
+        if (f == 0) return;
+        const core::RayPlan p = core::plan_ray(round, j, samples, f);
+        const Int3 origin     = g.cell(sample_key[s * samples + p.slot]);
+        const core::RayWalk w = core::walk_ray_segment(
+            other, other_mask, g, origin, core::ray_direction(p.direction), t % segments, dilate);
+        if (w.crossings) core::atomic_add(&cross[a * R + j], w.crossings);
+        if (w.grazing) core::atomic_or(&grazing[a * R + j], 1u);
+      });
+    }
+    exec.for_each(active, [=] VOXHASH_LAMBDA(std::uint32_t a) {
+      const std::uint32_t s = subjects[a];
+      flags[s]              = core::tally_region(&cross[a * R],
+                                    &grazing[a * R],
+                                    round,
+                                    round + 1 == rounds,
+                                    samples,
+                                    core::filled_samples(sample_key, s, samples),
+                                    &in[s * samples],
+                                    &out[s * samples],
+                                    &label[s]);
+      more[a]               = flags[s] & core::kRegionMoreRays;
+    });
+    const auto next = static_cast<std::uint32_t>(exec.select_flagged_indices(more, picked, active));
+    exec.for_each(next, [=] VOXHASH_LAMBDA(std::uint32_t i) { picked[i] = subjects[picked[i]]; });
+    b.subjects.swap(b.picked);
+    subjects = b.subjects.data();
+    picked   = b.picked.data();
+    active   = next;
+  }
+  std::uint32_t* c = b.counts.data();
+  exec.fill(c, 2, 0u);
+  exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) {
+    core::aggregate_add(&c[0], (flags[r] & core::kRegionLowConfidence) != 0);
+    core::aggregate_add(&c[1], (flags[r] & core::kRegionThinFeature) != 0);
+  });
+  result.low_confidence = exec.read(&c[0]);
+  result.thin_features  = exec.read(&c[1]);
+  return result;
+}
+
+/// dst[index[r]] = b.label[r] for r < count: the test's verdicts back to voxel or root ids.
+template <class Exec>
+void scatter_verdicts(Exec& exec,
+                      const std::uint32_t* index,
+                      std::uint32_t count,
+                      const InsideBuffers& b,
+                      VoxelLabel* dst) {
+  const VoxelLabel* label = b.label.data();
+  exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) { dst[index[r]] = label[r]; });
+}
+
+/// b.sample_key[r] = voxels[index[r]]: single voxels as their own one-sample subjects.
+template <class Exec>
+void single_voxel_samples(Exec& exec,
+                          const Key* voxels,
+                          const std::uint32_t* index,
+                          std::uint32_t count,
+                          InsideBuffers& b) {
+  b.sample_key.resize(count);
+  Key* key = b.sample_key.data();
+  exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) { key[r] = voxels[index[r]]; });
+}
+
+}  // namespace voxhash::pipeline

@@ -1,0 +1,398 @@
+// Unit tests (label cpu) of the per-element logic behind trustworthy inside / outside labels:
+// the conservative triangle voxelizer (no holes in a closed mesh's surface), the exact integer DDA
+// and its segmented walk, the region vote, the point-cloud coverage estimate, and the exact
+// reference of tests/common/exact_geometry.hpp itself.
+#include "common/exact_geometry.hpp"
+#include "core/inside_test.hpp"
+#include "core/triangle_voxelizer.hpp"
+#include "exec/cpu_exec.hpp"
+#include "pipeline/inside_steps.hpp"
+
+#include <voxhash/pipeline.hpp>
+
+#include <gtest/gtest.h>
+#include <queue>
+#include <random>
+#include <set>
+#include <tuple>
+#include <unordered_set>
+
+namespace voxhash::test {
+namespace {
+
+Grid cubic_grid(int res, float half) {
+  GridParams p;
+  p.resolution = {res, res, res};
+  p.bounds     = {{-half, -half, -half}, {half, half, half}};
+  return Grid(p);
+}
+
+std::vector<Key> voxelize(const Grid& g, const Mesh& m) {
+  CpuExec exec;
+  pipeline::VoxelizeBuffers b(Backend::Cpu);
+  Buffer<Key> keys(Backend::Cpu, 0);
+  const auto vertices  = Buffer<Float3>::from_host(Backend::Cpu, m.vertices);
+  const auto triangles = Buffer<std::uint32_t>::from_host(Backend::Cpu, m.triangles);
+  const std::size_t n =
+      pipeline::voxelize_triangles(exec,
+                                   g,
+                                   vertices.data(),
+                                   triangles.data(),
+                                   static_cast<std::uint32_t>(m.triangles.size() / 3),
+                                   b,
+                                   keys);
+  std::vector<Key> out(keys.data(), keys.data() + n);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+TEST(TriangleVoxelizer, OverlapIsConservativeAndSeparates) {
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<float> u(-2.f, 2.f);
+  std::size_t missed = 0, overlaps = 0, tested = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const core::Vec3f a{u(rng), u(rng), u(rng)}, b{u(rng), u(rng), u(rng)},
+        c{u(rng), u(rng), u(rng)};
+    for (int z = -2; z < 2; ++z)
+      for (int y = -2; y < 2; ++y)
+        for (int x = -2; x < 2; ++x) {
+          const bool sat = core::triangle_box_overlap(
+              {x + 0.5f, y + 0.5f, z + 0.5f}, {0.5f, 0.5f, 0.5f}, a, b, c);
+          overlaps += sat;
+          ++tested;
+          // Any sampled triangle point inside the box demands an overlap.
+          bool hit = false;
+          for (int i = 0; i <= 40 && !hit; ++i)
+            for (int j = 0; i + j <= 40 && !hit; ++j) {
+              const float s = i / 40.f, t = j / 40.f, r = 1 - s - t;
+              const float px = r * a.x + s * b.x + t * c.x, py = r * a.y + s * b.y + t * c.y,
+                          pz = r * a.z + s * b.z + t * c.z;
+              hit = px >= x && px <= x + 1 && py >= y && py <= y + 1 && pz >= z && pz <= z + 1;
+            }
+          missed += hit && !sat;
+        }
+  }
+  EXPECT_EQ(missed, 0u);
+  EXPECT_LT(overlaps, tested);  // the test does separate
+  EXPECT_FALSE(
+      core::triangle_box_overlap({5, 5, 5}, {0.5f, 0.5f, 0.5f}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}));
+  // A triangle exactly on a voxel face touches both voxels.
+  EXPECT_TRUE(core::triangle_box_overlap(
+      {0.5f, 0.5f, 0.5f}, {0.5f, 0.5f, 0.5f}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}));
+  EXPECT_TRUE(core::triangle_box_overlap(
+      {0.5f, 0.5f, 1.5f}, {0.5f, 0.5f, 0.5f}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}));
+}
+
+/// Every cell the 6-connected empty space can reach from the grid border, as a dense mask.
+std::vector<char> outside_reach(const Grid& g, const std::vector<Key>& surface) {
+  const int n = g.resolution.x;
+  std::vector<char> seen(static_cast<std::size_t>(n) * n * n, 0);
+  std::unordered_set<Key> occupied(surface.begin(), surface.end());
+  std::queue<Int3> q;
+  auto push = [&](Int3 c) {
+    if (!g.in_grid(c)) return;
+    const std::size_t i = (static_cast<std::size_t>(c.z) * n + c.y) * n + c.x;
+    if (seen[i] || occupied.count(g.key(c))) return;
+    seen[i] = 1;
+    q.push(c);
+  };
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      for (const Int3 c : {Int3{0, a, b},
+                           Int3{n - 1, a, b},
+                           Int3{a, 0, b},
+                           Int3{a, n - 1, b},
+                           Int3{a, b, 0},
+                           Int3{a, b, n - 1}})
+        push(c);
+    }
+  while (!q.empty()) {
+    const Int3 c = q.front();
+    q.pop();
+    push({c.x + 1, c.y, c.z});
+    push({c.x - 1, c.y, c.z});
+    push({c.x, c.y + 1, c.z});
+    push({c.x, c.y - 1, c.z});
+    push({c.x, c.y, c.z + 1});
+    push({c.x, c.y, c.z - 1});
+  }
+  return seen;
+}
+
+TEST(TriangleVoxelizer, ClosedMeshesGiveSurfacesWithoutHoles) {
+  const Grid g                                           = cubic_grid(48, 1.2f);
+  const std::vector<std::pair<const char*, Mesh>> meshes = {
+      {"uv sphere", uv_sphere(0.8)},
+      {"torus", torus_mesh(0.7, 0.25)},
+      {"thin cup", cup(0.8, 0.9, 0.03, 64)},  // walls under one voxel (0.05)
+      {"rotated box", placed(box({-0.6, -0.5, -0.4}, {0.6, 0.5, 0.4}), {1, {1, 2, 3}, 0.7, {}})},
+      {"blob", blob(0.9)}};
+  for (const auto& [name, mesh] : meshes) {
+    const std::vector<Key> surface = voxelize(g, mesh);
+    const std::vector<char> reach  = outside_reach(g, surface);
+    const ExactMesh exact(mesh);
+    // Every sampled surface point's voxel is in the voxelization.
+    std::size_t missing = 0;
+    for (const Float3 p : sample_surface(mesh, 20000, 3))
+      missing += !std::binary_search(surface.begin(), surface.end(), g.voxelize(p));
+    EXPECT_EQ(missing, 0u) << name;
+    // The empty space reached from the border never gets inside.
+    std::size_t leaked = 0, interior = 0;
+    for (std::size_t i = 0; i < reach.size(); ++i) {
+      const Key k = g.key(
+          {static_cast<int>(i % 48), static_cast<int>(i / 48 % 48), static_cast<int>(i / 2304)});
+      const Float3 c = g.center(k);
+      if (std::binary_search(surface.begin(), surface.end(), k) || !exact.inside(to_d3(c)))
+        continue;
+      ++interior;
+      leaked += reach[i];
+    }
+    EXPECT_EQ(leaked, 0u) << name << ": " << interior << " interior cells";
+    // Conservative, not bloated: every voxel is within half a diagonal of the surface.
+    const double half_diagonal = 0.5 * std::sqrt(3.0) * g.voxel_size.x * 1.01;
+    std::size_t far            = 0;
+    for (const Key k : surface)
+      far += exact.distance(to_d3(g.center(k))) > half_diagonal;
+    EXPECT_EQ(far, 0u) << name;
+  }
+}
+
+TEST(TriangleVoxelizer, LargeTrianglesAndTrianglesOutsideTheGrid) {
+  const Grid g = cubic_grid(32, 1.0f);
+  Mesh m;
+  m.vertices  = {{-5, -5, 0.01f}, {5, -5, 0.01f}, {0, 5, 0.01f}, {9, 9, 9}, {9, 10, 9}, {10, 9, 9}};
+  m.triangles = {0, 1, 2, 3, 4, 5};
+  const std::vector<Key> surface = voxelize(g, m);
+  EXPECT_EQ(surface.size(), 32u * 32u);  // the plane z = 0.01 crosses one layer of the whole grid
+  for (const Key k : surface)
+    EXPECT_EQ(g.cell(k).z, 16);
+}
+
+TEST(TriangleVoxelizer, SegmentOfFindsTheOwningTriangle) {
+  const std::uint32_t offsets[] = {0, 3, 3, 3, 7, 8};  // triangles 1, 2 have no tiles
+  EXPECT_EQ(core::segment_of(offsets, 5, 0), 0u);
+  EXPECT_EQ(core::segment_of(offsets, 5, 2), 0u);
+  EXPECT_EQ(core::segment_of(offsets, 5, 3), 3u);
+  EXPECT_EQ(core::segment_of(offsets, 5, 6), 3u);
+  EXPECT_EQ(core::segment_of(offsets, 5, 7), 4u);
+}
+
+TEST(InsideTest, DdaIsSixConnectedAndMeetsTheCentres) {
+  const Int3 o{10, 20, 30};
+  for (int i = 0; i < core::kRayDirectionCount; ++i) {
+    const Int3 d = core::ray_direction(i);
+    EXPECT_TRUE(d.x != 0 && d.y != 0 && d.z != 0);
+    EXPECT_EQ(std::abs(d.x) + std::abs(d.y) + std::abs(d.z), 6);
+    Int3 c = o;
+    for (int t = 1; t <= 5; ++t) {
+      for (int s = 0; s < 6; ++s) {
+        const Int3 n = core::dda_step(o, d, c);
+        EXPECT_EQ(std::abs(n.x - c.x) + std::abs(n.y - c.y) + std::abs(n.z - c.z), 1);
+        c = n;
+      }
+      EXPECT_EQ(c.x, o.x + t * d.x);
+      EXPECT_EQ(c.y, o.y + t * d.y);
+      EXPECT_EQ(c.z, o.z + t * d.z);
+    }
+  }
+  // All 24 directions are distinct.
+  std::set<std::tuple<int, int, int>> seen;
+  for (int i = 0; i < core::kRayDirectionCount; ++i) {
+    const Int3 d = core::ray_direction(i);
+    seen.insert({d.x, d.y, d.z});
+  }
+  EXPECT_EQ(seen.size(), 24u);
+}
+
+/// A table of voxels for the walk tests: a set behind the view interface.
+struct SetView {
+  const std::unordered_set<Key>* keys;
+  bool contains(Key k) const { return keys->count(k) != 0; }
+};
+
+struct AllBlocks {
+  std::vector<std::uint32_t> words;
+  core::BlockMask mask;
+  explicit AllBlocks(const Grid& g) {
+    mask.blocks = {(g.resolution.x + 3) / 4, (g.resolution.y + 3) / 4, (g.resolution.z + 3) / 4};
+    words.assign(
+        (static_cast<std::size_t>(mask.blocks.x) * mask.blocks.y * mask.blocks.z + 31) / 32, ~0u);
+    mask.words = words.data();
+  }
+};
+
+TEST(InsideTest, SegmentedWalkCountsCrossingsOfASphereShell) {
+  const Grid g                   = cubic_grid(64, 1.0f);
+  const std::vector<Key> surface = voxelize(g, uv_sphere(0.7));
+  const std::unordered_set<Key> set(surface.begin(), surface.end());
+  const SetView view{&set};
+  const AllBlocks blocks(g);
+  const std::uint32_t segments = core::segments_per_ray(g);
+  auto crossings               = [&](Int3 o, int dir, bool& grazing) {
+    std::uint32_t n = 0;
+    grazing         = false;
+    for (std::uint32_t s = 0; s < segments; ++s) {
+      const core::RayWalk w =
+          core::walk_ray_segment(view, blocks.mask, g, o, core::ray_direction(dir), s, false);
+      n += w.crossings;
+      grazing |= w.grazing;
+    }
+    return n;
+  };
+  for (int dir = 0; dir < core::kRayDirectionCount; ++dir) {
+    bool grazing = false;
+    EXPECT_EQ(crossings({32, 32, 32}, dir, grazing), 1u) << dir;  // the centre
+    EXPECT_FALSE(grazing);
+    const std::uint32_t n = crossings({2, 3, 4}, dir, grazing);  // a corner: 0 or 2
+    EXPECT_TRUE(grazing || n % 2 == 0) << dir;
+  }
+}
+
+TEST(InsideTest, SegmentedWalkMatchesOneSerialWalk) {
+  const Grid g = cubic_grid(40, 1.0f);
+  std::mt19937_64 rng(7);
+  std::unordered_set<Key> set;
+  for (int i = 0; i < 6000; ++i)  // random clutter: clusters of every length and gap
+    set.insert(g.key({static_cast<int>(rng() % 40),
+                      static_cast<int>(rng() % 40),
+                      static_cast<int>(rng() % 40)}));
+  const SetView view{&set};
+  const AllBlocks blocks(g);
+  for (int trial = 0; trial < 200; ++trial) {
+    const Int3 o{
+        static_cast<int>(rng() % 40), static_cast<int>(rng() % 40), static_cast<int>(rng() % 40)};
+    const Int3 d = core::ray_direction(trial % core::kRayDirectionCount);
+    // Serial reference: clusters of occupied steps (gaps <= kRunGap) after the origin.
+    std::vector<int> occupied_steps;
+    Int3 c = o;
+    for (int i = 1;; ++i) {
+      c = core::dda_step(o, d, c);
+      if (!g.in_grid(c)) break;
+      if (set.count(g.key(c))) occupied_steps.push_back(i);
+    }
+    const bool origin_occupied = set.count(g.key(o)) != 0;
+    std::uint32_t clusters     = 0;
+    bool grazing               = false;
+    // The origin's own cluster (first = 0) is neither counted nor measured.
+    int previous = origin_occupied ? 0 : -100, first = 0;
+    for (const int s : occupied_steps) {
+      if (s - previous - 1 > static_cast<int>(core::kRunGap)) {
+        ++clusters;
+        first = s;
+      }
+      if (first > 0 && s - first + 1 > static_cast<int>(core::kMaxRunSteps)) grazing = true;
+      previous = s;
+    }
+    std::uint32_t segmented = 0;
+    bool segmented_grazing  = false;
+    for (std::uint32_t k = 0; k < core::segments_per_ray(g); ++k) {
+      const core::RayWalk w = core::walk_ray_segment(view, blocks.mask, g, o, d, k, false);
+      segmented += w.crossings;
+      segmented_grazing |= w.grazing;
+    }
+    EXPECT_EQ(segmented_grazing, grazing) << trial;
+    if (!grazing) {
+      EXPECT_EQ(segmented, clusters) << trial;
+    }
+  }
+}
+
+TEST(InsideTest, RegionVotes) {
+  std::uint32_t cross[core::kRaysPerRound] = {}, graze[core::kRaysPerRound] = {};
+  std::uint32_t in[8] = {}, out[8] = {};
+  VoxelLabel label = VoxelLabel::Outside;
+  // All rays odd: inside, confident.
+  for (auto& c : cross)
+    c = 1;
+  EXPECT_EQ(core::tally_region(cross, graze, 0, false, 8, 8, in, out, &label), 0);
+  EXPECT_EQ(label, VoxelLabel::Inside);
+  // A tie after the first round casts more rays; in the last round it is low confidence.
+  std::fill(in, in + 8, 0u);
+  std::fill(out, out + 8, 0u);
+  for (int j = 0; j < core::kRaysPerRound; ++j)
+    cross[j] = j % 2;
+  EXPECT_EQ(core::tally_region(cross, graze, 0, false, 8, 8, in, out, &label),
+            core::kRegionMoreRays);
+  EXPECT_NE(
+      core::tally_region(cross, graze, 1, true, 8, 8, in, out, &label) & core::kRegionLowConfidence,
+      0);
+  // Half the samples sure of inside, half of outside: a thin feature.
+  std::fill(in, in + 8, 0u);
+  std::fill(out, out + 8, 0u);
+  for (int j = 0; j < core::kRaysPerRound; ++j)
+    cross[j] = core::plan_ray(0, j, 8, 8).slot < 4;
+  const std::uint8_t f = core::tally_region(cross, graze, 0, true, 8, 8, in, out, &label);
+  EXPECT_NE(f & core::kRegionThinFeature, 0);
+  EXPECT_NE(f & core::kRegionLowConfidence, 0);
+  // Grazing rays do not vote; too few valid votes are not confident.
+  std::fill(in, in + 8, 0u);
+  std::fill(out, out + 8, 0u);
+  for (int j = 0; j < core::kRaysPerRound; ++j) {
+    cross[j] = 1;
+    graze[j] = j >= 4;
+  }
+  EXPECT_NE(
+      core::tally_region(cross, graze, 0, true, 8, 8, in, out, &label) & core::kRegionLowConfidence,
+      0);
+  EXPECT_EQ(label, VoxelLabel::Inside);
+}
+
+TEST(InsideTest, RaysOfOneSampleTakeDistinctDirections) {
+  for (int slot = 0; slot < core::kSamplesPerRegion; ++slot) {
+    std::set<int> dirs;
+    for (int round = 0; round < core::kInsideRounds; ++round)
+      for (int j = 0; j < core::kRaysPerRound; ++j) {
+        const core::RayPlan p = core::plan_ray(round, j, core::kSamplesPerRegion, 8);
+        if (p.slot == slot) dirs.insert(p.direction);
+      }
+    EXPECT_EQ(dirs.size(), static_cast<std::size_t>(core::kInsideRounds * 3)) << slot;
+  }
+}
+
+TEST(PointCoverage, ChaoEstimateTracksPoissonSampling) {
+  std::mt19937_64 rng(5);
+  for (const double lambda : {0.5, 1.0, 2.0, 6.0}) {
+    const int voxels = 200000;
+    std::poisson_distribution<int> poisson(lambda);
+    double points = 0, occupied = 0, f1 = 0, f2 = 0;
+    for (int v = 0; v < voxels; ++v) {
+      const int k = poisson(rng);
+      points += k;
+      occupied += k > 0;
+      f1 += k == 1;
+      f2 += k == 2;
+    }
+    const core::Coverage c = core::estimate_coverage(points, occupied, f1, f2);
+    EXPECT_NEAR(c.fraction, occupied / voxels, 0.03) << lambda;
+    EXPECT_NEAR(c.recommended_points / (core::kRecommendedPointsPerVoxel * voxels), 1.0, 0.05);
+  }
+}
+
+TEST(ExactGeometry, ParityAgreesWithWindingNumberAndDistanceIsExact) {
+  const Mesh sphere = placed(uv_sphere(0.5), {1, {0, 1, 0}, 0.3, {0.1, 0, 0}});
+  const ExactMesh s(sphere);
+  const ExactMesh t(torus_mesh(0.7, 0.3));
+  const ExactMesh c(cup(0.6, 0.8, 0.1));
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> u(-1.1, 1.1);
+  for (int i = 0; i < 400; ++i) {
+    const D3 p{u(rng), u(rng), u(rng)};
+    for (const ExactMesh* m : {&s, &t, &c})
+      EXPECT_EQ(m->inside(p), m->winding_number(p) > 0.5);
+  }
+  EXPECT_EQ(s.disagreed + t.disagreed + c.disagreed, 0u);
+  // Distances against the analytic shapes (within the tessellation's error).
+  EXPECT_NEAR(t.distance({0.7, 0, 0}), 0.3, 0.01);
+  EXPECT_NEAR(t.distance({0, 0, 0}), 0.4, 0.01);
+  EXPECT_NEAR(s.distance({0.1, 0, 0}), 0.5, 0.01);
+  EXPECT_TRUE(c.inside({0, 0, 0.05}));    // the floor
+  EXPECT_FALSE(c.inside({0, 0, 0.5}));    // the cavity
+  EXPECT_TRUE(c.inside({0.55, 0, 0.5}));  // the wall
+  // A ray through a vertex is re-cast: the pole of the sphere lies on the z axis.
+  EXPECT_TRUE(ExactMesh(uv_sphere(1.0)).inside({0, 0, 0}));
+  EXPECT_FALSE(ExactMesh(uv_sphere(1.0)).inside({0, 0, 1.5}));
+}
+
+}  // namespace
+}  // namespace voxhash::test
