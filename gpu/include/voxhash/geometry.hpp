@@ -24,6 +24,12 @@ struct Bounds {
   Float3 max;
 };
 
+/// A rigid motion p -> rotation * p + translation (rotation row-major). Identity by default.
+struct RigidTransform {
+  float rotation[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  Float3 translation{};
+};
+
 /// A triangle mesh: what OBJ (and later other formats) load into, and what the pipeline voxelizes.
 struct Mesh {
   std::vector<Float3> vertices;          // as read: a non-finite one stays, so indices hold

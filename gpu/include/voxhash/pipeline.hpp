@@ -34,6 +34,9 @@ struct AnimationParams {
   float amount            = 0.1f;  // deformation strength
   bool animate            = true;  // false: models stay at their rest pose, centred (tests)
   Float3 offset_a{}, offset_b{};   // extra rest translation per model (tests place models with it)
+  // animate = false: each model's rigid pose (before the offset), set by
+  // Pipeline::set_model_transform (keyframed scenes set it every frame).
+  std::array<RigidTransform, 2> pose{};
 };
 
 struct PipelineConfig {
@@ -147,6 +150,9 @@ class Pipeline {
   void set_algorithm(TableKind kind);
   void set_grid(const GridParams& grid);
   void set_animation(const AnimationParams& animation);
+  /// Model `index`'s rigid pose for frames with AnimationParams::animate = false (scene keyframes);
+  /// takes effect on the next frame. The rest points and mesh stay as they were set.
+  void set_model_transform(int index, const RigidTransform& transform);
 
   /// Runs one frame at `time` seconds on `stream` (ignored by the CPU backend). The statistics,
   /// voxels and labels are complete on return (the frame reads its counts back, which waits for

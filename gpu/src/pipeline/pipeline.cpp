@@ -30,7 +30,10 @@ core::MotionParams make_motion(const AnimationParams& a, int index, double time)
   core::MotionParams m;
   const Float3 extra = index == 0 ? a.offset_a : a.offset_b;
   if (!a.animate) {
-    m.translation = extra;
+    const RigidTransform& pose = a.pose[index];
+    std::copy(pose.rotation, pose.rotation + 9, m.rotation);
+    m.translation = {
+        pose.translation.x + extra.x, pose.translation.y + extra.y, pose.translation.z + extra.z};
     return m;
   }
   // One full swing (apart -> through each other -> apart on the other side -> back) takes 12 s
@@ -90,6 +93,11 @@ void Pipeline::set_grid(const GridParams& grid) {
 
 void Pipeline::set_animation(const AnimationParams& animation) {
   m_config.animation = animation;
+}
+
+void Pipeline::set_model_transform(int index, const RigidTransform& transform) {
+  if (index != 0 && index != 1) throw InvalidInput("model index must be 0 or 1");
+  m_config.animation.pose[index] = transform;
 }
 
 FrameStats Pipeline::run_frame(double time, const FrameTargets& targets, Stream stream) {

@@ -1,0 +1,158 @@
+// Scene files (the voxhash_scene target; schema in docs/SCENES.md): two models with their files,
+// units and placements, the grid (a voxel size or a resolution; bounds fitted to the placed models
+// unless given), the motion (none, the demo swing, or keyframes) and the algorithm. Parsing
+// validates everything and names the file and the field in each error; loading reads the models
+// and applies each placement to the points and mesh on the host, before Pipeline::set_model.
+#pragma once
+
+#include <voxhash/geometry.hpp>
+#include <voxhash/grid.hpp>
+#include <voxhash/hash_table.hpp>
+#include <voxhash/io.hpp>
+#include <voxhash/pipeline.hpp>
+
+#include <array>
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace voxhash {
+
+inline constexpr int kSceneVersion = 1;
+
+enum class LengthUnit { Meter, Centimeter, Millimeter, Inch, Foot };
+
+/// Metres in one `unit`.
+[[nodiscard]] double meters_per(LengthUnit unit);
+/// "m", "cm", "mm", "in", "ft".
+[[nodiscard]] std::string_view to_string(LengthUnit unit);
+/// The unit named `name` (as to_string writes it), or nothing.
+[[nodiscard]] std::optional<LengthUnit> parse_length_unit(std::string_view name);
+
+/// A rotation as a unit quaternion w + xi + yj + zk.
+struct Quaternion {
+  double w = 1, x = 0, y = 0, z = 0;
+};
+
+/// The rotation about x by degrees.x, then about y by degrees.y, then about z by degrees.z (fixed
+/// axes, right-handed: R = Rz * Ry * Rx).
+[[nodiscard]] Quaternion quaternion_from_euler(double x_degrees,
+                                               double y_degrees,
+                                               double z_degrees);
+/// Spherical linear interpolation along the shorter arc; t = 0 gives a, t = 1 gives b.
+[[nodiscard]] Quaternion slerp(const Quaternion& a, const Quaternion& b, double t);
+
+/// A rigid placement in scene units: rotate about the model's origin, then translate.
+struct Pose {
+  Float3 translate{};
+  Quaternion rotate{};
+};
+[[nodiscard]] RigidTransform to_rigid_transform(const Pose& pose);
+
+struct Keyframe {
+  double time = 0;  // seconds
+  Pose pose;
+};
+
+enum class MotionKind { None, Swing, Keyframes };
+
+struct SceneModel {
+  std::string name;            // "name", else the file's stem
+  std::filesystem::path path;  // a relative path in a scene file is relative to the file's folder
+  LengthUnit unit = LengthUnit::Meter;  // the file's length unit, converted to the scene's
+  Pose pose;                            // transform.translate and .rotate / .quaternion
+  double scale       = 1;               // transform.scale: uniform, > 0
+  std::size_t points = 0;               // surface samples; 0: the scene's (or front end's) count
+  std::vector<Keyframe> keyframes;      // MotionKind::Keyframes: poses by increasing time
+};
+
+struct SceneGrid {
+  double voxel_size = 0;         // cubic voxels of this size in scene units; 0: from resolution
+  int resolution    = 0;         // voxels along the longest axis; 0: the front end's default
+  std::optional<Bounds> bounds;  // in scene units; empty: fitted to the placed models
+  double margin = 0.05;          // fitted bounds grow by this fraction of their largest side
+};
+
+struct SceneMotion {
+  MotionKind kind = MotionKind::None;
+  // MotionKind::Swing: the demo's motion (AnimationParams' fields).
+  float speed             = 1.0f;
+  float separation        = 1.2f;
+  Deformation deformation = Deformation::None;
+  float amount            = 0.1f;
+};
+
+struct Scene {
+  std::string file;  // what errors name: the scene file, or "command line"
+  std::string name;
+  LengthUnit unit = LengthUnit::Meter;  // the scene's unit: translations, the grid, reports
+  std::array<SceneModel, 2> models;
+  SceneGrid grid;
+  SceneMotion motion;
+  std::optional<TableKind> algorithm;
+  std::size_t points = 0;  // per model; 0: the front end's default
+  double time        = 0;  // seconds: the pose `voxhash clash` checks
+};
+
+/// Parses and validates a scene. `file` names it in errors and anchors relative model paths.
+/// Throws InvalidInput with one line "FILE: FIELD: what is wrong" (e.g.
+/// "s.json: models[1].transform.scale: must be > 0").
+[[nodiscard]] Scene parse_scene(std::string_view json_text, const std::filesystem::path& file);
+/// Reads and parses a scene file; a missing or unreadable file throws InvalidInput naming it.
+[[nodiscard]] Scene load_scene(const std::filesystem::path& file);
+/// The scene of two model files given without a scene file: in place, no motion, fitted grid.
+[[nodiscard]] Scene scene_of_models(const std::filesystem::path& model_a,
+                                    const std::filesystem::path& model_b);
+
+/// Model `index`'s pose at `time`: its keyframes interpolated (translation linearly, rotation by
+/// slerp, held before the first and after the last), else its transform.
+[[nodiscard]] Pose model_pose(const Scene& scene, int index, double time);
+
+/// What a front end supplies where the scene is silent.
+struct SceneDefaults {
+  std::size_t points = 200'000;  // per model
+  int resolution     = 256;      // voxels along the grid's longest axis
+};
+
+/// A model read and placed in scene units: for MotionKind::Keyframes scaled only (the pipeline
+/// applies each frame's pose), otherwise scaled, rotated and translated.
+struct PlacedModel {
+  std::string name;
+  PointCloud cloud;
+  Bounds bounds;                 // of its points and finite mesh vertices
+  float radius             = 0;  // largest distance of a point or vertex from the origin
+  std::size_t outside_grid = 0;  // points outside the scene's grid at the scene's pose
+};
+
+struct LoadedScene {
+  Scene scene;
+  std::array<PlacedModel, 2> models;
+  PipelineConfig config;              // grid, animation and algorithm of the scene
+  std::vector<std::string> warnings;  // one line each, e.g. a grid that does not hold a model
+};
+
+/// Reads both models and places them, fits the grid and checks that it holds each model (more than
+/// 1 % of a model's points outside gives a warning). Throws InvalidInput naming the scene file and
+/// the field (or the model file) on failure, e.g. a grid beyond the 31-bit key limit.
+[[nodiscard]] LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults);
+
+/// The grid of `scene` for models placed as `models` are (bounds given or fitted over the whole
+/// motion, cubic voxels). Throws InvalidInput for a grid no 31-bit key can address, suggesting
+/// the smallest voxel size that fits.
+[[nodiscard]] GridParams fit_grid(const Scene& scene,
+                                  const std::array<PlacedModel, 2>& models,
+                                  int default_resolution);
+
+/// The pipeline animation of the scene's motion at rest (no deformation unless a swing asks).
+[[nodiscard]] AnimationParams scene_animation(const SceneMotion& motion);
+
+/// Hands both placed models to `pipeline` (meshes through the mesh overload) and poses them at
+/// `time`.
+void set_scene_models(Pipeline& pipeline, const LoadedScene& scene, double time);
+/// Sets each model's keyframed pose at `time` (MotionKind::Keyframes; otherwise does nothing).
+void pose_scene(Pipeline& pipeline, const Scene& scene, double time);
+
+}  // namespace voxhash

@@ -1,0 +1,396 @@
+// A parsed Scene made real: units and rotations (Euler angles, quaternions, slerp), keyframe
+// interpolation, each model read and placed on the host, the grid fitted to everywhere the motion
+// takes the placed models (cubic voxels, the 31-bit key limit checked with a suggested voxel size),
+// and the models handed to a Pipeline.
+#include <voxhash/error.hpp>
+#include <voxhash/scene.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <numbers>
+#include <string>
+
+namespace voxhash {
+namespace {
+
+struct UnitName {
+  LengthUnit unit;
+  std::string_view name;
+  double meters;
+};
+constexpr std::array kUnits{UnitName{LengthUnit::Meter, "m", 1.0},
+                            UnitName{LengthUnit::Centimeter, "cm", 0.01},
+                            UnitName{LengthUnit::Millimeter, "mm", 0.001},
+                            UnitName{LengthUnit::Inch, "in", 0.0254},
+                            UnitName{LengthUnit::Foot, "ft", 0.3048}};
+
+const UnitName& unit_entry(LengthUnit unit) {
+  return *std::find_if(
+      kUnits.begin(), kUnits.end(), [&](const UnitName& u) { return u.unit == unit; });
+}
+
+Quaternion multiply(const Quaternion& a, const Quaternion& b) {
+  return {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+          a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+          a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+          a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
+}
+
+Quaternion axis_angle(double x, double y, double z, double degrees) {
+  const double half = degrees * std::numbers::pi / 360.0;
+  const double s    = std::sin(half);
+  return {std::cos(half), x * s, y * s, z * s};
+}
+
+/// p -> R (scale p) + t in double precision.
+struct Placement {
+  double r[9]  = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  double scale = 1;
+  double t[3]  = {0, 0, 0};
+
+  [[nodiscard]] Float3 apply(Float3 p) const {
+    const double x = scale * p.x, y = scale * p.y, z = scale * p.z;
+    return {static_cast<float>(r[0] * x + r[1] * y + r[2] * z + t[0]),
+            static_cast<float>(r[3] * x + r[4] * y + r[5] * z + t[1]),
+            static_cast<float>(r[6] * x + r[7] * y + r[8] * z + t[2])};
+  }
+};
+
+/// The row-major rotation matrix of a unit quaternion.
+std::array<double, 9> rotation_matrix(const Quaternion& q) {
+  return {1 - 2 * (q.y * q.y + q.z * q.z),
+          2 * (q.x * q.y - q.w * q.z),
+          2 * (q.x * q.z + q.w * q.y),
+          2 * (q.x * q.y + q.w * q.z),
+          1 - 2 * (q.x * q.x + q.z * q.z),
+          2 * (q.y * q.z - q.w * q.x),
+          2 * (q.x * q.z - q.w * q.y),
+          2 * (q.y * q.z + q.w * q.x),
+          1 - 2 * (q.x * q.x + q.y * q.y)};
+}
+
+Placement placement(const Pose& pose, double scale) {
+  Placement p;
+  const std::array<double, 9> m = rotation_matrix(pose.rotate);
+  std::copy(m.begin(), m.end(), p.r);
+  p.scale = scale;
+  p.t[0]  = pose.translate.x;
+  p.t[1]  = pose.translate.y;
+  p.t[2]  = pose.translate.z;
+  return p;
+}
+
+constexpr Bounds kEmptyBounds{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+
+void grow(Bounds& b, Float3 p) {
+  b.min = {std::min(b.min.x, p.x), std::min(b.min.y, p.y), std::min(b.min.z, p.z)};
+  b.max = {std::max(b.max.x, p.x), std::max(b.max.y, p.y), std::max(b.max.z, p.z)};
+}
+
+bool finite(Float3 p) {
+  return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
+}
+
+/// Places the model's points and mesh vertices, and measures them.
+void place(PlacedModel& model, const Placement& p) {
+  model.bounds     = kEmptyBounds;
+  model.radius     = 0;
+  const auto visit = [&](Float3& v) {
+    v = p.apply(v);
+    if (!finite(v)) return;
+    grow(model.bounds, v);
+    model.radius = std::max(model.radius, std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z));
+  };
+  for (Float3& v : model.cloud.points)
+    visit(v);
+  for (Float3& v : model.cloud.mesh.vertices)
+    visit(v);
+}
+
+/// The box `model` can reach under the scene's motion (its placed bounds for a static scene).
+Bounds reach(const Scene& scene, int index, const PlacedModel& model) {
+  const SceneMotion& motion = scene.motion;
+  if (motion.kind == MotionKind::Swing) {
+    // The swing turns each model about the origin and moves it up to `separation` along x and
+    // 0.15 along y; a deformation grows the radius by at most amount/2 (wobble) or amount r^2
+    // (bend).
+    const float a = motion.deformation == Deformation::None ? 0.0f : std::fabs(motion.amount);
+    const float r = model.radius * (1 + a / 2) + a * model.radius * model.radius;
+    const float s = std::fabs(motion.separation);
+    return {{-s - r, -0.15f - r, -r}, {s + r, 0.15f + r, r}};
+  }
+  if (motion.kind == MotionKind::None) return model.bounds;
+  // Keyframes: the rest box's corners under poses sampled densely over the keyframes.
+  const std::vector<Keyframe>& keys = scene.models[index].keyframes;
+  std::vector<double> times{scene.time};
+  if (!keys.empty()) {
+    constexpr int kSamples = 256;
+    const double t0 = keys.front().time, t1 = keys.back().time;
+    for (int s = 0; s <= kSamples; ++s)
+      times.push_back(t0 + (t1 - t0) * s / kSamples);
+    for (const Keyframe& k : keys)
+      times.push_back(k.time);
+  }
+  Bounds out = kEmptyBounds;
+  for (const double t : times) {
+    const Placement p = placement(model_pose(scene, index, t), 1.0);
+    for (int c = 0; c < 8; ++c) {
+      grow(out,
+           p.apply({c & 1 ? model.bounds.max.x : model.bounds.min.x,
+                    c & 2 ? model.bounds.max.y : model.bounds.min.y,
+                    c & 4 ? model.bounds.max.z : model.bounds.min.z}));
+    }
+  }
+  return out;
+}
+
+int bits_for(std::int64_t n) {
+  int b = 1;
+  while ((std::int64_t{1} << b) < n)
+    ++b;
+  return b;
+}
+
+std::array<std::int64_t, 3> cells(const std::array<double, 3>& side, double voxel) {
+  std::array<std::int64_t, 3> r{};
+  for (int a = 0; a < 3; ++a) {
+    const double n = std::ceil(side[a] / voxel - 1e-6);
+    r[a]           = n > 1e12 ? std::int64_t{1'000'000'000'000} : std::max<std::int64_t>(1, n);
+  }
+  return r;
+}
+
+int key_bits(const std::array<std::int64_t, 3>& r) {
+  return bits_for(r[0]) + bits_for(r[1]) + bits_for(r[2]);
+}
+
+std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", v);
+  return text;
+}
+
+/// The smallest voxel size (rounded up to 2 significant digits) whose grid fits in 31 key bits.
+double smallest_voxel(const std::array<double, 3>& side, double voxel) {
+  double lo = voxel, hi = std::max({side[0], side[1], side[2]}) * 2;
+  for (int i = 0; i < 200; ++i) {
+    const double mid                             = std::sqrt(lo * hi);
+    (key_bits(cells(side, mid)) <= 31 ? hi : lo) = mid;
+  }
+  const double digits = std::pow(10.0, std::floor(std::log10(hi)) - 1);
+  double rounded      = std::ceil(hi / digits) * digits;
+  while (key_bits(cells(side, rounded)) > 31)
+    rounded += digits;
+  return rounded;
+}
+
+}  // namespace
+
+double meters_per(LengthUnit unit) {
+  return unit_entry(unit).meters;
+}
+
+std::string_view to_string(LengthUnit unit) {
+  return unit_entry(unit).name;
+}
+
+std::optional<LengthUnit> parse_length_unit(std::string_view name) {
+  for (const UnitName& u : kUnits) {
+    if (u.name == name) return u.unit;
+  }
+  return std::nullopt;
+}
+
+Quaternion quaternion_from_euler(double x_degrees, double y_degrees, double z_degrees) {
+  return multiply(axis_angle(0, 0, 1, z_degrees),
+                  multiply(axis_angle(0, 1, 0, y_degrees), axis_angle(1, 0, 0, x_degrees)));
+}
+
+Quaternion slerp(const Quaternion& a, const Quaternion& b_in, double t) {
+  Quaternion b = b_in;
+  double dot   = a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z;
+  if (dot < 0) {  // the shorter arc
+    b   = {-b.w, -b.x, -b.y, -b.z};
+    dot = -dot;
+  }
+  double wa = 1 - t, wb = t;
+  if (dot < 0.9995) {
+    const double angle = std::acos(std::min(dot, 1.0));
+    wa                 = std::sin((1 - t) * angle) / std::sin(angle);
+    wb                 = std::sin(t * angle) / std::sin(angle);
+  }
+  Quaternion q{wa * a.w + wb * b.w, wa * a.x + wb * b.x, wa * a.y + wb * b.y, wa * a.z + wb * b.z};
+  const double norm = std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
+  return {q.w / norm, q.x / norm, q.y / norm, q.z / norm};
+}
+
+RigidTransform to_rigid_transform(const Pose& pose) {
+  RigidTransform t;
+  const std::array<double, 9> m = rotation_matrix(pose.rotate);
+  for (int i = 0; i < 9; ++i)
+    t.rotation[i] = static_cast<float>(m[i]);
+  t.translation = pose.translate;
+  return t;
+}
+
+Pose model_pose(const Scene& scene, int index, double time) {
+  const SceneModel& model = scene.models[index];
+  const auto& keys        = model.keyframes;
+  if (scene.motion.kind != MotionKind::Keyframes || keys.empty()) return model.pose;
+  if (time <= keys.front().time) return keys.front().pose;
+  if (time >= keys.back().time) return keys.back().pose;
+  const auto next = std::upper_bound(
+      keys.begin(), keys.end(), time, [](double t, const Keyframe& k) { return t < k.time; });
+  const Keyframe& a = *(next - 1);
+  const Keyframe& b = *next;
+  const double s    = (time - a.time) / (b.time - a.time);
+  const auto lerp   = [&](float x, float y) { return static_cast<float>(x + (y - x) * s); };
+  return {{lerp(a.pose.translate.x, b.pose.translate.x),
+           lerp(a.pose.translate.y, b.pose.translate.y),
+           lerp(a.pose.translate.z, b.pose.translate.z)},
+          slerp(a.pose.rotate, b.pose.rotate, s)};
+}
+
+AnimationParams scene_animation(const SceneMotion& motion) {
+  AnimationParams a;
+  a.animate     = motion.kind == MotionKind::Swing;
+  a.deformation = a.animate ? motion.deformation : Deformation::None;
+  a.speed       = motion.speed;
+  a.separation  = motion.separation;
+  a.amount      = motion.amount;
+  return a;
+}
+
+GridParams fit_grid(const Scene& scene,
+                    const std::array<PlacedModel, 2>& models,
+                    int default_resolution) {
+  const SceneGrid& g = scene.grid;
+  Bounds box;
+  if (g.bounds) {
+    box = *g.bounds;
+  } else {
+    box = kEmptyBounds;
+    for (int i = 0; i < 2; ++i) {
+      const Bounds r = reach(scene, i, models[i]);
+      grow(box, r.min);
+      grow(box, r.max);
+    }
+    if (!finite(box.min) || !finite(box.max)) {
+      throw InvalidInput(scene.file + ": the models have no finite points to fit a grid to");
+    }
+    const double largest =
+        std::max({box.max.x - box.min.x, box.max.y - box.min.y, box.max.z - box.min.z});
+    const double margin =
+        largest > 0 ? g.margin * largest : (g.voxel_size > 0 ? g.voxel_size : 0.5);
+    box.min = {static_cast<float>(box.min.x - margin),
+               static_cast<float>(box.min.y - margin),
+               static_cast<float>(box.min.z - margin)};
+    box.max = {static_cast<float>(box.max.x + margin),
+               static_cast<float>(box.max.y + margin),
+               static_cast<float>(box.max.z + margin)};
+  }
+  const std::array<double, 3> side{static_cast<double>(box.max.x) - box.min.x,
+                                   static_cast<double>(box.max.y) - box.min.y,
+                                   static_cast<double>(box.max.z) - box.min.z};
+  const int resolution = g.resolution > 0 ? g.resolution : default_resolution;
+  const double voxel =
+      g.voxel_size > 0 ? g.voxel_size : std::max({side[0], side[1], side[2]}) / resolution;
+  const std::array<std::int64_t, 3> r = cells(side, voxel);
+  if (key_bits(r) > 31) {
+    const std::string unit(to_string(scene.unit));
+    const std::string field = g.voxel_size > 0 ? "grid.voxel_size" : "grid.resolution";
+    throw InvalidInput(scene.file + ": " + field + ": voxels of " + number_text(voxel) + " " +
+                       unit + " need a " + std::to_string(r[0]) + " x " + std::to_string(r[1]) +
+                       " x " + std::to_string(r[2]) + " grid (" + std::to_string(key_bits(r)) +
+                       " key bits, at most 31 fit): use a voxel size of at least " +
+                       number_text(smallest_voxel(side, voxel)) + " " + unit);
+  }
+  GridParams params;
+  params.resolution  = {static_cast<std::int32_t>(r[0]),
+                        static_cast<std::int32_t>(r[1]),
+                        static_cast<std::int32_t>(r[2])};
+  const double lo[3] = {box.min.x, box.min.y, box.min.z};
+  float* out_min[3]  = {&params.bounds.min.x, &params.bounds.min.y, &params.bounds.min.z};
+  float* out_max[3]  = {&params.bounds.max.x, &params.bounds.max.y, &params.bounds.max.z};
+  for (int a = 0; a < 3; ++a) {
+    const double centre = lo[a] + side[a] / 2, half = static_cast<double>(r[a]) * voxel / 2;
+    *out_min[a] = static_cast<float>(centre - half);
+    *out_max[a] = static_cast<float>(centre + half);
+  }
+  return params;
+}
+
+LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults) {
+  LoadedScene loaded;
+  loaded.scene = scene;
+  for (int i = 0; i < 2; ++i) {
+    const SceneModel& model = scene.models[i];
+    const std::string field = "models[" + std::to_string(i) + "]";
+    PlacedModel& placed     = loaded.models[i];
+    placed.name             = model.name;
+    const std::size_t points =
+        model.points > 0 ? model.points : (scene.points > 0 ? scene.points : defaults.points);
+    try {
+      placed.cloud = load_point_cloud(model.path, points, static_cast<std::uint64_t>(i) + 1);
+    } catch (const InvalidInput& e) {
+      throw InvalidInput(scene.file + ": " + field + ".path: " + e.what());
+    }
+    const double scale = model.scale * meters_per(model.unit) / meters_per(scene.unit);
+    // Keyframed models are posed by the pipeline every frame; the host only scales them.
+    place(placed,
+          scene.motion.kind == MotionKind::Keyframes ? placement({}, scale)
+                                                     : placement(model.pose, scale));
+  }
+
+  loaded.config.grid      = fit_grid(scene, loaded.models, defaults.resolution);
+  loaded.config.animation = scene_animation(scene.motion);
+  loaded.config.algorithm = scene.algorithm.value_or(TableKind::Cuckoo);
+
+  // The scene-level check: does the grid hold each model where the scene puts it? (The swing
+  // moves the models every frame; the frame's own outside-grid count covers it.)
+  if (scene.motion.kind != MotionKind::Swing) {
+    const Grid grid(loaded.config.grid);
+    for (int i = 0; i < 2; ++i) {
+      PlacedModel& model   = loaded.models[i];
+      const Placement pose = scene.motion.kind == MotionKind::Keyframes
+                                 ? placement(model_pose(scene, i, scene.time), 1.0)
+                                 : Placement{};
+      model.outside_grid   = static_cast<std::size_t>(
+          std::count_if(model.cloud.points.begin(), model.cloud.points.end(), [&](Float3 p) {
+            return grid.voxelize(pose.apply(p)) == kEmptyKey;
+          }));
+      const std::size_t total = model.cloud.points.size();
+      if (model.outside_grid * 100 > total) {
+        loaded.warnings.push_back(scene.file + ": the grid does not hold model '" + model.name +
+                                  "': " + std::to_string(model.outside_grid) + " of its " +
+                                  std::to_string(total) + " points (" +
+                                  number_text(100.0 * model.outside_grid / total) +
+                                  " %) lie outside grid.bounds; they are left out");
+      }
+    }
+  }
+  return loaded;
+}
+
+void set_scene_models(Pipeline& pipeline, const LoadedScene& scene, double time) {
+  for (int i = 0; i < 2; ++i) {
+    const PointCloud& cloud = scene.models[i].cloud;
+    if (cloud.mesh.triangles.empty()) {
+      pipeline.set_model(i, cloud.points);
+    } else {
+      pipeline.set_model(i, cloud.mesh, cloud.points);
+    }
+  }
+  pose_scene(pipeline, scene.scene, time);
+}
+
+void pose_scene(Pipeline& pipeline, const Scene& scene, double time) {
+  if (scene.motion.kind != MotionKind::Keyframes) return;
+  for (int i = 0; i < 2; ++i)
+    pipeline.set_model_transform(i, to_rigid_transform(model_pose(scene, i, time)));
+}
+
+}  // namespace voxhash

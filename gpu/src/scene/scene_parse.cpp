@@ -1,0 +1,344 @@
+// Scene files to Scene: nlohmann-json parses the text, a small field reader walks it knowing the
+// path of every value, so each error is one line "FILE: FIELD: what is wrong" (unknown fields,
+// wrong types, out-of-range numbers, unknown units, conflicting fields).
+#include <voxhash/error.hpp>
+#include <voxhash/scene.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <utility>
+
+namespace voxhash {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::size_t kMaxPoints = std::size_t{1} << 30;
+constexpr int kMaxResolution     = 1 << 16;
+
+const char* type_name(const json& v) {
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  if (v.is_boolean()) return "a boolean";
+  return "null";
+}
+
+/// A JSON value and where it is, for errors that name the file and the field.
+class Field {
+ public:
+  Field(const json& value, std::string path, const std::string& file)
+      : m_value(value), m_path(std::move(path)), m_file(file) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InvalidInput(m_file + ": " + (m_path.empty() ? "" : m_path + ": ") + what);
+  }
+
+  [[nodiscard]] bool has(const char* key) const { return m_value.contains(key); }
+
+  [[nodiscard]] Field operator[](const char* key) const {
+    if (!has(key)) child_path(key).fail("missing");
+    return {m_value.at(key), m_path.empty() ? key : m_path + "." + key, m_file};
+  }
+
+  /// Fails on any member not in `known`, naming it and listing what is accepted.
+  void expect_object(std::initializer_list<const char*> known) const {
+    if (!m_value.is_object()) fail(std::string("must be an object, not ") + type_name(m_value));
+    for (const auto& [key, value] : m_value.items()) {
+      if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) !=
+          known.end()) {
+        continue;
+      }
+      std::string expected;
+      for (const char* k : known)
+        expected += (expected.empty() ? "" : ", ") + std::string(k);
+      child_path(key.c_str()).fail("unknown field (expected one of: " + expected + ")");
+    }
+  }
+
+  [[nodiscard]] std::vector<Field> elements(std::size_t min_size, std::size_t max_size) const {
+    if (!m_value.is_array()) fail(std::string("must be an array, not ") + type_name(m_value));
+    if (m_value.size() < min_size || m_value.size() > max_size) {
+      fail(min_size == max_size
+               ? "must have " + std::to_string(min_size) + " elements, not " +
+                     std::to_string(m_value.size())
+               : "must have " + std::to_string(min_size) + " to " + std::to_string(max_size) +
+                     " elements, not " + std::to_string(m_value.size()));
+    }
+    std::vector<Field> out;
+    for (std::size_t i = 0; i < m_value.size(); ++i)
+      out.emplace_back(m_value[i], m_path + "[" + std::to_string(i) + "]", m_file);
+    return out;
+  }
+
+  [[nodiscard]] double number() const {
+    if (!m_value.is_number()) fail(std::string("must be a number, not ") + type_name(m_value));
+    const double v = m_value.get<double>();
+    if (!std::isfinite(v)) fail("must be finite");
+    return v;
+  }
+
+  [[nodiscard]] double positive() const {
+    const double v = number();
+    if (!(v > 0)) fail("must be > 0");
+    return v;
+  }
+
+  [[nodiscard]] std::int64_t integer(std::int64_t min, std::int64_t max) const {
+    const double v = number();
+    if (v != std::floor(v)) fail("must be a whole number");
+    if (v < static_cast<double>(min) || v > static_cast<double>(max)) {
+      fail("must be from " + std::to_string(min) + " to " + std::to_string(max));
+    }
+    return static_cast<std::int64_t>(v);
+  }
+
+  [[nodiscard]] std::string string() const {
+    if (!m_value.is_string()) fail(std::string("must be a string, not ") + type_name(m_value));
+    return m_value.get<std::string>();
+  }
+
+  [[nodiscard]] Float3 vec3() const {
+    const std::vector<Field> e = elements(3, 3);
+    return {static_cast<float>(e[0].number()),
+            static_cast<float>(e[1].number()),
+            static_cast<float>(e[2].number())};
+  }
+
+  /// One of `names` (their index), else an error listing them.
+  [[nodiscard]] std::size_t choice(std::initializer_list<const char*> names) const {
+    const std::string s = string();
+    std::size_t i       = 0;
+    std::string all;
+    for (const char* name : names) {
+      if (s == name) return i;
+      all += (all.empty() ? "" : ", ") + std::string(name);
+      ++i;
+    }
+    fail("unknown value '" + s + "' (expected one of: " + all + ")");
+  }
+
+ private:
+  [[nodiscard]] Field child_path(const char* key) const {
+    return {m_value, m_path.empty() ? key : m_path + "." + key, m_file};
+  }
+
+  const json& m_value;
+  std::string m_path;
+  const std::string& m_file;
+};
+
+LengthUnit read_unit(const Field& f) {
+  const std::string name = f.string();
+  if (const auto unit = parse_length_unit(name)) return *unit;
+  f.fail("unknown unit '" + name + "' (expected one of: m, cm, mm, in, ft)");
+}
+
+/// "rotate" (degrees, x then y then z about fixed axes) or "quaternion" ([w, x, y, z]), not both.
+Quaternion read_rotation(const Field& f) {
+  if (f.has("rotate") && f.has("quaternion")) {
+    f["quaternion"].fail("give either rotate (degrees) or quaternion, not both");
+  }
+  if (f.has("rotate")) {
+    const Float3 deg = f["rotate"].vec3();
+    return quaternion_from_euler(deg.x, deg.y, deg.z);
+  }
+  if (!f.has("quaternion")) return {};
+  const Field q                 = f["quaternion"];
+  const std::vector<Field> wxyz = q.elements(4, 4);
+  Quaternion r{wxyz[0].number(), wxyz[1].number(), wxyz[2].number(), wxyz[3].number()};
+  const double norm = std::sqrt(r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z);
+  if (!(norm > 1e-12)) q.fail("must not be zero (it is normalized; [1, 0, 0, 0] is no rotation)");
+  return {r.w / norm, r.x / norm, r.y / norm, r.z / norm};
+}
+
+Pose read_pose(const Field& f) {
+  Pose pose;
+  if (f.has("translate")) pose.translate = f["translate"].vec3();
+  pose.rotate = read_rotation(f);
+  return pose;
+}
+
+SceneModel read_model(const Field& f, LengthUnit scene_unit, const std::filesystem::path& folder) {
+  f.expect_object({"name", "path", "unit", "transform", "points", "keyframes"});
+  SceneModel m;
+  const std::string path = f["path"].string();
+  if (path.empty()) f["path"].fail("must not be empty");
+  m.path = folder / std::filesystem::path(path);
+  m.name = f.has("name") ? f["name"].string() : std::filesystem::path(path).stem().string();
+  m.unit = f.has("unit") ? read_unit(f["unit"]) : scene_unit;
+  if (f.has("transform")) {
+    const Field t = f["transform"];
+    t.expect_object({"translate", "rotate", "quaternion", "scale"});
+    m.pose = read_pose(t);
+    if (t.has("scale")) m.scale = t["scale"].positive();
+  }
+  if (f.has("points")) m.points = f["points"].integer(1, kMaxPoints);
+  if (f.has("keyframes")) {
+    double previous = -INFINITY;
+    for (const Field& k : f["keyframes"].elements(1, 1'000'000)) {
+      k.expect_object({"time", "translate", "rotate", "quaternion"});
+      Keyframe key{k["time"].number(), read_pose(k)};
+      if (!(key.time > previous)) k["time"].fail("must be later than the previous keyframe's");
+      previous = key.time;
+      m.keyframes.push_back(key);
+    }
+  }
+  return m;
+}
+
+SceneGrid read_grid(const Field& f) {
+  f.expect_object({"voxel_size", "resolution", "bounds", "margin"});
+  SceneGrid g;
+  if (f.has("voxel_size") && f.has("resolution")) {
+    f["resolution"].fail("give either voxel_size or resolution, not both");
+  }
+  if (f.has("voxel_size")) g.voxel_size = f["voxel_size"].positive();
+  if (f.has("resolution"))
+    g.resolution = static_cast<int>(f["resolution"].integer(1, kMaxResolution));
+  if (f.has("bounds")) {
+    const Field b = f["bounds"];
+    b.expect_object({"min", "max"});
+    const Bounds bounds{b["min"].vec3(), b["max"].vec3()};
+    if (!(bounds.max.x > bounds.min.x && bounds.max.y > bounds.min.y &&
+          bounds.max.z > bounds.min.z)) {
+      b["max"].fail("must be greater than min on every axis");
+    }
+    g.bounds = bounds;
+  }
+  if (f.has("margin")) {
+    g.margin = f["margin"].number();
+    if (g.margin < 0) f["margin"].fail("must be >= 0");
+  }
+  return g;
+}
+
+SceneMotion read_motion(const Field& f) {
+  f.expect_object({"kind", "speed", "separation", "deformation", "amount"});
+  SceneMotion m;
+  if (f.has("kind")) {
+    m.kind = static_cast<MotionKind>(f["kind"].choice({"none", "swing", "keyframes"}));
+  }
+  for (const char* swing_only : {"speed", "separation", "deformation", "amount"}) {
+    if (f.has(swing_only) && m.kind != MotionKind::Swing) {
+      f[swing_only].fail("applies only to motion.kind \"swing\"");
+    }
+  }
+  if (f.has("speed")) m.speed = static_cast<float>(f["speed"].number());
+  if (f.has("separation")) m.separation = static_cast<float>(f["separation"].number());
+  if (f.has("deformation")) {
+    m.deformation =
+        static_cast<Deformation>(f["deformation"].choice({"none", "twist", "bend", "wobble"}));
+  }
+  if (f.has("amount")) m.amount = static_cast<float>(f["amount"].number());
+  return m;
+}
+
+/// "line L, column C" of byte offset `byte` (1-based, as nlohmann counts it) in `text`.
+std::string position(std::string_view text, std::size_t byte) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+}  // namespace
+
+Scene parse_scene(std::string_view json_text, const std::filesystem::path& file) {
+  const std::string name = file.string();
+  json doc;
+  try {
+    doc = json::parse(json_text.begin(), json_text.end());
+  } catch (const json::parse_error& e) {
+    // nlohmann's what() reads "[json.exception.parse_error.101] parse error at line 2, column 3:
+    // syntax error while parsing ...": keep the part after the position.
+    std::string what        = e.what();
+    const std::size_t colon = what.find(": ", what.find("column"));
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    throw InvalidInput(name + ": " + position(json_text, e.byte) + ": not valid JSON (" + what +
+                       ")");
+  }
+
+  const Field root(doc, "", name);
+  root.expect_object(
+      {"voxhash_scene", "name", "unit", "models", "grid", "motion", "algorithm", "points", "time"});
+  if (!root.has("voxhash_scene")) {
+    root["voxhash_scene"].fail("missing (a scene file starts with \"voxhash_scene\": 1)");
+  }
+  const std::int64_t version = root["voxhash_scene"].integer(1, 1'000'000);
+  if (version != kSceneVersion) {
+    root["voxhash_scene"].fail("version " + std::to_string(version) +
+                               " is not supported (this voxhash reads version " +
+                               std::to_string(kSceneVersion) + ")");
+  }
+
+  Scene scene;
+  scene.file = name;
+  scene.name = root.has("name") ? root["name"].string() : file.stem().string();
+  if (root.has("unit")) scene.unit = read_unit(root["unit"]);
+  if (root.has("grid")) scene.grid = read_grid(root["grid"]);
+  if (root.has("motion")) scene.motion = read_motion(root["motion"]);
+  if (root.has("algorithm")) {
+    constexpr TableKind kinds[] = {
+        TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2};
+    scene.algorithm = kinds[root["algorithm"].choice({"cuckoo", "hashgraph-v1", "hashgraph-v2"})];
+  }
+  if (root.has("points")) scene.points = root["points"].integer(1, kMaxPoints);
+  if (root.has("time")) scene.time = root["time"].number();
+
+  const std::vector<Field> models    = root["models"].elements(2, 2);
+  const std::filesystem::path folder = file.parent_path();
+  bool any_keyframes                 = false;
+  for (int i = 0; i < 2; ++i) {
+    scene.models[i] = read_model(models[i], scene.unit, folder);
+    if (!scene.models[i].keyframes.empty()) {
+      any_keyframes = true;
+      if (scene.motion.kind != MotionKind::Keyframes) {
+        models[i]["keyframes"].fail("needs motion.kind \"keyframes\"");
+      }
+    }
+  }
+  if (scene.motion.kind == MotionKind::Keyframes && !any_keyframes) {
+    root["motion"]["kind"].fail("\"keyframes\" needs keyframes in at least one model");
+  }
+  return scene;
+}
+
+Scene load_scene(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    throw InvalidInput(file.string() + ": " +
+                       (std::filesystem::exists(file, ec) ? "not a file" : "no such scene file"));
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in && !in.eof()) throw InvalidInput(file.string() + ": cannot be read");
+  return parse_scene(text.str(), file);
+}
+
+Scene scene_of_models(const std::filesystem::path& model_a, const std::filesystem::path& model_b) {
+  Scene scene;
+  scene.file = "command line";
+  scene.name = model_a.stem().string() + " + " + model_b.stem().string();
+  for (int i = 0; i < 2; ++i) {
+    const std::filesystem::path& path = i == 0 ? model_a : model_b;
+    scene.models[i].path              = path;
+    scene.models[i].name              = path.stem().string();
+  }
+  return scene;
+}
+
+}  // namespace voxhash
