@@ -5,6 +5,9 @@
 #include "viewer/viewer.hpp"
 
 int main(int argc, char** argv) {
-  return voxhash::cli::run(
-      argc, argv, {.view = voxhash::viewer::run, .bench = voxhash::bench::run});
+  return voxhash::cli::run(argc,
+                           argv,
+                           {.view  = voxhash::viewer::run,
+                            .bench = voxhash::bench::run,
+                            .clash = voxhash::cli::run_clash});
 }

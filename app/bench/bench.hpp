@@ -4,6 +4,7 @@
 
 #include <voxhash/backend.hpp>
 #include <voxhash/hash_table.hpp>
+#include <voxhash/scene.hpp>
 
 #include <cstddef>
 #include <string>
@@ -32,14 +33,14 @@ struct Options {
   std::vector<Sweep> sweeps;  // empty: the default set
 
   // frame
-  std::size_t points  = 1'000'000;  // per model
-  int resolution      = 512;
+  Scene scene;                      // the scene, command-line overrides applied
+  std::size_t points  = 1'000'000;  // per model, where the scene gives no count
+  int resolution      = 512;  // voxels along the grid's longest axis, where the scene gives none
   TableKind algorithm = TableKind::Cuckoo;
   bool all_algorithms = false;
-  int frames          = 100;     // timed frames
-  int warmup          = 5;       // untimed frames first
-  std::string model_a, model_b;  // empty: the default assets (generated shapes when missing)
-  std::string export_path;       // PLY of the last frame's voxels; empty: not written
+  int frames          = 100;  // timed frames
+  int warmup          = 5;    // untimed frames first
+  std::string export_path;    // PLY of the last frame's voxels; empty: not written
 };
 
 [[nodiscard]] constexpr const char* to_string(Command command) {

@@ -1,21 +1,20 @@
 // `voxhash bench frame`: the viewer's frame (animate, voxelize, build, probe, flood fill) without a
-// window on two models (sphere and torus) over one pass through each other: per-stage median / p10
-// / p90 times, build and probe rates, with --all-algos a check that every algorithm gives identical
-// voxels and labels, --export the last frame as PLY (the library's export_voxels_ply).
+// window on a scene's two models (by default the demo's sphere and torus over one pass through each
+// other): per-stage median / p10 / p90 times, build and probe rates, the last frame's counts, with
+// --all-algos a check that every algorithm gives identical voxels and labels, --export the last
+// frame as PLY (the library's export_voxels_ply).
 #include "bench/suites.hpp"
 
 #include <voxhash/device_limits.hpp>
 #include <voxhash/io.hpp>
 #include <voxhash/pipeline.hpp>
+#include <voxhash/scene.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <memory>
-#include <numbers>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -27,63 +26,17 @@ namespace {
 // overlap whatever the frame count.
 constexpr double kPassSeconds = 6.0;
 
-/// n points uniform on the unit sphere (the shape of assets/sphere.obj).
-std::vector<Float3> sphere_points(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal;
-  std::vector<Float3> points(n);
-  for (Float3& p : points) {
-    float x = 0, y = 0, z = 0, r = 0;
-    while (r < 1e-6f) {
-      x = normal(rng), y = normal(rng), z = normal(rng);
-      r = std::sqrt(x * x + y * y + z * z);
-    }
-    p = {x / r, y / r, z / r};
+/// The time of frame `f` of `n`: one swing pass, the keyframes' span, or the scene's time.
+double frame_time(const Scene& scene, int f, int n) {
+  if (scene.motion.kind == MotionKind::Swing) return kPassSeconds * f / n;
+  if (scene.motion.kind == MotionKind::None) return scene.time;
+  double first = INFINITY, last = -INFINITY;
+  for (const SceneModel& model : scene.models) {
+    if (model.keyframes.empty()) continue;
+    first = std::min(first, model.keyframes.front().time);
+    last  = std::max(last, model.keyframes.back().time);
   }
-  return points;
-}
-
-/// n points uniform by area on a torus around the z axis, major radius 0.7, minor 0.3 (the shape
-/// of assets/torus.obj): angles drawn uniformly, kept with probability proportional to the area.
-std::vector<Float3> torus_points(std::size_t n, std::uint64_t seed) {
-  constexpr float kMajor = 0.7f, kMinor = 0.3f;
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> angle(0.0f, 2.0f * std::numbers::pi_v<float>);
-  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
-  std::vector<Float3> points;
-  points.reserve(n);
-  while (points.size() < n) {
-    const float u = angle(rng), v = angle(rng);
-    const float ring = kMajor + kMinor * std::cos(v);
-    if (unit(rng) * (kMajor + kMinor) > ring) continue;
-    points.push_back({ring * std::cos(u), ring * std::sin(u), kMinor * std::sin(v)});
-  }
-  return points;
-}
-
-/// The model: from `path` if given, else from the default asset (under the source directory, or
-/// the current one when the binary runs away from its checkout), else generated points. A mesh
-/// keeps its triangles (PointCloud::mesh).
-PointCloud model_points(
-    const std::string& path, const char* asset, bool torus, std::size_t n, std::uint64_t seed) {
-  if (!path.empty()) return load_point_cloud(path, n, seed);
-  for (const std::filesystem::path& dir :
-       {std::filesystem::path(VOXHASH_SOURCE_DIR), std::filesystem::current_path()}) {
-    if (std::filesystem::exists(dir / asset)) return load_point_cloud(dir / asset, n, seed);
-  }
-  std::cerr << "[frame] " << asset << " not found: generating " << n << " points on a "
-            << (torus ? "torus" : "sphere") << std::endl;
-  PointCloud cloud;
-  cloud.points = torus ? torus_points(n, seed) : sphere_points(n, seed);
-  return cloud;
-}
-
-void set_model(Pipeline& pipeline, int index, const PointCloud& model) {
-  if (model.mesh.triangles.empty()) {
-    pipeline.set_model(index, model.points);
-  } else {
-    pipeline.set_model(index, model.mesh, model.points);
-  }
+  return n > 1 ? first + (last - first) * f / (n - 1) : first;
 }
 
 /// The q-quantile of `values` (linear between order statistics).
@@ -126,7 +79,7 @@ constexpr std::array kStages{
 void add_results(TableKind algorithm,
                  const std::vector<FrameStats>& frames,
                  std::size_t points,
-                 int resolution,
+                 const Grid& grid,
                  const DeviceLimits& limits,
                  Report& report,
                  ResultPrinter& printer) {
@@ -145,7 +98,7 @@ void add_results(TableKind algorithm,
                                    {"p90_ms", quantile(ms, 0.9)},
                                    {"frames", static_cast<double>(frames.size())},
                                    {"points_per_model", static_cast<double>(points)},
-                                   {"resolution", resolution}};
+                                   {"resolution", std::max({grid.resolution.x, grid.resolution.y, grid.resolution.z})}};
     const std::string_view name = stage.name;
     if (name == "build" || name == "probe") {
       const bool build = name == "build";
@@ -160,22 +113,19 @@ void add_results(TableKind algorithm,
     }
     if (name == "total") {
       r.extra.emplace_back("fps", 1e3 / quantile(ms, 0.5));
+      // Counts of the last frame, as integers (a median of counts is no count).
+      const FrameStats& last = frames.back();
       for (int m = 0; m < 2; ++m) {
         const std::string suffix = m == 0 ? "_a" : "_b";
-        const auto median        = [&](auto field) {
-          return quantile(collect(frames, [&](const FrameStats& s) { return field(s.model[m]); }),
-                          0.5);
-        };
-        r.extra.emplace_back("voxels" + suffix,
-                             median([](const ModelFrameStats& s) { return s.voxels; }));
-        r.extra.emplace_back("intersection" + suffix,
-                             median([](const ModelFrameStats& s) { return s.intersection; }));
-        r.extra.emplace_back("inside" + suffix,
-                             median([](const ModelFrameStats& s) { return s.inside; }));
-        r.extra.emplace_back("components" + suffix,
-                             median([](const ModelFrameStats& s) { return s.components; }));
-        r.extra.emplace_back("undecided" + suffix,
-                             median([](const ModelFrameStats& s) { return s.undecided; }));
+        const ModelFrameStats& s = last.model[m];
+        for (const auto& [name, value] : {std::pair{"voxels", s.voxels},
+                                          std::pair{"intersection", s.intersection},
+                                          std::pair{"inside", s.inside},
+                                          std::pair{"components", s.components},
+                                          std::pair{"undecided", s.undecided},
+                                          std::pair{"outside_grid", s.outside_grid}}) {
+          r.extra.emplace_back(name + suffix, static_cast<double>(value));
+        }
       }
     }
     printer.print(r);
@@ -199,30 +149,42 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   report.limits = measure_device_limits(options.backend, options.quick);
   print_limits(std::cout, *report.limits);
 
-  const PointCloud model_a =
-      model_points(options.model_a, "assets/sphere.obj", false, options.points, 1);
-  const PointCloud model_b =
-      model_points(options.model_b, "assets/torus.obj", true, options.points, 2);
+  const LoadedScene scene = load_scene_models(options.scene, {options.points, options.resolution});
+  for (const std::string& warning : scene.warnings)
+    std::cerr << "[frame] warning: " << warning << std::endl;
+  report.scene = scene.scene.file;
+  std::cout << "scene " << scene.scene.name << " (" << scene.scene.file << ")";
+  for (int m = 0; m < 2; ++m) {
+    const PlacedModel& model = scene.models[m];
+    report.models.push_back({model.name,
+                             scene.scene.models[m].path.string(),
+                             model.cloud.points.size(),
+                             model.outside_grid});
+    std::cout << (m == 0 ? ": A = " : ", B = ") << model.name << " (" << model.cloud.points.size()
+              << " points)";
+  }
+  std::cout << std::endl;
 
   std::vector<std::unique_ptr<Pipeline>> pipelines;
   for (const TableKind algorithm : algorithms) {
-    PipelineConfig config;
-    config.grid.resolution = {options.resolution, options.resolution, options.resolution};
-    config.algorithm       = algorithm;
+    PipelineConfig config = scene.config;
+    config.algorithm      = algorithm;
     pipelines.push_back(std::make_unique<Pipeline>(options.backend, config));
-    set_model(*pipelines.back(), 0, model_a);
-    set_model(*pipelines.back(), 1, model_b);
+    set_scene_models(*pipelines.back(), scene, frame_time(scene.scene, 0, 1));
   }
+  const Grid& grid = pipelines.front()->grid();
 
   std::vector<std::vector<FrameStats>> stats(pipelines.size());
   int differing_frames = 0;
-  std::cerr << "[frame] " << options.warmup << " warm-up + " << options.frames << " frames, "
-            << options.points << " points per model, grid " << options.resolution << "^3"
+  std::cerr << "[frame] " << options.warmup << " warm-up + " << options.frames << " frames, grid "
+            << grid.resolution.x << " x " << grid.resolution.y << " x " << grid.resolution.z
             << std::endl;
-  for (int f = 0; f < options.warmup + options.frames; ++f) {
-    const double time = kPassSeconds * f / (options.warmup + options.frames);
+  const int total_frames = options.warmup + options.frames;
+  for (int f = 0; f < total_frames; ++f) {
+    const double time = frame_time(scene.scene, f, total_frames);
     std::array<ModelVoxels, 2> reference;
     for (std::size_t p = 0; p < pipelines.size(); ++p) {
+      pose_scene(*pipelines[p], scene.scene, time);
       const FrameStats s = pipelines[p]->run_frame(time, {.write_instances = false});
       if (f >= options.warmup) stats[p].push_back(s);
       if (!options.all_algorithms) continue;
@@ -245,8 +207,8 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   for (std::size_t p = 0; p < pipelines.size(); ++p) {
     add_results(algorithms[p],
                 stats[p],
-                options.points,
-                options.resolution,
+                std::max(scene.models[0].cloud.points.size(), scene.models[1].cloud.points.size()),
+                grid,
                 *report.limits,
                 report,
                 printer);

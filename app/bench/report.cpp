@@ -128,6 +128,17 @@ void write_json(const Report& report, const std::string& path) {
                    {"results", std::move(results)},
                    {"skipped", report.skipped}};
   if (report.outputs_identical) document["outputs_identical"] = *report.outputs_identical;
+  if (!report.models.empty()) {
+    document["scene"] = report.scene;
+    json models       = json::array();
+    for (const ModelEntry& m : report.models) {
+      models.push_back({{"name", m.name},
+                        {"path", m.path},
+                        {"points", m.points},
+                        {"outside_grid", m.outside_grid}});
+    }
+    document["models"] = std::move(models);
+  }
   write_text(document.dump(2) + "\n", path);
 }
 

@@ -5,6 +5,7 @@
 
 #include <voxhash/device_limits.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <limits>
@@ -39,12 +40,21 @@ struct Result {
   void set_bound(const DeviceLimits& limits, std::string_view name);
 };
 
+/// A model of a frame run: its name (scene name or file stem), file and points.
+struct ModelEntry {
+  std::string name, path;
+  std::size_t points       = 0;
+  std::size_t outside_grid = 0;  // points outside the grid where the scene places the model
+};
+
 struct Report {
   std::string device, backend, driver, git_commit, command_line, date;
   std::optional<DeviceLimits> limits;
   std::vector<Result> results;
   std::vector<std::string> skipped;       // one line per size or configuration not run, and why
   std::optional<bool> outputs_identical;  // frame --all-algos: every algorithm's output matched
+  std::string scene;                      // frame: the scene file ("command line" without one)
+  std::vector<ModelEntry> models;         // frame: the two models, A first
 };
 
 /// The DeviceLimits fields by name, in the order JSON and the printed table list them.

@@ -4,15 +4,19 @@
 #include "cli/command_line.hpp"
 
 #include <voxhash/backend.hpp>
+#include <voxhash/scene.hpp>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -61,6 +65,21 @@ CLI::Validator count() {
       },
       "",
       "COUNT");
+}
+
+/// "X,Y,Z" as three finite numbers, else nothing.
+std::optional<Float3> parse_translation(const std::string& text) {
+  std::array<float, 3> v{};
+  std::istringstream in(text);
+  for (int i = 0; i < 3; ++i) {
+    char comma = ',';
+    if ((i > 0 && !(in >> comma)) || comma != ',' || !(in >> v[i]) || !std::isfinite(v[i])) {
+      return std::nullopt;
+    }
+  }
+  in >> std::ws;
+  if (!in.eof()) return std::nullopt;
+  return Float3{v[0], v[1], v[2]};
 }
 
 /// A model to read: any non-empty path (a missing file is reported, naming it, when it is read).
@@ -121,19 +140,52 @@ CLI::Option* add_output(CLI::App& app,
 
 // The flags more than one subcommand takes, each defined once.
 
-void add_models(CLI::App& app, std::string& model_a, std::string& model_b, const char* missing) {
+/// A translation "X,Y,Z" in scene units.
+CLI::Validator translation() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        return parse_translation(text) ? "" : "'" + text + "' is not X,Y,Z (three numbers)";
+      },
+      "",
+      "X,Y,Z");
+}
+
+/// The flags that choose and change a scene, as given (empty / 0: not given).
+struct SceneFlags {
+  std::string scene, model_a, model_b, translate_a, translate_b;
+  double voxel_size = 0;
+};
+
+void add_scene_flags(CLI::App& app, SceneFlags& flags, bool positional) {
+  const std::string scene_help =
+      "scene file (JSON, docs/SCENES.md); default: the bundled demo\n"
+      "(assets/demo.json), or the models given by --model-a/-b";
+  if (positional) {
+    app.add_option("scene", flags.scene, scene_help)->check(input_file())->option_text("SCENE");
+  } else {
+    app.add_option("--scene", flags.scene, scene_help)->check(input_file())->option_text("FILE");
+  }
   app.add_option("--model-a",
-                 model_a,
-                 std::string("first model: OBJ mesh (sampled by area), OBJ/PLY/XYZ point cloud\n"
-                             "(default assets/sphere.obj") +
-                     missing + ")")
+                 flags.model_a,
+                 "first model, replacing the scene's: OBJ mesh (sampled by area), OBJ/PLY/XYZ\n"
+                 "point cloud; without a scene: in place, fitted grid, no motion")
       ->check(input_file())
       ->option_text("PATH");
-  app.add_option("--model-b",
-                 model_b,
-                 std::string("second model (default assets/torus.obj") + missing + ")")
+  app.add_option("--model-b", flags.model_b, "second model, as --model-a")
       ->check(input_file())
       ->option_text("PATH");
+  app.add_option("--voxel-size",
+                 flags.voxel_size,
+                 "cubic voxels of this size in scene units (replaces the scene's\n"
+                 "grid.voxel_size / resolution; the grid's bounds still fit the models)")
+      ->check(CLI::Validator(CLI::PositiveNumber).description(""))
+      ->option_text("SIZE");
+  app.add_option("--translate-a",
+                 flags.translate_a,
+                 "place the first model at X,Y,Z in scene units (replaces its translate)")
+      ->check(translation());
+  app.add_option("--translate-b", flags.translate_b, "place the second model at X,Y,Z")
+      ->check(translation());
 }
 
 void add_points(CLI::App& app, std::size_t& points, const char* defaults) {
@@ -186,7 +238,7 @@ std::string default_model_path(const std::string& relative) {
 struct Help {
   std::string text;
 };
-using Invocation = std::variant<Help, viewer::ViewerOptions, bench::Options>;
+using Invocation = std::variant<Help, viewer::ViewerOptions, bench::Options, ClashCommand>;
 
 /// The whole command tree; parse() once per instance.
 class CommandLine {
@@ -201,6 +253,7 @@ class CommandLine {
     define_limits();
     define_tables();
     define_frame();
+    define_clash();
   }
   CommandLine(const CommandLine&)            = delete;
   CommandLine& operator=(const CommandLine&) = delete;
@@ -218,10 +271,11 @@ class CommandLine {
     } catch (const CLI::ParseError& e) {
       throw usage_error(e);
     }
-    if (m_view->parsed()) return view_options();
     std::string command_line = "voxhash";
     for (const std::string& arg : args)
       command_line += " " + arg;
+    if (m_view->parsed()) return view_options();
+    if (m_clash->parsed()) return clash_command(std::move(command_line));
     return bench_options(std::move(command_line));
   }
 
@@ -234,7 +288,7 @@ class CommandLine {
         "(cuckoo or HashGraph), probed for intersecting voxels and flood-filled into inside /\n"
         "outside labels.");
     viewer::ViewerOptions& o = m_view_options;
-    add_models(*m_view, o.model_a, o.model_b, "");
+    add_scene_flags(*m_view, m_view_scene, false);
     add_points(*m_view, o.points, "(default 1M on CUDA, 200k on CPU)");
     add_resolution(*m_view, o.resolution, "(default 512 on CUDA, 256 on CPU)");
     add_algorithm(*m_view, m_view_algorithm);
@@ -324,7 +378,7 @@ class CommandLine {
         "rates.\nThe viewer's own frame, with GL and CUDA-GL interop, is timed by\n"
         "`voxhash view --offscreen --frames N --timing`.");
     bench::Options& o = m_bench_options;
-    add_models(*app, o.model_a, o.model_b, "; generated points where missing");
+    add_scene_flags(*app, m_frame_scene, false);
     add_points(*app, o.points, "(default 1M; quick 100k)");
     add_resolution(*app, o.resolution, "(default 512)");
     add_algorithm(*app, m_bench_algorithm);
@@ -343,6 +397,87 @@ class CommandLine {
                "--all-algos the first algorithm's");
   }
 
+  void define_clash() {
+    m_clash = m_app.add_subcommand(
+        "clash",
+        "One frame of a scene without a window, and its clash report: the intersection\n"
+        "voxels grouped into 26-connected clash regions with their size, volume, bounding box\n"
+        "and centroid in scene units, ranked by size; per-model totals.");
+    add_scene_flags(*m_clash, m_clash_scene, true);
+    add_points(*m_clash, m_clash_points, "(default 1M on CUDA, 200k on CPU)");
+    add_resolution(*m_clash, m_clash_resolution, "(default 512 on CUDA, 256 on CPU)");
+    add_algorithm(*m_clash, m_clash_algorithm);
+    add_backend(*m_clash, m_clash_backend);
+    m_clash
+        ->add_option("--time",
+                     m_clash_time,
+                     "seconds: the pose to check (default: the scene's \"time\", else 0)")
+        ->option_text("SECONDS");
+    add_output(*m_clash, "--json", m_clash_command.json_path, "write the report as JSON");
+    add_output(*m_clash, "--csv", m_clash_command.csv_path, "write the regions as CSV");
+    add_output(
+        *m_clash, "--export-ply", m_clash_command.ply_path, "write the clash band's voxels as PLY");
+    m_clash->footer("The report's fields: docs/SCENES.md.");
+  }
+
+  /// The scene the flags of `app` ask for, with their overrides applied.
+  [[nodiscard]] static Scene resolve_scene(const CLI::App& app,
+                                           const SceneFlags& flags,
+                                           TableKind algorithm,
+                                           std::size_t points,
+                                           int resolution) {
+    Scene scene;
+    const bool model_a = given(app, "--model-a"), model_b = given(app, "--model-b");
+    if (!flags.scene.empty()) {
+      scene = load_scene(flags.scene);
+    } else if (model_a || model_b) {
+      scene = scene_of_models(model_a ? flags.model_a : default_model_path("assets/sphere.obj"),
+                              model_b ? flags.model_b : default_model_path("assets/torus.obj"));
+    } else {
+      scene = load_scene(default_model_path("assets/demo.json"));
+    }
+    for (int i = 0; i < 2; ++i) {
+      const std::string& path = i == 0 ? flags.model_a : flags.model_b;
+      if (!flags.scene.empty() && given(app, i == 0 ? "--model-a" : "--model-b")) {
+        scene.models[i].path = path;
+        scene.models[i].name = std::filesystem::path(path).stem().string();
+      }
+      const std::string& translate = i == 0 ? flags.translate_a : flags.translate_b;
+      if (!translate.empty()) scene.models[i].pose.translate = *parse_translation(translate);
+    }
+    if (flags.voxel_size > 0) {
+      scene.grid.voxel_size = flags.voxel_size;
+      scene.grid.resolution = 0;
+    }
+    if (given(app, "--res")) {
+      scene.grid.resolution = resolution;
+      scene.grid.voxel_size = 0;
+    }
+    if (given(app, "--points")) {
+      scene.points = points;
+      for (SceneModel& model : scene.models)
+        model.points = 0;
+    }
+    if (given(app, "--algo")) scene.algorithm = algorithm;
+    return scene;
+  }
+
+  [[nodiscard]] ClashCommand clash_command(std::string command_line) const {
+    ClashCommand c    = m_clash_command;
+    c.command_line    = std::move(command_line);
+    c.backend         = parse_backend(m_clash_backend);
+    const bool cuda   = c.backend == Backend::Cuda;
+    c.defaults.points = given(*m_clash, "--points") ? m_clash_points : cuda ? 1'000'000 : 200'000;
+    c.defaults.resolution = given(*m_clash, "--res") ? m_clash_resolution : cuda ? 512 : 256;
+    if (given(*m_clash, "--time")) c.time = m_clash_time;
+    c.scene = resolve_scene(*m_clash,
+                            m_clash_scene,
+                            parse_table_kind(m_clash_algorithm),
+                            m_clash_points,
+                            m_clash_resolution);
+    return c;
+  }
+
   [[nodiscard]] viewer::ViewerOptions view_options() const {
     viewer::ViewerOptions o = m_view_options;
     o.backend               = parse_backend(m_view_backend);
@@ -351,8 +486,8 @@ class CommandLine {
     if (!given(*m_view, "--points")) o.points = cuda ? 1'000'000 : 200'000;
     if (!given(*m_view, "--res")) o.resolution = cuda ? 512 : 256;
     if (given(*m_view, "--frames")) o.frames = m_view_frames;
-    if (!given(*m_view, "--model-a")) o.model_a = default_model_path("assets/sphere.obj");
-    if (!given(*m_view, "--model-b")) o.model_b = default_model_path("assets/torus.obj");
+    o.scene = resolve_scene(*m_view, m_view_scene, o.algorithm, o.points, o.resolution);
+    if (!given(*m_view, "--algo") && o.scene.algorithm) o.algorithm = *o.scene.algorithm;
     return o;
   }
 
@@ -370,6 +505,10 @@ class CommandLine {
     if (!given(app, "--points")) o.points = o.quick ? 100'000 : 1'000'000;
     if (!given(app, "--frames")) o.frames = o.quick ? 10 : 100;
     if (!given(app, "--warmup")) o.warmup = o.quick ? 2 : 5;
+    if (o.command == bench::Command::Frame) {
+      o.scene = resolve_scene(app, m_frame_scene, o.algorithm, o.points, o.resolution);
+      if (!given(app, "--algo") && o.scene.algorithm) o.algorithm = *o.scene.algorithm;
+    }
     for (const std::string& name : m_sweeps) {
       o.sweeps.push_back(*std::find_if(std::begin(bench::kSweeps),
                                        std::end(bench::kSweeps),
@@ -432,6 +571,14 @@ class CommandLine {
   std::string m_bench_backend = "auto", m_bench_algorithm = "cuckoo";
   std::vector<std::string> m_sweeps;
   bool m_full = false;
+  SceneFlags m_view_scene, m_frame_scene, m_clash_scene;
+
+  CLI::App* m_clash = nullptr;
+  ClashCommand m_clash_command;
+  std::string m_clash_backend = "auto", m_clash_algorithm = "cuckoo";
+  std::size_t m_clash_points = 0;
+  int m_clash_resolution     = 0;
+  double m_clash_time        = 0;
 };
 
 }  // namespace
@@ -448,6 +595,7 @@ int run(int argc, const char* const* argv, const FrontEnds& front_ends) {
     if (const auto* view = std::get_if<viewer::ViewerOptions>(&invocation)) {
       return front_ends.view(*view);
     }
+    if (const auto* clash = std::get_if<ClashCommand>(&invocation)) return front_ends.clash(*clash);
     return front_ends.bench(std::get<bench::Options>(invocation));
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s\n", e.what());

@@ -1,9 +1,11 @@
 // The one command line of the `voxhash` executable (CLI11): `voxhash [view] [options]` for the
-// viewer, `voxhash bench limits|tables|frame [options]` for the benchmarks, flags shared by the
+// viewer, `voxhash bench limits|tables|frame [options]` for the benchmarks, `voxhash clash SCENE`
+// for a clash report; flags shared by the
 // subcommands defined once with the same checks, `--help` per subcommand, exit code 2 for usage.
 #pragma once
 
 #include "bench/bench.hpp"
+#include "cli/clash_command.hpp"
 #include "viewer/viewer.hpp"
 
 #include <voxhash/error.hpp>
@@ -22,6 +24,7 @@ class UsageError : public InvalidInput {
 struct FrontEnds {
   std::function<int(const viewer::ViewerOptions&)> view;
   std::function<int(const bench::Options&)> bench;
+  std::function<int(const ClashCommand&)> clash;
 };
 
 /// Parses argv[1..argc) and runs the chosen front end with its options. Returns the process exit

@@ -1,6 +1,7 @@
-// The viewer's scene state, free of GL and UI: the pipeline, the two models, the settings the
-// panel edits, animation time (pause, single step, reset), the last frame's statistics and their
-// history, and the message shown to the user. Tests drive it headlessly through a BufferBridge.
+// The viewer's scene state, free of GL and UI: the scene and its two placed models, the pipeline,
+// the settings the panel edits, animation time (pause, single step, reset), the last frame's
+// statistics and their history, and the message shown to the user. Tests drive it headlessly
+// through a BufferBridge.
 #pragma once
 
 #include "viewer/buffer_bridge.hpp"
@@ -9,6 +10,7 @@
 #include <voxhash/geometry.hpp>
 #include <voxhash/hash_table.hpp>
 #include <voxhash/pipeline.hpp>
+#include <voxhash/scene.hpp>
 
 #include <array>
 #include <cstddef>
@@ -46,8 +48,8 @@ class StatsHistory {
 
 /// What the panel can change; every change takes effect on the next frame.
 struct SceneSettings {
-  std::size_t points_per_model = 200000;
-  int resolution               = 256;
+  std::size_t points_per_model = 200000;  // where the scene gives no count
+  int resolution               = 256;     // voxels along the grid's longest axis
   TableKind algorithm          = TableKind::Cuckoo;
   double cuckoo_space          = BuildOptions{}.cuckoo_space;
   double load                  = BuildOptions{}.load;
@@ -55,6 +57,7 @@ struct SceneSettings {
 };
 
 struct ModelInfo {
+  std::string name;
   std::string path;
   std::size_t points  = 0;
   std::size_t dropped = 0;  // non-finite points the loader skipped
@@ -65,7 +68,11 @@ class AppState {
   /// One step: what request_step() advances, and the fixed step of --frames runs.
   static constexpr double kStep = 1.0 / 60.0;
 
-  /// Loads both models (throws voxhash::InvalidInput naming the file if one cannot be loaded).
+  /// Loads and places both models of `scene` (throws voxhash::InvalidInput naming the file and the
+  /// field if one cannot be loaded); the settings' points and resolution apply where the scene
+  /// gives none, its algorithm and table options always. Keyframed scenes are posed every frame.
+  AppState(Backend backend, const SceneSettings& settings, const Scene& scene);
+  /// The demo's set-up for two model files: the settings' animation, the default grid bounds.
   AppState(Backend backend, const SceneSettings& settings, const std::array<std::string, 2>& paths);
 
   [[nodiscard]] Backend backend() const { return m_backend; }
@@ -78,9 +85,10 @@ class AppState {
   void set_table_options(double cuckoo_space, double load);
   /// Re-samples both models; on failure keeps them, sets the message and returns false.
   bool set_points_per_model(std::size_t points);
-  /// Loads model `index` from `path`; on failure keeps the current one, sets the message and
-  /// returns false.
+  /// Loads model `index` from `path` with the scene's placement (the grid is fitted again where
+  /// the scene fits it); on failure keeps the current one, sets the message and returns false.
   bool load_model(int index, const std::string& path);
+  [[nodiscard]] const Scene& scene() const { return m_loaded.scene; }
 
   void toggle_pause() { m_paused = !m_paused; }
   [[nodiscard]] bool paused() const { return m_paused; }
@@ -106,9 +114,10 @@ class AppState {
   [[nodiscard]] bool message_is_error() const { return m_message_is_error; }
 
  private:
-  [[nodiscard]] static PipelineConfig config(const SceneSettings& settings);
-  /// Loads `path` with the current points per model into `rest`; on failure sets the message.
-  bool read_model(int index, const std::string& path, std::vector<Float3>& rest, ModelInfo& info);
+  [[nodiscard]] PipelineConfig config(const SceneSettings& settings) const;
+  /// Loads `scene` with `settings` into the pipeline (made anew, or `m_pipeline`); on failure
+  /// keeps everything, sets the message "what: ..." and returns false.
+  bool reload(const Scene& scene, const SceneSettings& settings, const std::string& what);
   /// Runs f(); an exception becomes the error message "what: ..." and false.
   template <class F>
   bool attempt(const std::string& what, F&& f);
@@ -117,7 +126,7 @@ class AppState {
   Backend m_backend;
   SceneSettings m_settings;
   std::unique_ptr<Pipeline> m_pipeline;
-  std::array<std::vector<Float3>, 2> m_rest;
+  LoadedScene m_loaded;
   std::array<ModelInfo, 2> m_models;
 
   double m_time = 0;

@@ -354,7 +354,8 @@ void Panel::draw_models(AppState& state) {
     if (ImGui::Button("Load") || enter) state.load_model(i, m_paths[i].data());
     const ModelInfo& model = state.models()[i];
     ImGui::TextColored(kDimColor,
-                       "  %zu points%s",
+                       "  %s, %zu points%s",
+                       model.name.c_str(),
                        model.points,
                        model.dropped ? " (non-finite points dropped)" : "");
     ImGui::PopID();

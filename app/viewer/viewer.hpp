@@ -4,6 +4,7 @@
 
 #include <voxhash/backend.hpp>
 #include <voxhash/hash_table.hpp>
+#include <voxhash/scene.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -13,10 +14,9 @@ namespace voxhash::viewer {
 
 /// A run of the viewer, every default already resolved by the command line.
 struct ViewerOptions {
-  std::string model_a;  // paths of the two models
-  std::string model_b;
-  std::size_t points  = 200000;  // per model
-  int resolution      = 256;     // voxels per axis
+  Scene scene;                   // the scene, command-line overrides applied
+  std::size_t points  = 200000;  // per model, where the scene gives no count
+  int resolution      = 256;     // voxels along the grid's longest axis, where the scene gives none
   TableKind algorithm = TableKind::Cuckoo;
   Backend backend     = Backend::Cpu;
   std::optional<int> frames;  // render this many frames (fixed 1/60 s steps), then exit

@@ -37,7 +37,7 @@ std::string transfer_text(const BridgeChoice& choice) {
 
 ViewerSession::ViewerSession(const ViewerOptions& options, GLFWwindow* window)
     : m_timing(options.timing),
-      m_state(options.backend, settings_from(options), {options.model_a, options.model_b}),
+      m_state(options.backend, settings_from(options), options.scene),
       m_bridge(make_buffer_bridge(options.backend, m_buffers, !options.no_interop, options.timing)),
       m_ui(window),
       m_panel(m_state) {

@@ -31,7 +31,12 @@ int run_bench(std::vector<std::string> args) {
                                         ADD_FAILURE() << "the viewer started";
                                         return 0;
                                       },
-                                  .bench = bench::run};
+                                  .bench = bench::run,
+                                  .clash =
+                                      [](const cli::ClashCommand&) {
+                                        ADD_FAILURE() << "the clash command started";
+                                        return 0;
+                                      }};
   return cli::run(static_cast<int>(argv.size()), argv.data(), front_ends);
 }
 

@@ -20,6 +20,7 @@ struct Outcome {
   std::string out, err;
   std::optional<viewer::ViewerOptions> view;  // what the viewer was started with
   std::optional<bench::Options> bench;        // what the benchmarks were started with
+  std::optional<cli::ClashCommand> clash;     // what the clash command was started with
 };
 
 /// `voxhash args...`, stdout and stderr captured.
@@ -37,6 +38,11 @@ Outcome run(std::vector<std::string> args) {
                                   .bench =
                                       [&](const bench::Options& o) {
                                         outcome.bench = o;
+                                        return 0;
+                                      },
+                                  .clash =
+                                      [&](const cli::ClashCommand& c) {
+                                        outcome.clash = c;
                                         return 0;
                                       }};
   ::testing::internal::CaptureStdout();
@@ -60,6 +66,7 @@ void expect_usage_error(const std::vector<std::string>& args, std::string_view n
   EXPECT_EQ(r.exit_code, 2) << joined(args);
   EXPECT_FALSE(r.view.has_value()) << joined(args) << ": the viewer started";
   EXPECT_FALSE(r.bench.has_value()) << joined(args) << ": the benchmarks started";
+  EXPECT_FALSE(r.clash.has_value()) << joined(args) << ": the clash command started";
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << joined(args) << ": " << r.err;
   EXPECT_NE(r.err.find(named), std::string::npos) << joined(args) << ": " << r.err;
 }
@@ -69,23 +76,12 @@ std::string missing_folder_file(const std::string& name) {
 }
 
 TEST(CommandLine, HelpOfEachSubcommandListsItsFlags) {
-  const std::vector<std::string> view_flags = {"--model-a",
-                                               "--model-b",
-                                               "--points",
-                                               "--res",
-                                               "--algo",
-                                               "--backend",
-                                               "--frames",
-                                               "--screenshot",
-                                               "--export",
-                                               "--offscreen",
-                                               "--timing",
-                                               "--no-interop",
-                                               "--no-panel",
-                                               "--width",
-                                               "--height",
-                                               "voxhash bench --help"};
-  const std::vector<std::string> common     = {"--backend", "--json", "--csv", "--quick", "--full"};
+  const std::vector<std::string> view_flags = {
+      "--scene",      "--voxel-size", "--translate-a", "--translate-b", "--model-a",
+      "--model-b",    "--points",     "--res",         "--algo",        "--backend",
+      "--frames",     "--screenshot", "--export",      "--offscreen",   "--timing",
+      "--no-interop", "--no-panel",   "--width",       "--height",      "voxhash bench --help"};
+  const std::vector<std::string> common = {"--backend", "--json", "--csv", "--quick", "--full"};
   std::vector<std::string> tables = common, frame = common;
   tables.insert(tables.end(), {"--runs", "--sweep"});
   frame.insert(frame.end(),
@@ -95,6 +91,9 @@ TEST(CommandLine, HelpOfEachSubcommandListsItsFlags) {
                 "--all-algos",
                 "--frames",
                 "--warmup",
+                "--scene",
+                "--voxel-size",
+                "--translate-a",
                 "--model-a",
                 "--model-b",
                 "--export"});
@@ -106,6 +105,19 @@ TEST(CommandLine, HelpOfEachSubcommandListsItsFlags) {
       {{"bench", "limits", "--help"}, common},
       {{"bench", "tables", "--help"}, tables},
       {{"bench", "frame", "--help"}, frame},
+      {{"clash", "--help"},
+       {"SCENE",
+        "--json",
+        "--csv",
+        "--export-ply",
+        "--time",
+        "--voxel-size",
+        "--translate-a",
+        "--model-a",
+        "--points",
+        "--res",
+        "--algo",
+        "--backend"}},
   };
   for (const auto& [args, flags] : cases) {
     const Outcome r = run(args);
@@ -127,8 +139,11 @@ TEST(CommandLine, WithoutASubcommandTheViewerStartsWithBackendDefaults) {
   EXPECT_EQ(r.view->resolution, 256);
   EXPECT_EQ(r.view->algorithm, TableKind::Cuckoo);
   EXPECT_FALSE(r.view->frames.has_value());
-  EXPECT_TRUE(r.view->model_a.ends_with("assets/sphere.obj")) << r.view->model_a;
-  EXPECT_TRUE(r.view->model_b.ends_with("assets/torus.obj")) << r.view->model_b;
+  // The bundled demo scene: its two models, its swing.
+  EXPECT_TRUE(r.view->scene.file.ends_with("assets/demo.json")) << r.view->scene.file;
+  EXPECT_TRUE(r.view->scene.models[0].path.string().ends_with("assets/sphere.obj"));
+  EXPECT_TRUE(r.view->scene.models[1].path.string().ends_with("assets/torus.obj"));
+  EXPECT_EQ(r.view->scene.motion.kind, MotionKind::Swing);
 }
 
 TEST(CommandLine, ViewTakesTheSameFlags) {
@@ -157,7 +172,12 @@ TEST(CommandLine, ViewTakesTheSameFlags) {
   EXPECT_EQ(r.view->frames, 3);
   EXPECT_TRUE(r.view->offscreen);
   EXPECT_TRUE(r.view->timing);
-  EXPECT_EQ(r.view->model_a, "a.obj");
+  // A model on the command line without a scene: a user scene, no motion, grid fitted.
+  EXPECT_EQ(r.view->scene.models[0].path, "a.obj");
+  EXPECT_TRUE(r.view->scene.models[1].path.string().ends_with("assets/torus.obj"));
+  EXPECT_EQ(r.view->scene.motion.kind, MotionKind::None);
+  EXPECT_FALSE(r.view->scene.grid.bounds.has_value());
+  EXPECT_EQ(r.view->scene.grid.resolution, 512);
   EXPECT_EQ(r.view->width, 640);
   EXPECT_EQ(r.view->height, 800);
 }
@@ -190,6 +210,19 @@ TEST(CommandLine, BenchDefaultsFollowTheBackendAndQuick) {
   EXPECT_EQ(sweeps.bench->sweeps, (std::vector{bench::Sweep::Load, bench::Sweep::Misses}));
 }
 
+TEST(CommandLine, ClashTakesASceneAndItsOutputs) {
+  const std::string json = (std::filesystem::path(::testing::TempDir()) / "r.json").string();
+  const Outcome r        = run({"clash", "--backend", "cpu", "--json", json, "--time", "1.5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(r.clash.has_value());
+  EXPECT_TRUE(r.clash->scene.file.ends_with("assets/demo.json")) << r.clash->scene.file;
+  EXPECT_EQ(r.clash->json_path, json);
+  EXPECT_EQ(r.clash->time, 1.5);
+  EXPECT_EQ(r.clash->defaults.points, 200'000u);
+  EXPECT_EQ(r.clash->defaults.resolution, 256);
+  EXPECT_EQ(r.clash->command_line, "voxhash clash --backend cpu --json " + json + " --time 1.5");
+}
+
 TEST(CommandLine, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
   expect_usage_error({"--bogus"}, "unknown option '--bogus'");
   expect_usage_error({"view", "--bogus"}, "unknown option '--bogus'");
@@ -215,6 +248,12 @@ TEST(CommandLine, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
   expect_usage_error({"bench", "tables", "--sweep", "bogus"}, "--sweep");
   expect_usage_error({"bench", "frame", "--json"}, "--json");
   expect_usage_error({"bench", "frame", "--frames", "0"}, "--frames");
+  expect_usage_error({"--voxel-size", "0"}, "--voxel-size");
+  expect_usage_error({"--voxel-size", "-1"}, "--voxel-size");
+  expect_usage_error({"--translate-a", "1,2"}, "--translate-a");
+  expect_usage_error({"bench", "frame", "--translate-b", "1,2,x"}, "--translate-b");
+  expect_usage_error({"clash", "a.json", "b.json"}, "'b.json'");
+  expect_usage_error({"clash", "--bogus"}, "unknown option '--bogus'");
 }
 
 TEST(CommandLine, PointsZeroIsAUsageErrorNotTheDefault) {

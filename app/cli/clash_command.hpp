@@ -1,0 +1,30 @@
+// `voxhash clash`: one frame of a scene, headless on the chosen backend, and its clash report:
+// the intersection's clash regions (voxels, volume, bounding box and centroid in scene units,
+// parts involved), per-model totals and names, as text, JSON and CSV, and the clash band's voxels
+// as PLY.
+#pragma once
+
+#include <voxhash/backend.hpp>
+#include <voxhash/scene.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace voxhash::cli {
+
+/// A run of `voxhash clash`, every default resolved by the command line.
+struct ClashCommand {
+  Scene scene;  // command-line overrides applied
+  Backend backend = Backend::Cpu;
+  SceneDefaults defaults;                     // points and resolution where the scene gives none
+  std::optional<double> time;                 // the pose to check; default: the scene's time
+  std::string json_path, csv_path, ply_path;  // empty: not written
+  std::string command_line;                   // the invocation, for the report
+};
+
+/// Runs the frame and writes the report. Returns the exit code (0 with or without clashes);
+/// throws voxhash::Error on failure.
+int run_clash(const ClashCommand& command);
+
+}  // namespace voxhash::cli

@@ -1,0 +1,587 @@
+// Scene files (label cpu): every scene error is one line naming the file and the field with a
+// non-zero exit through the command line; placements checked analytically (units and scale, the
+// fitted grid's scale invariance, two unit spheres' intersection band, 90-degree rotations and
+// keyframes mapping a known voxel to a known voxel); command-line overrides; `voxhash clash` and
+// `voxhash bench frame --scene` writing reports with model names and integer counts.
+#include "bench/bench.hpp"
+#include "cli/command_line.hpp"
+
+#include <voxhash/clash.hpp>
+#include <voxhash/error.hpp>
+#include <voxhash/scene.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace voxhash::test {
+namespace {
+
+namespace fs = std::filesystem;
+using json   = nlohmann::json;
+
+std::string asset(const std::string& name) {
+  return (fs::path(VOXHASH_SOURCE_DIR) / "assets" / name).string();
+}
+
+fs::path temp_dir() {
+  const fs::path dir =
+      fs::temp_directory_path() / ("voxhash_test_scene_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+/// Removes the test's folder after the last test.
+class RemoveTempDir : public ::testing::Environment {
+ public:
+  void TearDown() override { fs::remove_all(temp_dir()); }
+};
+[[maybe_unused]] const auto* const kRemoveTempDir =
+    ::testing::AddGlobalTestEnvironment(new RemoveTempDir);
+
+/// Writes `text` to a file in the test's folder; returns its path.
+std::string write_file(const std::string& name, const std::string& text) {
+  const fs::path path = temp_dir() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out, err;
+  std::optional<bench::Options> bench;
+};
+
+/// `voxhash args...` with the real clash command, a bench that only records its options (unless
+/// `real_bench`), and a viewer that must not start; stdout and stderr captured.
+Outcome run(std::vector<std::string> args, bool real_bench = false) {
+  args.insert(args.begin(), "voxhash");
+  std::vector<const char*> argv;
+  for (const std::string& a : args)
+    argv.push_back(a.c_str());
+  Outcome outcome;
+  const cli::FrontEnds front_ends{.view =
+                                      [](const viewer::ViewerOptions&) {
+                                        ADD_FAILURE() << "the viewer started";
+                                        return 0;
+                                      },
+                                  .bench =
+                                      [&](const bench::Options& o) {
+                                        outcome.bench = o;
+                                        return real_bench ? bench::run(o) : 0;
+                                      },
+                                  .clash = cli::run_clash};
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  outcome.exit_code = cli::run(static_cast<int>(argv.size()), argv.data(), front_ends);
+  outcome.out       = ::testing::internal::GetCapturedStdout();
+  outcome.err       = ::testing::internal::GetCapturedStderr();
+  return outcome;
+}
+
+/// A scene of sphere.obj and torus.obj with `model_a` / `model_b` / `extra` spliced in.
+std::string scene_text(const std::string& model_a = "",
+                       const std::string& model_b = "",
+                       const std::string& extra   = "") {
+  return R"({"voxhash_scene": 1, "models": [{"path": ")" + asset("sphere.obj") + "\"" + model_a +
+         R"(}, {"path": ")" + asset("torus.obj") + "\"" + model_b + "}]" + extra + "}";
+}
+
+/// The scene fails to load: through `voxhash clash` a non-zero exit and one line on stderr that
+/// names the file and contains `expected`; the library throws the same line.
+void expect_scene_error(const std::string& name,
+                        const std::string& text,
+                        const std::string& expected) {
+  const std::string path = write_file(name, text);
+  const Outcome r        = run({"clash", path, "--backend", "cpu", "--points", "100"});
+  EXPECT_NE(r.exit_code, 0) << text;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(path + ": "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(expected), std::string::npos)
+      << "expected '" << expected << "' in " << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(Scene, ErrorsAreOneLineNamingTheFileAndTheField) {
+  const std::string missing = (temp_dir() / "no_such_scene.json").string();
+  const Outcome r           = run({"clash", missing});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "voxhash: error: " + missing + ": no such scene file\n");
+
+  expect_scene_error("bad_json.json",
+                     "{\"voxhash_scene\": 1,\n  \"models\": [",
+                     "line 2, column 14: not valid JSON");
+  expect_scene_error("no_version.json", R"({"models": []})", "voxhash_scene: missing");
+  expect_scene_error(
+      "version.json", R"({"voxhash_scene": 2})", "voxhash_scene: version 2 is not supported");
+  expect_scene_error("unknown_top.json",
+                     scene_text("", "", R"(, "colour": "red")"),
+                     "colour: unknown field (expected one of: voxhash_scene,");
+  expect_scene_error("unknown_model.json",
+                     scene_text("", R"(, "colour": "red")"),
+                     "models[1].colour: unknown field");
+  expect_scene_error("one_model.json",
+                     R"({"voxhash_scene": 1, "models": [{"path": "a.obj"}]})",
+                     "models: must have 2 elements, not 1");
+  expect_scene_error("scale.json",
+                     scene_text("", R"(, "transform": {"scale": 0})"),
+                     "models[1].transform.scale: must be > 0");
+  expect_scene_error("rotate.json",
+                     scene_text(R"(, "transform": {"rotate": [90, 0]})"),
+                     "models[0].transform.rotate: must have 3 elements, not 2");
+  expect_scene_error("rotate_text.json",
+                     scene_text(R"(, "transform": {"rotate": "90 deg"})"),
+                     "models[0].transform.rotate: must be an array, not a string");
+  expect_scene_error(
+      "both_rotations.json",
+      scene_text(R"(, "transform": {"rotate": [0, 0, 90], "quaternion": [1, 0, 0, 0]})"),
+      "models[0].transform.quaternion: give either rotate (degrees) or quaternion");
+  expect_scene_error("zero_quaternion.json",
+                     scene_text(R"(, "transform": {"quaternion": [0, 0, 0, 0]})"),
+                     "models[0].transform.quaternion: must not be zero");
+  expect_scene_error("unit.json",
+                     scene_text(R"(, "unit": "furlong")"),
+                     "models[0].unit: unknown unit 'furlong' (expected one of: m, cm, mm, in, ft)");
+  expect_scene_error(
+      "scene_unit.json", scene_text("", "", R"(, "unit": "yd")"), "unit: unknown unit 'yd'");
+  expect_scene_error("voxel_units.json",
+                     scene_text("", "", R"(, "grid": {"voxel_size": "5 mm"})"),
+                     "grid.voxel_size: must be a number, not a string");
+  expect_scene_error("voxel_and_res.json",
+                     scene_text("", "", R"(, "grid": {"voxel_size": 0.1, "resolution": 64})"),
+                     "grid.resolution: give either voxel_size or resolution, not both");
+  expect_scene_error(
+      "bounds.json",
+      scene_text("", "", R"(, "grid": {"bounds": {"min": [0, 0, 0], "max": [1, 0, 1]}})"),
+      "grid.bounds.max: must be greater than min on every axis");
+  expect_scene_error("motion.json",
+                     scene_text("", "", R"(, "motion": {"kind": "spin"})"),
+                     "motion.kind: unknown value 'spin' (expected one of: none, swing, keyframes)");
+  expect_scene_error("swing_only.json",
+                     scene_text("", "", R"(, "motion": {"speed": 2})"),
+                     "motion.speed: applies only to motion.kind \"swing\"");
+  expect_scene_error("keyframes_kind.json",
+                     scene_text(R"(, "keyframes": [{"time": 0}])"),
+                     "models[0].keyframes: needs motion.kind \"keyframes\"");
+  expect_scene_error("keyframes_order.json",
+                     scene_text(R"(, "keyframes": [{"time": 1}, {"time": 1}])",
+                                "",
+                                R"(, "motion": {"kind": "keyframes"})"),
+                     "models[0].keyframes[1].time: must be later than the previous keyframe's");
+  expect_scene_error("algorithm.json",
+                     scene_text("", "", R"(, "algorithm": "linear")"),
+                     "algorithm: unknown value 'linear'");
+  expect_scene_error(
+      "model_file.json",
+      R"({"voxhash_scene": 1, "models": [{"path": "no_such_model.obj"}, {"path": "b.obj"}]})",
+      "models[0].path: ");
+  expect_scene_error("key_bits.json",
+                     scene_text("", "", R"(, "grid": {"voxel_size": 0.0001})"),
+                     "grid.voxel_size: voxels of 0.0001 m need a");
+}
+
+TEST(Scene, KeyLimitErrorSuggestsAVoxelSizeThatFits) {
+  Scene scene           = parse_scene(scene_text(), "s.json");
+  scene.grid.voxel_size = 0.0001;
+  try {
+    (void)load_scene_models(scene, {.points = 1000, .resolution = 64});
+    FAIL() << "no error";
+  } catch (const InvalidInput& e) {
+    const std::string what = e.what();
+    const auto at          = what.find("use a voxel size of at least ");
+    ASSERT_NE(at, std::string::npos) << what;
+    const double suggested = std::strtod(what.c_str() + at + 29, nullptr);
+    EXPECT_GT(suggested, 0.0001);
+    scene.grid.voxel_size    = suggested;
+    const LoadedScene loaded = load_scene_models(scene, {.points = 1000, .resolution = 64});
+    EXPECT_NO_THROW(Grid{loaded.config.grid});
+  }
+}
+
+/// Runs one frame of the loaded scene at `time` on the CPU backend.
+std::pair<FrameStats, std::array<ModelVoxels, 2>> run_scene(const LoadedScene& loaded,
+                                                            double time = 0) {
+  Pipeline pipeline(Backend::Cpu, loaded.config);
+  set_scene_models(pipeline, loaded, time);
+  const FrameStats stats = pipeline.run_frame(time, {.write_instances = false});
+  return {stats, {pipeline.download(0), pipeline.download(1)}};
+}
+
+TEST(Scene, FittedGridMakesTheVoxelCountIndependentOfScale) {
+  std::vector<std::size_t> counts;
+  for (const double scale : {0.01, 1.0, 1000.0}) {
+    Scene scene = parse_scene(scene_text(), "s.json");
+    for (SceneModel& model : scene.models)
+      model.scale = scale;
+    scene.models[1].pose.translate = {static_cast<float>(2.5 * scale), 0, 0};
+    scene.grid.resolution          = 96;
+    const LoadedScene loaded       = load_scene_models(scene, {.points = 20'000});
+    EXPECT_EQ(loaded.config.animation.animate, false);
+    EXPECT_EQ(loaded.config.animation.deformation, Deformation::None);
+    const auto [stats, voxels] = run_scene(loaded);
+    EXPECT_EQ(stats.model[0].outside_grid + stats.model[1].outside_grid, 0u);
+    counts.push_back(stats.model[0].voxels);
+    counts.push_back(stats.model[1].voxels);
+  }
+  EXPECT_GT(counts[0], 1000u);
+  for (std::size_t i = 2; i < counts.size(); ++i)
+    EXPECT_EQ(counts[i], counts[i % 2]) << "scale #" << i / 2;
+}
+
+TEST(Scene, UnitsConvertToTheScenesUnit) {
+  // The sphere in millimetres in a scene in metres is the sphere scaled by 1/1000, and a torus in
+  // inches placed at 100 cm is 2.54 cm across per unit.
+  Scene mm = parse_scene(scene_text(R"(, "unit": "mm")", R"(, "unit": "in")"), "s.json");
+  mm.models[1].pose.translate = {0.1f, 0, 0};
+  Scene scaled                = mm;
+  scaled.models[0].unit       = LengthUnit::Meter;
+  scaled.models[0].scale      = 0.001;
+  scaled.models[1].unit       = LengthUnit::Meter;
+  scaled.models[1].scale      = 0.0254;
+  const LoadedScene a         = load_scene_models(mm, {.points = 1000, .resolution = 32});
+  const LoadedScene b         = load_scene_models(scaled, {.points = 1000, .resolution = 32});
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_FLOAT_EQ(a.models[i].bounds.max.x, b.models[i].bounds.max.x);
+    EXPECT_FLOAT_EQ(a.models[i].bounds.min.y, b.models[i].bounds.min.y);
+  }
+  EXPECT_NEAR(a.models[0].bounds.max.x, 0.001, 2e-5);
+  EXPECT_NEAR(a.models[1].bounds.max.x, 0.1 + 1.0 * 0.0254, 1e-5);  // torus: radius 0.7 + 0.3
+}
+
+TEST(Scene, TwoUnitSpheresIntersectInTheAnalyticBand) {
+  // Unit spheres with centres d = 1.2 apart meet in a circle at x = 0.6 of radius 0.8.
+  constexpr double kVoxel = 0.02, kX = 0.6, kRadius = 0.8;
+  Scene scene =
+      parse_scene(R"({"voxhash_scene": 1, "grid": {"voxel_size": 0.02}, "models": [{"path": ")" +
+                      asset("sphere.obj") + R"("}, {"path": ")" + asset("sphere.obj") +
+                      R"(", "transform": {"translate": [1.2, 0, 0]}}]})",
+                  "two_spheres.json");
+  const LoadedScene loaded = load_scene_models(scene, {.points = 50'000});
+  EXPECT_NEAR(Grid(loaded.config.grid).voxel_size.x, kVoxel, 1e-6);
+  Pipeline pipeline(Backend::Cpu, loaded.config);
+  set_scene_models(pipeline, loaded, 0);
+  const FrameStats stats = pipeline.run_frame(0, {.write_instances = false});
+  const Grid& grid       = pipeline.grid();
+  const ModelVoxels a    = pipeline.download(0);
+  std::size_t band       = 0;
+  for (std::size_t i = 0; i < a.keys.size(); ++i) {
+    if (a.labels[i] != VoxelLabel::Intersection) continue;
+    ++band;
+    const Float3 c = grid.center(a.keys[i]);
+    EXPECT_NEAR(c.x, kX, 2 * kVoxel);
+    EXPECT_NEAR(std::hypot(c.y, c.z), kRadius, 2 * kVoxel);
+  }
+  EXPECT_EQ(band, stats.model[0].intersection);
+  EXPECT_EQ(band, stats.model[1].intersection);
+  // The band goes all round the circle: at least one voxel per voxel of circumference.
+  EXPECT_GE(static_cast<double>(band), 2 * M_PI * kRadius / kVoxel);
+  EXPECT_LE(static_cast<double>(band), 6 * 2 * M_PI * kRadius / kVoxel);
+
+  const ClashReport report = compute_clash_report(pipeline);
+  ASSERT_EQ(report.regions.size(), 1u);
+  const ClashRegion& ring = report.regions[0];
+  EXPECT_EQ(ring.voxels, band);
+  EXPECT_NEAR(ring.volume, band * kVoxel * kVoxel * kVoxel, 1e-9);
+  EXPECT_NEAR(ring.centroid.x, kX, kVoxel);
+  EXPECT_NEAR(ring.centroid.y, 0, kVoxel);
+  EXPECT_NEAR(ring.centroid.z, 0, kVoxel);
+  EXPECT_NEAR(ring.bounds.min.y, -kRadius, 2 * kVoxel);
+  EXPECT_NEAR(ring.bounds.max.y, kRadius, 2 * kVoxel);
+  EXPECT_NEAR(ring.bounds.min.z, -kRadius, 2 * kVoxel);
+  EXPECT_NEAR(ring.bounds.max.z, kRadius, 2 * kVoxel);
+}
+
+/// A grid over [-1, 1]^3 with 0.25 voxels; model A one point at (0.7, 0.1, 0.1), model B one
+/// far away, A placed by `transform` (JSON members) and `extra` top-level members.
+LoadedScene one_point_scene(const std::string& transform, const std::string& extra = "") {
+  const std::string a = write_file("point_a.xyz", "0.7 0.1 0.1\n");
+  const std::string b = write_file("point_b.xyz", "-0.9 -0.9 -0.9\n");
+  const Scene scene   = parse_scene(
+      R"({"voxhash_scene": 1, "grid": {"resolution": 8, "bounds": {"min": [-1, -1, -1], "max": [1, 1, 1]}},
+          "models": [{"path": ")" +
+          a + "\"" + transform + R"(}, {"path": ")" + b + "\"}]" + extra + "}",
+      "point.json");
+  return load_scene_models(scene, {});
+}
+
+/// The one voxel of model A at `time`, as a cell.
+Int3 cell_of_a(const LoadedScene& loaded, double time = 0) {
+  const auto [stats, voxels] = run_scene(loaded, time);
+  EXPECT_EQ(voxels[0].keys.size(), 1u);
+  return voxels[0].keys.empty() ? Int3{-1, -1, -1}
+                                : Grid(loaded.config.grid).cell(voxels[0].keys[0]);
+}
+
+void expect_cell(Int3 got, Int3 expected) {
+  EXPECT_EQ(got.x, expected.x);
+  EXPECT_EQ(got.y, expected.y);
+  EXPECT_EQ(got.z, expected.z);
+}
+
+TEST(Scene, RotationBy90DegreesMapsAKnownVoxelToAKnownVoxel) {
+  // (0.7, 0.1, 0.1) is in cell (6, 4, 4); 90 degrees about +z (right-handed) takes it to
+  // (-0.1, 0.7, 0.1), cell (3, 6, 4); about +x to (0.7, -0.1, 0.1), cell (6, 3, 4).
+  expect_cell(cell_of_a(one_point_scene("")), {6, 4, 4});
+  expect_cell(cell_of_a(one_point_scene(R"(, "transform": {"rotate": [0, 0, 90]})")), {3, 6, 4});
+  const double s = std::sqrt(0.5);
+  expect_cell(cell_of_a(one_point_scene(R"(, "transform": {"quaternion": [)" + std::to_string(s) +
+                                        ", 0, 0, " + std::to_string(s) + "]}")),
+              {3, 6, 4});
+  expect_cell(cell_of_a(one_point_scene(R"(, "transform": {"rotate": [90, 0, 0]})")), {6, 3, 4});
+  // Rotation first, then translation: (-0.1, 0.7, 0.1) + (0.25, 0, 0) = (0.15, 0.7, 0.1).
+  expect_cell(cell_of_a(one_point_scene(
+                  R"(, "transform": {"rotate": [0, 0, 90], "translate": [0.25, 0, 0]})")),
+              {4, 6, 4});
+  // x then y then z about fixed axes: 90 about x, then 90 about z:
+  // (0.7, 0.1, 0.1) -> (0.7, -0.1, 0.1) -> (0.1, 0.7, 0.1), cell (4, 6, 4).
+  expect_cell(cell_of_a(one_point_scene(R"(, "transform": {"rotate": [90, 0, 90]})")), {4, 6, 4});
+}
+
+TEST(Scene, KeyframesInterpolateTranslationLinearlyAndRotationBySlerp) {
+  const LoadedScene loaded = one_point_scene(
+      R"(, "keyframes": [{"time": 0}, {"time": 1, "rotate": [0, 0, 90], "translate": [0, 0, 0.5]}])",
+      R"(, "motion": {"kind": "keyframes"})");
+  expect_cell(cell_of_a(loaded, -1), {6, 4, 4});  // held before the first keyframe
+  expect_cell(cell_of_a(loaded, 0), {6, 4, 4});
+  // Half way: 45 degrees, (0.424, 0.566, 0.1) + (0, 0, 0.25): cell (5, 6, 5).
+  expect_cell(cell_of_a(loaded, 0.5), {5, 6, 5});
+  expect_cell(cell_of_a(loaded, 1), {3, 6, 6});  // (-0.1, 0.7, 0.6)
+  expect_cell(cell_of_a(loaded, 7), {3, 6, 6});  // held after the last
+}
+
+TEST(Scene, GridThatDoesNotHoldAModelWarnsOnce) {
+  const std::string cut = scene_text(
+      "",
+      "",
+      R"(, "grid": {"resolution": 32, "bounds": {"min": [-1.1, -1.1, -1.1], "max": [0, 1.1, 1.1]}})");
+  const LoadedScene loaded = load_scene_models(parse_scene(cut, "cut.json"), {.points = 10'000});
+  ASSERT_EQ(loaded.warnings.size(), 2u);
+  EXPECT_NE(loaded.warnings[0].find("cut.json: the grid does not hold model 'sphere'"),
+            std::string::npos)
+      << loaded.warnings[0];
+  EXPECT_GT(loaded.models[0].outside_grid, 4000u);
+  EXPECT_LT(loaded.models[0].outside_grid, 6000u);
+  // A fitted grid holds both.
+  const LoadedScene fitted =
+      load_scene_models(parse_scene(scene_text(), "s.json"), {.points = 10'000});
+  EXPECT_TRUE(fitted.warnings.empty());
+  EXPECT_EQ(fitted.models[0].outside_grid + fitted.models[1].outside_grid, 0u);
+}
+
+TEST(Scene, CommandLineFlagsOverrideTheScene) {
+  const std::string path =
+      write_file("override.json",
+                 scene_text(R"(, "points": 5000)",
+                            R"(, "transform": {"translate": [3, 0, 0]})",
+                            R"(, "grid": {"resolution": 64}, "algorithm": "hashgraph-v1")"));
+  const Outcome plain = run({"bench", "frame", "--backend", "cpu", "--scene", path});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const Scene& s = plain.bench->scene;
+  EXPECT_EQ(s.models[0].points, 5000u);
+  EXPECT_EQ(s.models[1].pose.translate.x, 3.0f);
+  EXPECT_EQ(s.grid.resolution, 64);
+  EXPECT_EQ(plain.bench->algorithm, TableKind::HashGraphV1);
+
+  const Outcome r = run({"bench",
+                         "frame",
+                         "--backend",
+                         "cpu",
+                         "--scene",
+                         path,
+                         "--voxel-size",
+                         "0.05",
+                         "--translate-b",
+                         "1.5,-2,0.25",
+                         "--model-a",
+                         asset("blob.obj"),
+                         "--points",
+                         "7000",
+                         "--algo",
+                         "cuckoo"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Scene& o = r.bench->scene;
+  EXPECT_EQ(o.grid.voxel_size, 0.05);
+  EXPECT_EQ(o.grid.resolution, 0);
+  EXPECT_EQ(o.models[1].pose.translate.x, 1.5f);
+  EXPECT_EQ(o.models[1].pose.translate.y, -2.0f);
+  EXPECT_EQ(o.models[1].pose.translate.z, 0.25f);
+  EXPECT_EQ(o.models[0].path, asset("blob.obj"));
+  EXPECT_EQ(o.models[0].name, "blob");
+  EXPECT_EQ(o.models[0].points, 0u);
+  EXPECT_EQ(o.points, 7000u);
+  EXPECT_EQ(r.bench->algorithm, TableKind::Cuckoo);
+
+  const Outcome res = run({"bench", "frame", "--backend", "cpu", "--scene", path, "--res", "32"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_EQ(res.bench->scene.grid.resolution, 32);
+
+  // Models without a scene: in place, no motion, fitted grid.
+  const Outcome models = run({"bench",
+                              "frame",
+                              "--backend",
+                              "cpu",
+                              "--model-a",
+                              asset("knot.obj"),
+                              "--model-b",
+                              asset("blob.obj")});
+  ASSERT_EQ(models.exit_code, 0) << models.err;
+  EXPECT_EQ(models.bench->scene.motion.kind, MotionKind::None);
+  EXPECT_FALSE(models.bench->scene.grid.bounds.has_value());
+  EXPECT_EQ(models.bench->scene.models[1].name, "blob");
+}
+
+TEST(Scene, DemoSceneKeepsTheSwingAndItsDeformation) {
+  const Scene demo = load_scene(asset("demo.json"));
+  EXPECT_EQ(demo.motion.kind, MotionKind::Swing);
+  EXPECT_EQ(demo.motion.deformation, Deformation::Wobble);
+  const AnimationParams a = scene_animation(demo.motion);
+  const AnimationParams defaults;
+  EXPECT_TRUE(a.animate);
+  EXPECT_EQ(a.speed, defaults.speed);
+  EXPECT_EQ(a.separation, defaults.separation);
+  EXPECT_EQ(a.amount, defaults.amount);
+  EXPECT_EQ(demo.models[0].name, "sphere");
+  EXPECT_EQ(demo.models[1].name, "torus");
+}
+
+TEST(Scene, ClashOnTheDemoWritesAReport) {
+  const std::string json_path = (temp_dir() / "r.json").string();
+  const std::string csv_path  = (temp_dir() / "r.csv").string();
+  const std::string ply_path  = (temp_dir() / "band.ply").string();
+  const Outcome r             = run({"clash",
+                                     asset("demo.json"),
+                                     "--backend",
+                                     "cpu",
+                                     "--json",
+                                     json_path,
+                                     "--csv",
+                                     csv_path,
+                                     "--export-ply",
+                                     ply_path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("model A sphere"), std::string::npos) << r.out;
+  const json report = json::parse(read_text(json_path));
+  EXPECT_EQ(report["schema"], "voxhash-clash/1");
+  EXPECT_EQ(report["scene"]["name"], "demo");
+  EXPECT_EQ(report["time"], 3.0);
+  ASSERT_EQ(report["models"].size(), 2u);
+  EXPECT_EQ(report["models"][0]["name"], "sphere");
+  EXPECT_EQ(report["models"][1]["name"], "torus");
+  const double voxel = report["grid"]["voxel_size"];
+  EXPECT_NEAR(voxel, 4.8 / 256, 1e-6);  // the demo's bounds at the CPU's default resolution
+  const std::size_t intersection = report["models"][0]["intersection"];
+  EXPECT_EQ(report["models"][1]["intersection"], intersection);
+  EXPECT_GT(intersection, 0u);
+  EXPECT_EQ(report["clash"]["voxels"], intersection);
+  for (const json& model : report["models"]) {
+    EXPECT_TRUE(model["voxels"].is_number_integer());
+    EXPECT_EQ(model["outside_grid"], 0);
+    EXPECT_EQ(model["outside_grid_warning"], false);
+  }
+
+  // Regions: ranked by size, together the whole intersection, each volume its voxels' volume,
+  // each centroid inside its box, every box inside the grid.
+  const json& regions = report["regions"];
+  ASSERT_GE(regions.size(), 1u);
+  EXPECT_EQ(report["clash"]["regions"], regions.size());
+  std::size_t total = 0, previous = SIZE_MAX;
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    const json& g            = regions[i];
+    const std::size_t voxels = g["voxels"];
+    EXPECT_EQ(g["rank"], i + 1);
+    EXPECT_LE(voxels, previous);
+    previous = voxels;
+    total += voxels;
+    EXPECT_NEAR(g["volume"].get<double>(), voxels * voxel * voxel * voxel, 1e-9);
+    for (int a = 0; a < 3; ++a) {
+      const double lo = g["bounds"]["min"][a], hi = g["bounds"]["max"][a], c = g["centroid"][a];
+      EXPECT_LE(lo, c);
+      EXPECT_LE(c, hi);
+      EXPECT_GE(lo, -2.4 - 1e-4);
+      EXPECT_LE(hi, 2.4 + 1e-4);
+      EXPECT_GE(hi - lo, voxel - 1e-6);
+    }
+  }
+  EXPECT_EQ(total, intersection);
+  EXPECT_NEAR(report["clash"]["volume"].get<double>(), total * voxel * voxel * voxel, 1e-9);
+
+  std::istringstream csv(read_text(csv_path));
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  EXPECT_TRUE(line.starts_with("rank,voxels,volume,")) << line;
+  std::size_t rows = 0;
+  while (std::getline(csv, line))
+    ++rows;
+  EXPECT_EQ(rows, regions.size());
+
+  const std::string ply      = read_text(ply_path);
+  const std::string vertices = "\nelement vertex ";
+  ASSERT_NE(ply.find(vertices), std::string::npos);
+  EXPECT_EQ(std::strtoul(ply.c_str() + ply.find(vertices) + vertices.size(), nullptr, 10),
+            intersection);
+}
+
+TEST(Scene, BenchFrameOnAStaticSceneNamesItsModelsAndCountsTheLastFrame) {
+  const std::string scene_path =
+      write_file("static.json",
+                 scene_text(R"(, "name": "ball")",
+                            R"(, "transform": {"translate": [1.5, 0, 0], "scale": 2})",
+                            R"(, "grid": {"resolution": 48}, "points": 5000)"));
+  const std::string json_path = (temp_dir() / "frame.json").string();
+  const Outcome r             = run({"bench",
+                                     "frame",
+                                     "--backend",
+                                     "cpu",
+                                     "--scene",
+                                     scene_path,
+                                     "--frames",
+                                     "2",
+                                     "--warmup",
+                                     "0",
+                                     "--json",
+                                     json_path},
+                        true);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("A = ball (5000 points), B = torus (5000 points)"), std::string::npos)
+      << r.out;
+  const json report = json::parse(read_text(json_path));
+  EXPECT_EQ(report["scene"], scene_path);
+  ASSERT_EQ(report["models"].size(), 2u);
+  EXPECT_EQ(report["models"][0]["name"], "ball");
+  EXPECT_EQ(report["models"][1]["name"], "torus");
+  EXPECT_EQ(report["models"][1]["outside_grid"], 0);
+
+  // The same frame run here: no deformation, no motion, the same integer counts.
+  const LoadedScene loaded =
+      load_scene_models(load_scene(scene_path), {.points = 100'000, .resolution = 512});
+  const auto [stats, voxels] = run_scene(loaded);
+  const json* total          = nullptr;
+  for (const json& result : report["results"]) {
+    if (result["operation"] == "total") total = &result;
+  }
+  ASSERT_NE(total, nullptr);
+  EXPECT_TRUE((*total)["voxels_a"].is_number_integer());
+  EXPECT_EQ((*total)["voxels_a"], stats.model[0].voxels);
+  EXPECT_EQ((*total)["voxels_b"], stats.model[1].voxels);
+  EXPECT_EQ((*total)["intersection_a"], stats.model[0].intersection);
+  EXPECT_EQ((*total)["inside_b"], stats.model[1].inside);
+  EXPECT_EQ((*total)["outside_grid_a"], 0);
+  EXPECT_EQ((*total)["resolution"], 48);
+}
+
+}  // namespace
+}  // namespace voxhash::test
