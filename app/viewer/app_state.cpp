@@ -24,6 +24,14 @@ Scene demo_scene(const SceneSettings& settings, const std::array<std::string, 2>
   return scene;
 }
 
+/// The viewer sizes its GL buffers by point count, so it hands the pipeline points only (a mesh's
+/// triangle voxelization can give more voxels than points), posed for `time`.
+void set_points(Pipeline& pipeline, const LoadedScene& loaded, double time) {
+  for (int i = 0; i < 2; ++i)
+    pipeline.set_model(i, loaded.models[i].cloud.points);
+  pose_scene(pipeline, loaded.scene, time);
+}
+
 }  // namespace
 
 AppState::AppState(Backend backend, const SceneSettings& settings, const Scene& scene)
@@ -76,7 +84,7 @@ bool AppState::reload(const Scene& scene, const SceneSettings& settings, const s
     config.table_options.load         = settings.load;
     if (m_pipeline) config.animation = settings.animation;
     auto pipeline = std::make_unique<Pipeline>(m_backend, config);
-    set_scene_models(*pipeline, loaded, m_time);
+    set_points(*pipeline, loaded, m_time);
     for (int i = 0; i < 2; ++i) {
       const PlacedModel& model = loaded.models[i];
       m_models[i]              = {model.name,
@@ -124,7 +132,7 @@ void AppState::set_table_options(double cuckoo_space, double load) {
     changed.cuckoo_space  = cuckoo_space;
     changed.load          = load;
     auto pipeline         = std::make_unique<Pipeline>(m_backend, config(changed));
-    set_scene_models(*pipeline, m_loaded, m_time);
+    set_points(*pipeline, m_loaded, m_time);
     m_pipeline = std::move(pipeline);
     m_settings = changed;
   });

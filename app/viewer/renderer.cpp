@@ -43,10 +43,19 @@ constexpr GLuint label_bit(VoxelLabel label) {
 }  // namespace
 
 void OrbitCamera::reset() {
-  m_target   = glm::vec3(0.0f);
+  m_target   = m_home_target;
   m_yaw      = 0.35f;
   m_pitch    = 0.35f;
-  m_distance = 6.0f;
+  m_distance = m_home_distance;
+}
+
+void OrbitCamera::frame(const Bounds& box) {
+  // The distance that shows the demo's grid (half-diagonal 2.4 sqrt 3) as it always was: 6.
+  constexpr float kDistancePerRadius = 6.0f / (2.4f * 1.7320508f);
+  const glm::vec3 lo(box.min.x, box.min.y, box.min.z), hi(box.max.x, box.max.y, box.max.z);
+  m_home_target   = 0.5f * (lo + hi);
+  m_home_distance = kDistancePerRadius * 0.5f * glm::length(hi - lo);
+  reset();
 }
 
 void OrbitCamera::orbit(float dx_pixels, float dy_pixels) {
@@ -64,7 +73,8 @@ void OrbitCamera::pan(float dx_pixels, float dy_pixels, float viewport_height) {
 }
 
 void OrbitCamera::zoom(float steps) {
-  m_distance = std::clamp(m_distance * std::pow(0.9f, steps), 0.2f, 100.0f);
+  m_distance = std::clamp(
+      m_distance * std::pow(0.9f, steps), m_home_distance / 30.0f, m_home_distance * 100.0f / 6.0f);
 }
 
 glm::vec3 OrbitCamera::eye_direction() const {

@@ -38,7 +38,12 @@ class OrbitCamera {
  public:
   OrbitCamera() { reset(); }
 
+  /// Back to the home view: the framed box's centre from the default direction.
   void reset();
+  /// Makes `box` (the scene's grid) the home view and goes there: its centre is the target, and the
+  /// distance frames it (the demo's grid, ±2.4, at distance 6); zooming stays within a range
+  /// relative to it.
+  void frame(const Bounds& box);
   /// Mouse motion in pixels with the orbit button held.
   void orbit(float dx_pixels, float dy_pixels);
   /// Mouse motion in pixels with the pan button held; `viewport_height` scales it to world units.
@@ -53,6 +58,8 @@ class OrbitCamera {
   [[nodiscard]] glm::vec3 eye_direction() const;
 
  private:
+  glm::vec3 m_home_target{0.0f};
+  float m_home_distance = 6.0f;
   glm::vec3 m_target{0.0f};
   float m_yaw      = 0;  // radians around +y
   float m_pitch    = 0;  // radians above the xz plane

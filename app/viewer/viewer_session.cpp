@@ -41,6 +41,7 @@ ViewerSession::ViewerSession(const ViewerOptions& options, GLFWwindow* window)
       m_bridge(make_buffer_bridge(options.backend, m_buffers, !options.no_interop, options.timing)),
       m_ui(window),
       m_panel(m_state) {
+  m_camera.frame(m_state.pipeline().config().grid.bounds);
   m_controls.show_panel = !options.no_panel;
   m_info.device         = describe_device(options.backend);
   m_info.backend        = std::string(to_string(options.backend));
@@ -89,7 +90,7 @@ void ViewerSession::frame(double dt, int width, int height) {
 
 void ViewerSession::reset() {
   m_state.reset();
-  m_camera.reset();
+  m_camera.frame(m_state.pipeline().config().grid.bounds);
 }
 
 bool ViewerSession::save_screenshot(const std::string& path, int width, int height) {

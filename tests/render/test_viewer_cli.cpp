@@ -187,7 +187,8 @@ TEST(ViewerCli, ExportWritesBothModelsLabelledVoxels) {
   viewer::SceneSettings settings;
   settings.points_per_model = 20000;
   settings.resolution       = 128;
-  viewer::AppState state(Backend::Cpu, settings, {asset("sphere.obj"), asset("torus.obj")});
+  viewer::AppState state(
+      Backend::Cpu, settings, std::array{asset("sphere.obj"), asset("torus.obj")});
   PipelineOnlyBridge bridge;
   for (int frame = 0; frame < 100; ++frame) {
     ASSERT_TRUE(state.update(bridge, viewer::AppState::kStep)) << state.message();
