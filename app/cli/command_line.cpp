@@ -284,9 +284,9 @@ class CommandLine {
     m_view = m_app.add_subcommand(
         "view",
         "The desktop viewer (the default: `voxhash [options]` is `voxhash view [options]`).\n"
-        "Two animated models pass through each other; every frame both are voxelized, hashed\n"
-        "(cuckoo or HashGraph), probed for intersecting voxels and flood-filled into inside /\n"
-        "outside labels.");
+        "A scene's two models (the bundled demo: two animated models passing through each\n"
+        "other); every frame both are voxelized, hashed (cuckoo or HashGraph), probed for\n"
+        "intersecting voxels and flood-filled into inside / outside labels.");
     viewer::ViewerOptions& o = m_view_options;
     add_scene_flags(*m_view, m_view_scene, false);
     add_points(*m_view, o.points, "(default 1M on CUDA, 200k on CPU)");
