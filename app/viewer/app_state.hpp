@@ -3,7 +3,7 @@
 // history, and the message shown to the user. Tests drive it headlessly through a BufferBridge.
 #pragma once
 
-#include "viewer/buffer_bridge.hpp"
+#include "viewer/render_buffer.hpp"
 
 #include <voxhash/backend.hpp>
 #include <voxhash/geometry.hpp>

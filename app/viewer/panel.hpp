@@ -5,7 +5,7 @@
 #pragma once
 
 #include "viewer/app_state.hpp"
-#include "viewer/buffer_bridge.hpp"
+#include "viewer/render_buffer.hpp"
 #include "viewer/renderer.hpp"
 
 #include <voxhash/device_limits.hpp>

@@ -4,8 +4,8 @@
 // the offscreen (EGL) path rendering the same frame, and --export writing the last frame's voxels.
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
-#include "viewer/buffer_bridge.hpp"
 #include "viewer/panel.hpp"
+#include "viewer/render_buffer.hpp"
 #include "viewer/renderer.hpp"
 
 #include <voxhash/pipeline.hpp>

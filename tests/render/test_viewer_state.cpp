@@ -6,9 +6,8 @@
 #include "viewer/app_state.hpp"
 #include "viewer/context.hpp"
 #include "viewer/gl.hpp"
-#include "viewer/host_upload_bridge.hpp"
+#include "viewer/render_buffer.hpp"
 #include "viewer/renderer.hpp"
-#include "viewer/scene_buffers.hpp"
 
 #include <voxhash/error.hpp>
 #include <voxhash/pipeline.hpp>

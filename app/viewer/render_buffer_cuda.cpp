@@ -1,10 +1,8 @@
-// CUDA-GL interop (cuda-samples' simpleGL pattern: register the GL buffers once, then per frame
-// map all four in ONE call on the bridge's stream, let the pipeline write its points and voxel
-// instances into them on that stream, unmap on it: no wait on the host) and the same frame into
-// plain device buffers, which --timing compares against.
-#include "viewer/cuda_bridges.hpp"
-#include "viewer/gl.hpp"
-#include "viewer/stopwatch.hpp"
+// The render buffer's CUDA bridges (built only with CUDA): CUDA-GL interop (cuda-samples' simpleGL
+// pattern: register the GL buffers once, then per frame map all four in ONE call on the bridge's
+// stream, let the pipeline write its points and voxel instances into them on that stream, unmap on
+// it: no wait on the host) and the same frame into plain device buffers, which --timing compares.
+#include "viewer/render_buffer.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
@@ -65,7 +63,7 @@ class CudaInteropBridge final : public BufferBridge {
   }
 
   FrameStats run_frame(Pipeline& pipeline, double time) override {
-    Stopwatch watch;
+    LapClock watch;
     m_times = {};
     check(cudaGraphicsMapResources(kResources, m_resources, m_stream.get()),
           "cudaGraphicsMapResources");
@@ -136,7 +134,7 @@ class PlainDeviceBridge final : public BufferBridge {
   }
 
   FrameStats run_frame(Pipeline& pipeline, double time) override {
-    Stopwatch watch;
+    LapClock watch;
     m_times = {};
     FrameTargets targets;
     for (int i = 0; i < 2; ++i) {
