@@ -139,16 +139,25 @@ class JoinRun {
       const JoinInput sorted_probe{p.keys.data(), p.values.data(), p.rows};
       probe_with(m, sorted_build, sorted_probe, false, result);
     } else if (m_options.table == TableKind::Cuckoo) {
-      BuildOptions o = m_options.table_options;
-      o.multivalue   = true;
+      // Unique ids give the unique count; the multivalue lists follow only where they are read.
+      BuildOptions o   = m_options.table_options;
+      o.unique_ids     = true;
+      o.multiplicities = false;
+      o.multivalue     = false;
       tables::CuckooTableImpl<Exec> table(o);
-      result.table = table.build(build.keys, build.values, build.rows, m_stream);
-      built.record(m_exec);
+      result.table      = table.build(build.keys, build.values, build.rows, m_stream);
       const bool unique = result.table.unique_keys == build.rows;
-      probe_with(core::CuckooMatcher{table.multi_ref()}, build, probe, unique, result);
+      CuckooMultiRef lists{table.ref()};
+      if (!(unique && one_pass_left(result.built))) {
+        table.build_value_lists(build.keys, build.values, static_cast<std::uint32_t>(build.rows));
+        lists        = table.multi_ref();
+        result.table = table.stats();
+      }
+      built.record(m_exec);
+      probe_with(core::CuckooMatcher{lists}, build, probe, unique, result);
     } else {
       BuildOptions o = m_options.table_options;
-      o.unique_ids   = true;
+      o.unique_ids   = one_pass_left(result.built);  // only to know whether the keys are unique
       tables::HashGraphImpl<Exec> table(m_options.table, o);
       result.table = table.build(build.keys, build.values, build.rows, m_stream);
       built.record(m_exec);
@@ -176,8 +185,7 @@ class JoinRun {
     const bool reversed  = result.built == JoinSide::Left;
     const bool two_cols  = kind == JoinKind::Inner || kind == JoinKind::Left;
     const JoinSide pside = other(result.built);
-    if (!reversed && kind == JoinKind::Left && unique_build &&
-        m_options.algorithm == JoinAlgorithm::Hash) {
+    if (unique_build && one_pass_left(result.built)) {
       allocate(probe.rows, true, result);
       write_unique_left(m_exec,
                         m,
@@ -292,6 +300,13 @@ class JoinRun {
     m_exec.sort_pairs(keys.data(), s.keys.data(), values.data(), s.values.data(), in.rows, 32);
     m_exec.synchronize();  // the staging buffers are freed on return
     return s;
+  }
+
+  /// A left join probing with the left side through a hash table: given a unique-key build side,
+  /// the paper's one-pass join.
+  [[nodiscard]] bool one_pass_left(JoinSide built) const {
+    return built == JoinSide::Right && m_options.kind == JoinKind::Left &&
+           m_options.algorithm == JoinAlgorithm::Hash;
   }
 
   static JoinSide other(JoinSide side) {

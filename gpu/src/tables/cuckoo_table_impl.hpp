@@ -178,8 +178,7 @@ class CuckooTableImpl final : public CuckooTable {
       compact(keys, static_cast<std::uint32_t>(n), stats);
     }
     if (m_options.multivalue) build_value_lists(keys, values, static_cast<std::uint32_t>(n));
-    stats.bytes = m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes() +
-                  m_ranges.bytes() + m_values.bytes();
+    stats.bytes    = held_bytes();
     return m_stats = stats;
   }
 
@@ -248,6 +247,31 @@ class CuckooTableImpl final : public CuckooTable {
   [[nodiscard]] const Key* unique_keys() const override { return m_unique.data(); }
   [[nodiscard]] const BuildStats& stats() const override { return m_stats; }
   [[nodiscard]] CuckooRef ref() const override { return m_view; }
+  /// The multivalue lists for the last build (which had unique ids; the same keys[0..n) and
+  /// values passed again), as BuildOptions::multivalue builds them, for a caller that first looks
+  /// at the unique count (a join of a unique-key side needs none): values sorted by dense id (a
+  /// stable sort: input order within a key), offsets by an exclusive scan of the counts, each
+  /// first-copy slot's range. Synchronizes.
+  void build_value_lists(const Key* keys, const Value* values, std::uint32_t n) {
+    require_unique_ids("build_value_lists");
+    if (n == 0 || m_multi.values) return;
+    if (!m_view.counts) count_multiplicities(keys, n);
+    const auto unique = static_cast<std::uint32_t>(m_unique.size());
+    Buffer<std::uint32_t> ids(Exec::kBackend, n), sorted_ids(Exec::kBackend, n);
+    Buffer<Value> staged(Exec::kBackend, n);
+    m_values.resize(n);
+    cuckoo_stage_values(m_exec, m_view, keys, values, n, ids.data(), staged.data());
+    const int end_bit = std::max(1, static_cast<int>(std::bit_width(unique - 1)));
+    m_exec.sort_pairs(ids.data(), sorted_ids.data(), staged.data(), m_values.data(), n, end_bit);
+    Buffer<std::uint32_t>& offsets = ids;  // free after the sort
+    m_exec.exclusive_sum(m_counts.data(), offsets.data(), unique);
+    m_ranges.resize(m_view.size);
+    cuckoo_slot_ranges(m_exec, m_view, offsets.data(), m_ranges.data());
+    m_multi       = CuckooMultiRef{m_view, m_ranges.data(), m_values.data()};
+    m_stats.bytes = held_bytes();
+    m_exec.synchronize();  // the scratch is freed on return
+  }
+
   [[nodiscard]] CuckooMultiRef multi_ref() const override {
     if (m_view.size != 0 && !m_multi.values) {
       throw InvalidInput("cuckoo table: multi_ref needs a build with BuildOptions::multivalue");
@@ -261,6 +285,11 @@ class CuckooTableImpl final : public CuckooTable {
       throw InvalidInput(std::string("cuckoo table: ") + what +
                          " needs a build with BuildOptions::unique_ids");
     }
+  }
+
+  [[nodiscard]] std::size_t held_bytes() const {
+    return m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes() +
+           m_ranges.bytes() + m_values.bytes();
   }
 
   void clear() {
@@ -297,33 +326,17 @@ class CuckooTableImpl final : public CuckooTable {
     m_view.slot_rank = m_rank.data();
     m_unique.resize(unique);
     cuckoo_list_unique(m_exec, m_view, m_flags.data(), m_unique.data());
-    if (m_options.multiplicities || m_options.multivalue) {
-      m_counts.resize(unique);
-      m_exec.fill(m_counts.data(), unique, 0u);
-      cuckoo_count_input(m_exec, m_view, keys, n, m_counts.data());
-      m_view.counts = m_counts.data();
-    }
+    if (m_options.multiplicities || m_options.multivalue) count_multiplicities(keys, n);
     stats.unique_keys = unique;
     m_flags.resize(0);
   }
 
-  /// The multivalue lists (after compact, which gave ids and counts): values sorted by dense id
-  /// (a stable sort: input order within a key), offsets by an exclusive scan of the counts, and
-  /// each first-copy slot's range.
-  void build_value_lists(const Key* keys, const Value* values, std::uint32_t n) {
+  void count_multiplicities(const Key* keys, std::uint32_t n) {
     const auto unique = static_cast<std::uint32_t>(m_unique.size());
-    Buffer<std::uint32_t> ids(Exec::kBackend, n), sorted_ids(Exec::kBackend, n);
-    Buffer<Value> staged(Exec::kBackend, n);
-    m_values.resize(n);
-    cuckoo_stage_values(m_exec, m_view, keys, values, n, ids.data(), staged.data());
-    const int end_bit = std::max(1, static_cast<int>(std::bit_width(unique - 1)));
-    m_exec.sort_pairs(ids.data(), sorted_ids.data(), staged.data(), m_values.data(), n, end_bit);
-    Buffer<std::uint32_t>& offsets = ids;  // free after the sort
-    m_exec.exclusive_sum(m_counts.data(), offsets.data(), unique);
-    m_ranges.resize(m_view.size);
-    cuckoo_slot_ranges(m_exec, m_view, offsets.data(), m_ranges.data());
-    m_multi = CuckooMultiRef{m_view, m_ranges.data(), m_values.data()};
-    m_exec.synchronize();  // the scratch is freed on return
+    m_counts.resize(unique);
+    m_exec.fill(m_counts.data(), unique, 0u);
+    cuckoo_count_input(m_exec, m_view, keys, n, m_counts.data());
+    m_view.counts = m_counts.data();
   }
 
   BuildOptions m_options;
