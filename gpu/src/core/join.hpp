@@ -16,7 +16,8 @@ namespace voxhash::core {
 
 // A matcher answers, per probe key: locate(key), the range of its matches (count 0: none; for a
 // key with matches `begin` is unique to that key, so it can index per-key flags); each_match(key,
-// range, f), f(value) for every match; find_one(key), the value of a match or kNotFound.
+// range, f), f(value) for every match; find_one(key), the value of a match or kNotFound, and
+// find_batch<K>, the same for K keys with their loads in flight together (kEmptyKey: no lane).
 
 /// A cuckoo table built with BuildOptions::multivalue: matches are a contiguous value range.
 struct CuckooMatcher {
@@ -28,6 +29,15 @@ struct CuckooMatcher {
       f(t.values[r.begin + j]);
   }
   VOXHASH_HD Value find_one(Key key) const { return t.table.find(key); }
+  template <int K>
+  VOXHASH_HD void find_batch(const Key (&key)[K], Value (&value)[K]) const {
+    std::uint32_t slot[K];
+    CuckooEntry entry[K];
+    t.table.find_batch<K>(key, slot, entry);
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k)
+      value[k] = slot[k] == kNotFound ? kNotFound : detail::entry_value(entry[k]);
+  }
 };
 
 /// A HashGraph: matches are the key's edges in its bucket list, from the first one on.
@@ -54,6 +64,15 @@ struct HashGraphMatcher {
     }
   }
   VOXHASH_HD Value find_one(Key key) const { return g.find(key); }
+  template <int K>
+  VOXHASH_HD void find_batch(const Key (&key)[K], Value (&value)[K]) const {
+    std::uint32_t edge[K];
+    HashGraphEdge found[K];
+    g.find_edge_batch<K>(key, edge, found);
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k)
+      value[k] = found[k].value;
+  }
 };
 
 /// Keys sorted ascending with their values: matches are the equal range, found by binary search.
@@ -88,6 +107,12 @@ struct SortedMatcher {
   VOXHASH_HD Value find_one(Key key) const {
     const std::uint32_t lo = bound(key, false);
     return lo < size && keys[lo] == key ? values[lo] : kNotFound;
+  }
+  template <int K>
+  VOXHASH_HD void find_batch(const Key (&key)[K], Value (&value)[K]) const {
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k)
+      value[k] = key[k] == kEmptyKey ? kNotFound : find_one(key[k]);
   }
 };
 

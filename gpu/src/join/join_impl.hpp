@@ -83,7 +83,8 @@ void write_rows(Exec& exec,
 }
 
 /// The paper's left join of a build side with unique keys: output row i is probe row i and its
-/// match (or kNotFound), written in one pass without counting.
+/// match (or kNotFound), written in one pass without counting; kQueryBatch rows per thread
+/// (strided, so loads and stores stay coalesced) with their lookups in flight together.
 template <class Exec, class Matcher>
 void write_unique_left(Exec& exec,
                        Matcher m,
@@ -93,11 +94,25 @@ void write_unique_left(Exec& exec,
                        std::uint32_t* sentinel,
                        Value* probe_col,
                        Value* build_col) {
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const Key key = keys[i];
-    if (key == kEmptyKey) core::atomic_store(sentinel, 1u);
-    probe_col[i] = tables::value_or_index(values, i);
-    build_col[i] = key == kEmptyKey ? kNotFound : m.find_one(key);
+  constexpr int K            = tables::kQueryBatch;
+  const std::uint32_t stride = (n + K - 1) / K;
+  exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t t) {
+    Key key[K];
+    Value match[K];
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      const std::uint32_t i = t + k * stride;
+      key[k]                = i < n ? keys[i] : kEmptyKey;
+      if (i < n && key[k] == kEmptyKey) core::atomic_store(sentinel, 1u);
+    }
+    m.template find_batch<K>(key, match);
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      const std::uint32_t i = t + k * stride;
+      if (i >= n) continue;
+      probe_col[i] = tables::value_or_index(values, i);
+      build_col[i] = match[k];
+    }
   });
 }
 
