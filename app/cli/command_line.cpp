@@ -196,10 +196,11 @@ class CommandLine {
     m_app.get_formatter()->column_width(26);
     define_view();
     m_bench = m_app.add_subcommand(
-        "bench", "The headless benchmarks: device limits, hash tables, the frame pipeline.");
+        "bench", "The headless benchmarks: device limits, hash tables, joins, the frame pipeline.");
     m_bench->require_subcommand(1);
     define_limits();
     define_tables();
+    define_join();
     define_frame();
   }
   CommandLine(const CommandLine&)            = delete;
@@ -315,6 +316,21 @@ class CommandLine {
                     "0-1; may be repeated")
         ->check(CLI::IsMember(sweep_names()).description(""))
         ->option_text("NAME");
+  }
+
+  void define_join() {
+    CLI::App* app = add_bench_command(
+        bench::Command::Join,
+        "Joins on every table and a sort-merge baseline: the hash join paper's left join (probe\n"
+        "side 8x the unique build side, 2^20..2^28 probe rows, half of them unmatched) and inner\n"
+        "joins of 2^26 x 2^26 rows with multiplicity 1, 4, 32 on each side; G probe rows/s and\n"
+        "G output pairs/s, each against a bound from the limits measured in the same run.");
+    add_count(*app,
+              "--runs",
+              m_bench_options.runs,
+              3,
+              1000,
+              "timed runs per figure, median reported (at least 3; default 5, quick 3)");
   }
 
   void define_frame() {

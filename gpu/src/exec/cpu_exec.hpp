@@ -50,6 +50,11 @@ class CpuExec {
     std::exclusive_scan(in, in + n, out, std::uint32_t{0});
   }
 
+  /// The same into 64-bit sums, which cannot overflow (a join's output offsets).
+  void exclusive_sum(const std::uint32_t* in, std::uint64_t* out, std::size_t n) {
+    std::exclusive_scan(in, in + n, out, std::uint64_t{0});
+  }
+
   /// data[i] = max(data[0..i]), in place.
   void inclusive_max(std::uint32_t* data, std::size_t n) {
     std::inclusive_scan(
