@@ -1,11 +1,13 @@
 // ExecBackend<Exec>: the part of a BackendImpl that is the same on every backend, written once
-// over the executor: the tables, the sorted array, the pipeline, the timer, key generation and the
-// device limits. Each backend's translation unit derives from it (memory, device queries, the
-// limits' sizes) and is the only place these templates are instantiated for its executor.
+// over the executor: the tables, the sorted array, the pipeline, the clash regions, the timer, key
+// generation and the device limits. Each backend's translation unit derives from it (memory,
+// device queries, the limits' sizes) and is the only place these templates are instantiated for
+// its executor.
 #pragma once
 
 #include "backends/backend_impl.hpp"
 #include "backends/device_limits_impl.hpp"
+#include "clash/clash_impl.hpp"
 #include "core/keys.hpp"
 #include "exec/exec_timer.hpp"
 #include "pipeline/pipeline_impl.hpp"
@@ -36,6 +38,12 @@ class ExecBackend : public detail::BackendImpl {
   void generate_keys(Key* out, std::size_t n, const KeySpec& spec, Stream stream) final {
     Exec exec(stream);
     core::generate_keys_with(exec, out, n, spec);
+  }
+  clash::RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
+                                     const Grid& grid,
+                                     bool with_voxels,
+                                     Stream stream) final {
+    return clash::find_clash_regions<Exec>(pipeline, grid, with_voxels, stream);
   }
   DeviceLimits measure_device_limits(bool quick) final {
     return measure_limits<Exec>(limit_plan(quick), describe_device());
