@@ -15,10 +15,12 @@
 #include <voxhash/buffer.hpp>
 #include <voxhash/pipeline.hpp>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 namespace voxhash::clash {
 
