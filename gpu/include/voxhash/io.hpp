@@ -21,9 +21,11 @@ namespace voxhash {
 
 struct PointCloud {
   std::vector<Float3> points;
-  std::size_t dropped_non_finite = 0;  // NaN / Inf points (OBJ: vertices) skipped while loading
-  std::size_t dropped_triangles  = 0;  // OBJ triangles with a non-finite vertex, never sampled
-  std::string source;                  // file path, or a description of the generator
+  std::size_t dropped_non_finite = 0;      // NaN / Inf points (OBJ: vertices) skipped while loading
+  std::size_t dropped_triangles  = 0;      // OBJ triangles with a non-finite vertex, never sampled
+  std::string source;                      // file path, or a description of the generator
+  std::vector<std::uint32_t> point_parts;  // part id per point (empty = all part 0)
+  std::vector<std::string> part_names;     // name of each part id
   Mesh mesh;  // the triangles the points were sampled on (an OBJ with faces), else empty
 };
 

@@ -121,6 +121,8 @@ struct ModelVoxels {
 namespace detail {
 class PipelineBackend;
 }
+struct ClashOptions;
+struct ClashReport;
 
 class Pipeline {
  public:
@@ -143,6 +145,12 @@ class Pipeline {
   /// rest_points (e.g. sample_surface(mesh, ...)) are only animated and drawn. Indices out of
   /// range or non-finite vertices throw InvalidInput.
   void set_model(int index, const Mesh& mesh, std::span<const Float3> rest_points);
+  /// Part ids of model `index` (what the clash report names): one per point of a point-cloud
+  /// model, or one per triangle of a mesh model (set_model(index, mesh, ...) takes
+  /// mesh.triangle_parts itself). Empty: every voxel is part 0. set_model resets them, so call this
+  /// after it. Copied to the backend (synchronous); a size that matches neither throws
+  /// InvalidInput.
+  void set_model_parts(int index, std::span<const std::uint32_t> parts);
   /// Takes effect on the next frame; no output voxel changes with the algorithm.
   void set_algorithm(TableKind kind);
   void set_grid(const GridParams& grid);
@@ -167,6 +175,8 @@ class Pipeline {
   [[nodiscard]] ModelVoxels download(int index) const;
 
  private:
+  friend ClashReport compute_clash_report(const Pipeline&, const ClashOptions&);
+
   Backend m_backend;
   PipelineConfig m_config;
   Grid m_grid;

@@ -3,6 +3,7 @@
 // ExecBackend<Exec> for its executor. Plain C++, so dispatch.cpp needs no CUDA header.
 #pragma once
 
+#include "clash/clash_raw.hpp"
 #include "pipeline/pipeline_backend.hpp"
 
 #include <voxhash/backend.hpp>
@@ -49,6 +50,11 @@ class BackendImpl {
                                         const JoinInput& right,
                                         const JoinOptions& options,
                                         Stream stream)                                       = 0;
+  /// The clash regions of a pipeline of this backend (clash/clash_impl.hpp).
+  [[nodiscard]] virtual clash::RawClash find_clash_regions(const PipelineBackend& pipeline,
+                                                           const Grid& grid,
+                                                           bool with_voxels,
+                                                           Stream stream) = 0;
 };
 
 /// The backend's implementation; throws InvalidInput for Cuda in a build without CUDA.

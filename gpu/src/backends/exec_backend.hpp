@@ -1,12 +1,13 @@
 // ExecBackend<Exec>: the part of a BackendImpl that is the same on every backend, written once
-// over the executor: the tables, the sorted array, the joins, the pipeline, the timer, key
-// generation and the device limits. Each backend's translation unit derives from it (memory, device
-// queries, the limits' sizes) and is the only place these templates are instantiated for its
-// executor.
+// over the executor: the tables, the sorted array, the joins, the pipeline, the clash regions,
+// the timer, key generation and the device limits. Each backend's translation unit derives from it
+// (memory, device queries, the limits' sizes) and is the only place these templates are
+// instantiated for its executor.
 #pragma once
 
 #include "backends/backend_impl.hpp"
 #include "backends/device_limits_impl.hpp"
+#include "clash/clash_impl.hpp"
 #include "core/keys.hpp"
 #include "exec/exec_timer.hpp"
 #include "join/join_impl.hpp"
@@ -45,6 +46,14 @@ class ExecBackend : public detail::BackendImpl {
                   Stream stream) final {
     return joins::JoinRun<Exec>(options, stream).run(left, right);
   }
+
+  clash::RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
+                                     const Grid& grid,
+                                     bool with_voxels,
+                                     Stream stream) final {
+    return clash::find_clash_regions<Exec>(pipeline, grid, with_voxels, stream);
+  }
+
   DeviceLimits measure_device_limits(bool quick) final {
     return measure_limits<Exec>(limit_plan(quick), describe_device());
   }

@@ -38,6 +38,14 @@ VOXHASH_HD std::uint32_t atomic_add(std::uint32_t* address, std::uint32_t value)
 #endif
 }
 
+VOXHASH_HD void atomic_add(std::uint64_t* address, std::uint64_t value) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(reinterpret_cast<unsigned long long*>(address), static_cast<unsigned long long>(value));
+#else
+  std::atomic_ref<std::uint64_t>(*address).fetch_add(value, std::memory_order_relaxed);
+#endif
+}
+
 VOXHASH_HD void atomic_max(std::uint32_t* address, std::uint32_t value) {
 #if defined(__CUDA_ARCH__)
   atomicMax(address, value);

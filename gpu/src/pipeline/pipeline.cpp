@@ -79,6 +79,11 @@ void Pipeline::set_model(int index, const Mesh& mesh, std::span<const Float3> re
   m_impl->set_model(index, mesh, rest_points);
 }
 
+void Pipeline::set_model_parts(int index, std::span<const std::uint32_t> parts) {
+  if (index != 0 && index != 1) throw InvalidInput("model index must be 0 or 1");
+  m_impl->set_model_parts(index, parts);
+}
+
 void Pipeline::set_algorithm(TableKind kind) {
   m_config.algorithm = kind;
 }

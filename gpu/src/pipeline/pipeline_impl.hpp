@@ -7,6 +7,7 @@
 
 #include "pipeline/frame_steps.hpp"
 #include "pipeline/inside_steps.hpp"
+#include "pipeline/part_steps.hpp"
 #include "pipeline/pipeline_backend.hpp"
 #include "tables/cuckoo_table_impl.hpp"
 #include "tables/hash_graph_impl.hpp"
@@ -126,6 +127,7 @@ class PipelineImpl final : public detail::PipelineBackend {
     m.points         = m.animated.data();
     m.instances      = nullptr;
     m.triangle_count = 0;
+    m.parts.resize(0);
   }
 
   void set_model(int index, const Mesh& mesh, std::span<const Float3> rest) override {
@@ -133,6 +135,10 @@ class PipelineImpl final : public detail::PipelineBackend {
     if (mesh.triangles.size() % 3 != 0 || mesh.triangles.size() / 3 >= 0x80000000ull) {
       throw InvalidInput(what + std::to_string(mesh.triangles.size()) +
                          " triangle indices: not a multiple of 3, or over 2^31 - 1 triangles");
+    }
+    if (!mesh.triangle_parts.empty() && mesh.triangle_parts.size() != mesh.triangles.size() / 3) {
+      throw InvalidInput(what + std::to_string(mesh.triangle_parts.size()) + " part ids for " +
+                         std::to_string(mesh.triangles.size() / 3) + " triangles");
     }
     for (const std::uint32_t t : mesh.triangles) {
       if (t >= mesh.vertices.size()) {
@@ -152,6 +158,18 @@ class PipelineImpl final : public detail::PipelineBackend {
     m.triangles      = Buffer<std::uint32_t>::from_host(Exec::kBackend,
                                                    std::span<const std::uint32_t>(mesh.triangles));
     m.triangle_count = static_cast<std::uint32_t>(mesh.triangles.size() / 3);
+    set_model_parts(index, mesh.triangle_parts);
+  }
+
+  void set_model_parts(int index, std::span<const std::uint32_t> parts) override {
+    Model& m                = m_models.at(index);
+    const std::size_t items = m.triangle_count ? m.triangle_count : count(m);
+    if (!parts.empty() && parts.size() != items) {
+      throw InvalidInput("model " + std::to_string(index) + ": " + std::to_string(parts.size()) +
+                         " part ids for " + std::to_string(items) +
+                         (m.triangle_count ? " triangles" : " points"));
+    }
+    m.parts = Buffer<std::uint32_t>::from_host(Exec::kBackend, parts);
   }
 
   FrameStats run_frame(const PipelineConfig& config,
@@ -258,6 +276,28 @@ class PipelineImpl final : public detail::PipelineBackend {
     const Model& m = m_models.at(i);
     return {m.instances, m.instances ? m.unique : 0};
   }
+  [[nodiscard]] detail::PartPairs part_pairs(int i, Buffer<std::uint32_t>& scratch) const override {
+    const Model& m        = m_models.at(i);
+    const std::size_t ids = m.triangle_count ? m.voxelize.tile_offsets.size() : m.keys_all.size();
+    if (!m.parts.empty() && ids != m.parts.size() + (m.triangle_count ? 1 : 0)) {
+      throw InvalidInput("model " + std::to_string(i) +
+                         " changed since the last frame: run a frame before reading its parts");
+    }
+    if (!m.triangle_count) return {m.keys_all.data(), m.parts.data(), m.keys_all.size()};
+    if (m.parts.empty() || m.key_count == 0) return {m.keys.data(), nullptr, m.key_count};
+    scratch.resize(m.key_count);
+    Exec exec(m_exec.stream());
+    key_parts_of_triangles(exec,
+                           m.voxelize.tile_offsets.data(),
+                           m.triangle_count,
+                           m.voxelize.voxel_offsets.data(),
+                           static_cast<std::uint32_t>(m.voxelize.voxel_offsets.size() - 1),
+                           m.parts.data(),
+                           m.key_count,
+                           scratch.data());
+    exec.synchronize();
+    return {m.keys.data(), scratch.data(), m.key_count};
+  }
 
  private:
   using Cuckoo = tables::CuckooTableImpl<Exec>;
@@ -279,6 +319,8 @@ class PipelineImpl final : public detail::PipelineBackend {
     Buffer<Float3> rest_vertices{Exec::kBackend, 0}, vertices{Exec::kBackend, 0};
     Buffer<std::uint32_t> triangles{Exec::kBackend, 0};
     std::uint32_t triangle_count = 0;
+    // Part id per point (a point cloud) or per triangle (a mesh); empty: all part 0.
+    Buffer<std::uint32_t> parts{Exec::kBackend, 0};
     VoxelizeBuffers voxelize{Exec::kBackend};
     InsideBuffers inside{Exec::kBackend};
     Buffer<std::uint32_t> per_voxel{Exec::kBackend, 0}, coverage_counts{Exec::kBackend, 0};

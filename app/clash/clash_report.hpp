@@ -1,0 +1,46 @@
+// Writing a ClashReport (voxhash/clash.hpp) for people and tools: JSON (schema voxhash-clash/1,
+// through nlohmann-json), CSV (one row per region and part pair, for spreadsheets) and a PLY of
+// only the clash band's voxels coloured by region. What `voxhash clash` calls; the model and part
+// names come from the caller (the scene and its loaders).
+#pragma once
+
+#include <voxhash/clash.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace voxhash::clash {
+
+/// Names for a report: each model's, and each model's part names by part id. A part id without a
+/// name is written "part N"; an empty model name "model A" / "model B".
+struct ClashNames {
+  std::array<std::string, 2> models;
+  std::array<std::vector<std::string>, 2> parts;
+
+  [[nodiscard]] std::string model(int index) const;
+  [[nodiscard]] std::string part(int model, std::uint32_t id) const;
+};
+
+/// The report as JSON: models (names, part names), grid, totals (regions, voxels, volume, part
+/// pairs over all regions) and the listed regions ranked by size, each with its rank, voxels,
+/// volume, world box, centroid, cell box and part pairs (names and ids). World units are the
+/// models' (volumes in units cubed). Throws InvalidInput when the file cannot be written.
+void write_clash_json(const ClashReport& report,
+                      const std::string& path,
+                      const ClashNames& names = {});
+
+/// The report as CSV: a header, then one row per (region, part pair) in rank order: rank,
+/// voxels, volume, the world box, the centroid, the two model names, the two parts (id and name)
+/// and the pair's voxels. Throws InvalidInput when the file cannot be written.
+void write_clash_csv(const ClashReport& report,
+                     const std::string& path,
+                     const ClashNames& names = {});
+
+/// A binary PLY point cloud of the clash band: every intersection voxel's centre, coloured by its
+/// region (a palette cycled by rank; grey beyond the listed regions). Needs a report computed
+/// with ClashOptions::voxels; throws InvalidInput without them or when the file cannot be written.
+void write_clash_ply(const ClashReport& report, const std::string& path);
+
+}  // namespace voxhash::clash
