@@ -305,8 +305,8 @@ class OutsideGridWatch {
       std::snprintf(percent, sizeof percent, "%.1f %%", fraction * 100);
       model.message = std::string("warning: model ") + kNames[m] + " (" + m_paths[m] +
                       "): " + percent + " of its " + std::to_string(stats.model[m].points) +
-                      " points fall outside the grid (frame " + std::to_string(frame) +
-                      "); it is missing from the frame there";
+                      " points are outside the grid (first in frame " + std::to_string(frame) +
+                      ") and are left out";
       std::cerr << "[frame] " << model.message << std::endl;
     }
   }
