@@ -42,6 +42,8 @@ struct Options {
   int warmup          = 5;       // untimed frames first
   std::string model_a, model_b;  // empty: the default assets (generated shapes when missing)
   std::string export_path;       // PLY of the last frame's voxels; empty: not written
+  double soak_minutes = 0;       // > 0: run frames for this long instead of `frames` (a soak run)
+  double soak_every_s = 60;      // seconds between the soak's memory samples
 };
 
 [[nodiscard]] constexpr const char* to_string(Command command) {

@@ -1,22 +1,34 @@
 // `voxhash bench frame`: the viewer's frame (animate, voxelize, build, probe, flood fill) without a
 // window on two models (sphere and torus) over one pass through each other: per-stage median / p10
 // / p90 times, build and probe rates, with --all-algos a check that every algorithm gives identical
-// voxels and labels, --export the last frame as PLY (the library's export_voxels_ply).
+// voxels and labels, --export the last frame as PLY (the library's export_voxels_ply). Memory is
+// checked before anything runs; --soak runs frames for a time and samples the process's memory; a
+// model largely outside the grid is warned about.
 #include "bench/suites.hpp"
 
+#include <voxhash/backend.hpp>
+#include <voxhash/buffer.hpp>
 #include <voxhash/device_limits.hpp>
+#include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
 #include <voxhash/pipeline.hpp>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <numbers>
 #include <random>
 #include <string>
+#include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace voxhash::bench {
@@ -187,6 +199,161 @@ bool same_voxels(const ModelVoxels& a, const ModelVoxels& b) {
   return a.keys == b.keys && a.labels == b.labels;
 }
 
+/// Resident set of this process: /proc/self/statm's second field, in pages; 0 where unreadable.
+std::size_t host_rss_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t size = 0, resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+std::string signed_bytes(std::int64_t bytes) {
+  std::string text(1, bytes < 0 ? '-' : '+');
+  text += format_bytes(static_cast<std::size_t>(bytes < 0 ? -bytes : bytes));
+  return text;
+}
+
+/// A soak run's clock and memory samples: the start, one every `every` seconds, the end.
+class SoakMonitor {
+ public:
+  SoakMonitor(Backend backend, double minutes, double every_s)
+      : m_backend(backend),
+        m_end(std::chrono::duration<double>(minutes * 60.0)),
+        m_every(every_s),
+        m_start_free(free_memory(backend)) {
+    m_report.minutes = minutes;
+    m_report.every_s = every_s;
+    sample(0, "start");
+    m_next_sample = every_s;
+  }
+
+  /// Takes a sample when one is due; false once the soak's time is up.
+  bool keep_going(std::uint64_t frames) {
+    const double seconds = elapsed();
+    if (seconds >= m_next_sample && seconds < m_end.count()) {
+      sample(frames, "");
+      m_next_sample += m_every;
+    }
+    return seconds < m_end.count();
+  }
+
+  /// The end sample, the summary on stdout; the report's soak part.
+  SoakReport finish(std::uint64_t frames) {
+    sample(frames, "end");
+    const SoakSample& first = m_report.samples.front();
+    const SoakSample& last  = m_report.samples.back();
+    std::cout << "soak: " << last.seconds / 60.0 << " min, " << last.frames << " frames\n"
+              << "  minutes      frames    host RSS   backend used since start   voxhash buffers\n";
+    for (const SoakSample& s : m_report.samples) {
+      char line[160];
+      std::snprintf(line,
+                    sizeof line,
+                    "  %7.2f %11llu %11s %26s %17s\n",
+                    s.seconds / 60.0,
+                    static_cast<unsigned long long>(s.frames),
+                    format_bytes(s.host_rss).c_str(),
+                    signed_bytes(s.backend_used_delta).c_str(),
+                    format_bytes(s.buffers_in_use).c_str());
+      std::cout << line;
+    }
+    std::cout << "  growth start to end: host RSS "
+              << signed_bytes(static_cast<std::int64_t>(last.host_rss) -
+                              static_cast<std::int64_t>(first.host_rss))
+              << ", backend " << signed_bytes(last.backend_used_delta - first.backend_used_delta)
+              << ", voxhash buffers "
+              << signed_bytes(static_cast<std::int64_t>(last.buffers_in_use) -
+                              static_cast<std::int64_t>(first.buffers_in_use))
+              << std::endl;
+    return m_report;
+  }
+
+ private:
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+  }
+
+  void sample(std::uint64_t frames, const char* what) {
+    SoakSample s;
+    s.seconds      = elapsed();
+    s.frames       = frames;
+    s.host_rss     = host_rss_bytes();
+    s.backend_free = free_memory(m_backend);
+    s.backend_used_delta =
+        static_cast<std::int64_t>(m_start_free) - static_cast<std::int64_t>(s.backend_free);
+    s.buffers_in_use = allocation_stats(m_backend).in_use;
+    m_report.samples.push_back(s);
+    std::cerr << "[soak] " << (*what ? std::string(what) + ", " : std::string()) << s.seconds / 60.0
+              << " min, " << s.frames << " frames: host RSS " << format_bytes(s.host_rss) << ", "
+              << to_string(m_backend) << " memory used " << signed_bytes(s.backend_used_delta)
+              << " since the start, voxhash buffers " << format_bytes(s.buffers_in_use)
+              << std::endl;
+  }
+
+  Backend m_backend;
+  std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+  std::chrono::duration<double> m_end;
+  double m_every;
+  double m_next_sample = 0;
+  std::size_t m_start_free;
+  SoakReport m_report;
+};
+
+/// Watches the share of each model's points outside the grid; warns once per model.
+class OutsideGridWatch {
+ public:
+  explicit OutsideGridWatch(std::array<std::string, 2> paths) : m_paths(std::move(paths)) {}
+
+  void add(std::uint64_t frame, const FrameStats& stats) {
+    ++m_frames;
+    for (int m = 0; m < 2; ++m) {
+      const double fraction = outside_grid_fraction(stats.model[m]);
+      if (fraction <= kOutsideGridWarning) continue;
+      Model& model       = m_models[m];
+      model.max_fraction = std::max(model.max_fraction, fraction);
+      model.points       = stats.model[m].points;
+      if (model.frames_over++ > 0) continue;
+      char percent[32];
+      std::snprintf(percent, sizeof percent, "%.1f %%", fraction * 100);
+      model.message = std::string("warning: model ") + kNames[m] + " (" + m_paths[m] +
+                      "): " + percent + " of its " + std::to_string(stats.model[m].points) +
+                      " points are outside the grid (first in frame " + std::to_string(frame) +
+                      ") and are left out";
+      std::cerr << "[frame] " << model.message << std::endl;
+    }
+  }
+
+  void report(Report& report) const {
+    for (int m = 0; m < 2; ++m) {
+      const Model& model = m_models[m];
+      if (model.frames_over == 0) continue;
+      report.warnings.push_back({kNames[m],
+                                 m_paths[m],
+                                 model.points,
+                                 model.max_fraction,
+                                 model.frames_over,
+                                 m_frames,
+                                 model.message});
+    }
+  }
+
+ private:
+  static constexpr const char* kNames[2] = {"a", "b"};
+  struct Model {
+    double max_fraction       = 0;
+    std::size_t points        = 0;
+    std::uint64_t frames_over = 0;
+    std::string message;
+  };
+  std::array<std::string, 2> m_paths;
+  std::array<Model, 2> m_models;
+  std::uint64_t m_frames = 0;
+};
+
+/// What a model is, for messages: its path, else the default asset or the generated shape.
+std::string model_name(const std::string& path, const char* asset) {
+  return path.empty() ? std::string(asset) : path;
+}
+
 }  // namespace
 
 int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
@@ -194,37 +361,85 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   if (options.all_algorithms) {
     algorithms = {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2};
   }
+  std::vector<PipelineConfig> configs;
+  for (const TableKind algorithm : algorithms) {
+    PipelineConfig config;
+    config.grid.resolution = {options.resolution, options.resolution, options.resolution};
+    config.algorithm       = algorithm;
+    configs.push_back(config);
+  }
 
-  std::cerr << "[frame] measuring device limits" << std::endl;
-  report.limits = measure_device_limits(options.backend, options.quick);
-  print_limits(std::cout, *report.limits);
+  // Memory first, before anything is measured, loaded or allocated: every pipeline holds its
+  // frame at once; the host holds the two models' points once.
+  const auto check_memory = [&](std::array<std::size_t, 2> points) {
+    MemoryEstimate need;
+    std::string names;
+    for (const PipelineConfig& config : configs) {
+      need.backend_bytes += estimate_frame_bytes(config, points).backend_bytes;
+      names += (names.empty() ? "" : ", ") + std::string(to_string(config.algorithm));
+    }
+    need.host_bytes = estimate_frame_bytes(configs.front(), points).host_bytes;
+    require_memory(options.backend,
+                   need,
+                   "bench frame (" + names + ", " +
+                       (points[0] == points[1]
+                            ? "2 x " + std::to_string(points[0])
+                            : std::to_string(points[0]) + " + " + std::to_string(points[1])) +
+                       " points, grid " + std::to_string(options.resolution) + "^3)");
+  };
+  check_memory({options.points, options.points});
 
   const PointCloud model_a =
       model_points(options.model_a, "assets/sphere.obj", false, options.points, 1);
   const PointCloud model_b =
       model_points(options.model_b, "assets/torus.obj", true, options.points, 2);
+  if (model_a.points.size() != options.points || model_b.points.size() != options.points) {
+    check_memory({model_a.points.size(), model_b.points.size()});  // point clouds come with their own counts
+  }
 
   std::vector<std::unique_ptr<Pipeline>> pipelines;
-  for (const TableKind algorithm : algorithms) {
-    PipelineConfig config;
-    config.grid.resolution = {options.resolution, options.resolution, options.resolution};
-    config.algorithm       = algorithm;
+  for (const PipelineConfig& config : configs) {
     pipelines.push_back(std::make_unique<Pipeline>(options.backend, config));
     set_model(*pipelines.back(), 0, model_a);
     set_model(*pipelines.back(), 1, model_b);
   }
 
+  const bool soak = options.soak_minutes > 0;
   std::vector<std::vector<FrameStats>> stats(pipelines.size());
-  int differing_frames = 0;
-  std::cerr << "[frame] " << options.warmup << " warm-up + " << options.frames << " frames, "
-            << options.points << " points per model, grid " << options.resolution << "^3"
-            << std::endl;
-  for (int f = 0; f < options.warmup + options.frames; ++f) {
-    const double time = kPassSeconds * f / (options.warmup + options.frames);
+  OutsideGridWatch outside({model_name(options.model_a, "assets/sphere.obj"),
+                            model_name(options.model_b, "assets/torus.obj")});
+  std::uint64_t differing_frames = 0;
+  if (soak) {
+    std::cerr << "[frame] soak: " << options.warmup << " warm-up frames, then frames for "
+              << options.soak_minutes << " min, " << options.points << " points per model, grid "
+              << options.resolution << "^3" << std::endl;
+  } else {
+    std::cerr << "[frame] " << options.warmup << " warm-up + " << options.frames << " frames, "
+              << options.points << " points per model, grid " << options.resolution << "^3"
+              << std::endl;
+  }
+  // One frame of every pipeline; f counts from the first warm-up frame.
+  const auto run_one = [&](std::uint64_t f, double time) {
     std::array<ModelVoxels, 2> reference;
     for (std::size_t p = 0; p < pipelines.size(); ++p) {
-      const FrameStats s = pipelines[p]->run_frame(time, {.write_instances = false});
-      if (f >= options.warmup) stats[p].push_back(s);
+      FrameStats s;
+      try {
+        s = pipelines[p]->run_frame(time, {.write_instances = false});
+      } catch (const OutOfMemory& e) {
+        throw OutOfMemory("frame " + std::to_string(f) + " (" +
+                          std::string(to_string(algorithms[p])) + "): " + e.what());
+      }
+      if (p == 0) outside.add(f, s);
+      if (f >= static_cast<std::uint64_t>(options.warmup)) {
+        // A soak keeps the last `frames` frames (a ring), so its own memory does not grow.
+        std::vector<FrameStats>& kept = stats[p];
+        const std::uint64_t index     = f - options.warmup;
+        if (kept.size() < static_cast<std::size_t>(options.frames)) {
+          kept.push_back(s);
+        } else {
+          kept[index % kept.size()] = s;
+        }
+      }
       if (!options.all_algorithms) continue;
       for (int m = 0; m < 2; ++m) {
         ModelVoxels voxels = pipelines[p]->download(m);
@@ -240,17 +455,25 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
         }
       }
     }
+  };
+  if (soak) {
+    // The viewer's clock: 1/60 s of animation a frame, swinging through each other for ever.
+    std::uint64_t f = 0;
+    for (; f < static_cast<std::uint64_t>(options.warmup); ++f)
+      run_one(f, f / 60.0);
+    SoakMonitor monitor(options.backend, options.soak_minutes, options.soak_every_s);
+    while (monitor.keep_going(f - options.warmup)) {
+      run_one(f, f / 60.0);
+      ++f;
+    }
+    report.soak = monitor.finish(f - options.warmup);
+  } else {
+    const int total = options.warmup + options.frames;
+    for (int f = 0; f < total; ++f)
+      run_one(static_cast<std::uint64_t>(f), kPassSeconds * f / total);
   }
+  outside.report(report);
 
-  for (std::size_t p = 0; p < pipelines.size(); ++p) {
-    add_results(algorithms[p],
-                stats[p],
-                options.points,
-                options.resolution,
-                *report.limits,
-                report,
-                printer);
-  }
   if (!options.export_path.empty()) {
     const Pipeline& pipeline                = *pipelines.front();
     const std::array<ModelVoxels, 2> models = {pipeline.download(0), pipeline.download(1)};
@@ -258,6 +481,20 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
     std::cerr << "[frame] wrote " << options.export_path << ": "
               << models[0].keys.size() + models[1].keys.size() << " voxels of the last frame ("
               << to_string(algorithms.front()) << ")" << std::endl;
+  }
+  pipelines.clear();  // the limits are measured on a device as empty as it was at the start
+
+  std::cerr << "[frame] measuring device limits" << std::endl;
+  report.limits = measure_device_limits(options.backend, options.quick);
+  print_limits(std::cout, *report.limits);
+  for (std::size_t p = 0; p < algorithms.size(); ++p) {
+    add_results(algorithms[p],
+                stats[p],
+                options.points,
+                options.resolution,
+                *report.limits,
+                report,
+                printer);
   }
   if (!options.all_algorithms) return 0;
   report.outputs_identical = differing_frames == 0;

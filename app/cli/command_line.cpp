@@ -26,6 +26,7 @@ namespace fs = std::filesystem;
 constexpr std::size_t kMaxPoints = std::size_t{1} << 30;
 constexpr int kMaxFrames         = 1 << 30;
 constexpr int kMinResolution = 2, kMaxResolution = 1024;
+constexpr double kMaxSoakMinutes = 7 * 24 * 60;
 
 const std::vector<std::string> kBackendNames{"cpu", "cuda", "auto"};
 
@@ -357,6 +358,19 @@ class CommandLine {
                "write the last frame's labelled voxels as a PLY point cloud (voxel\n"
                "centres: yellow intersection, red inside, grey / blue outside); with\n"
                "--all-algos the first algorithm's");
+    CLI::Option* soak =
+        app->add_option("--soak",
+                        o.soak_minutes,
+                        "a soak run: frames for MINUTES (fractions allowed) instead of --frames;\n"
+                        "host RSS and backend memory at the start, every minute and at the end\n"
+                        "(stages: the last --frames frames)")
+            ->check(CLI::Range(1e-3, kMaxSoakMinutes).description(""))
+            ->option_text("MINUTES");
+    app->add_option(
+           "--soak-every", o.soak_every_s, "seconds between the soak's memory samples (default 60)")
+        ->check(CLI::Range(0.1, 86400.0).description(""))
+        ->option_text("SECONDS")
+        ->needs(soak);
   }
 
   [[nodiscard]] viewer::ViewerOptions view_options() const {

@@ -1,23 +1,33 @@
-// AppState: settings to pipeline, model loading with errors kept as messages, and the frame clock.
+// AppState: settings to pipeline, memory checked before changes that need it, model loading with
+// errors kept as messages, the way back to the last good scene, and the frame clock.
 #include "viewer/app_state.hpp"
 
 #include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
 
+#include <cstdio>
 #include <exception>
 #include <utility>
 
 namespace voxhash::viewer {
+namespace {
+
+constexpr const char* kModelNames[2] = {"A", "B"};
+
+}  // namespace
 
 AppState::AppState(Backend backend,
                    const SceneSettings& settings,
                    const std::array<std::string, 2>& paths)
     : m_backend(backend), m_settings(settings) {
-  m_pipeline = std::make_unique<Pipeline>(m_backend, config(m_settings));
+  check_memory(m_settings, {m_settings.points_per_model, m_settings.points_per_model});
   for (int i = 0; i < 2; ++i) {
-    if (!read_model(i, paths[i], m_rest[i], m_models[i])) throw InvalidInput(m_message);
-    m_pipeline->set_model(i, m_rest[i]);
+    if (!read_model(i, paths[i], m_settings.points_per_model, m_rest[i], m_models[i])) {
+      throw InvalidInput(m_message);
+    }
   }
+  check_memory(m_settings, point_counts());  // point clouds come with their own counts
+  m_pipeline = make_pipeline(m_settings);
 }
 
 PipelineConfig AppState::config(const SceneSettings& settings) {
@@ -28,6 +38,18 @@ PipelineConfig AppState::config(const SceneSettings& settings) {
   config.table_options.cuckoo_space = settings.cuckoo_space;
   config.table_options.load         = settings.load;
   return config;
+}
+
+std::unique_ptr<Pipeline> AppState::make_pipeline(const SceneSettings& settings) const {
+  auto pipeline = std::make_unique<Pipeline>(m_backend, config(settings));
+  for (int i = 0; i < 2; ++i)
+    pipeline->set_model(i, m_rest[i]);
+  return pipeline;
+}
+
+void AppState::check_memory(const SceneSettings& settings,
+                            std::array<std::size_t, 2> points) const {
+  check_frame_memory(m_backend, config(settings), points);
 }
 
 std::array<std::size_t, 2> AppState::point_counts() const {
@@ -52,18 +74,27 @@ bool AppState::attempt(const std::string& what, F&& f) {
 
 bool AppState::read_model(int index,
                           const std::string& path,
+                          std::size_t points,
                           std::vector<Float3>& rest,
                           ModelInfo& info) {
   return attempt("cannot load model", [&] {
-    PointCloud cloud =
-        load_point_cloud(path, m_settings.points_per_model, static_cast<std::uint64_t>(index) + 1);
-    info = {path, cloud.points.size(), cloud.dropped_non_finite};
-    rest = std::move(cloud.points);
+    PointCloud cloud = load_point_cloud(path, points, static_cast<std::uint64_t>(index) + 1);
+    info             = {path, cloud.points.size(), cloud.dropped_non_finite};
+    rest             = std::move(cloud.points);
   });
+}
+
+void AppState::remember_scene(bool models_change) {
+  if (!m_previous) m_previous = Scene{m_settings, std::nullopt, m_models};
+  if (models_change && !m_previous->rest) {
+    m_previous->rest   = m_rest;
+    m_previous->models = m_models;
+  }
 }
 
 void AppState::set_algorithm(TableKind kind) {
   m_dirty |= attempt("cannot switch algorithm", [&] {
+    if (kind != m_settings.algorithm) remember_scene(false);
     m_pipeline->set_algorithm(kind);
     m_settings.algorithm = kind;
   });
@@ -73,6 +104,8 @@ void AppState::set_resolution(int resolution) {
   m_dirty |= attempt("cannot change the grid", [&] {
     SceneSettings changed = m_settings;
     changed.resolution    = resolution;
+    check_memory(changed, point_counts());
+    remember_scene(false);
     m_pipeline->set_grid(config(changed).grid);
     m_settings = changed;
   });
@@ -90,31 +123,41 @@ void AppState::set_table_options(double cuckoo_space, double load) {
     SceneSettings changed = m_settings;
     changed.cuckoo_space  = cuckoo_space;
     changed.load          = load;
-    auto pipeline         = std::make_unique<Pipeline>(m_backend, config(changed));
-    for (int i = 0; i < 2; ++i)
-      pipeline->set_model(i, m_rest[i]);
+    check_memory(changed, point_counts());
+    auto pipeline = make_pipeline(changed);
+    remember_scene(false);
     m_pipeline = std::move(pipeline);
     m_settings = changed;
   });
 }
 
 bool AppState::set_points_per_model(std::size_t points) {
-  const std::size_t previous  = m_settings.points_per_model;
-  m_settings.points_per_model = points;
+  SceneSettings changed    = m_settings;
+  changed.points_per_model = points;
   std::array<std::vector<Float3>, 2> rest;
   std::array<ModelInfo, 2> info;
-  const bool ok = read_model(0, m_models[0].path, rest[0], info[0]) &&
-                  read_model(1, m_models[1].path, rest[1], info[1]) &&
-                  attempt("cannot set the models", [&] {
-                    for (int i = 0; i < 2; ++i)
-                      m_pipeline->set_model(i, rest[i]);
-                  });
-  if (!ok) {
-    m_settings.points_per_model = previous;
+  if (!attempt("cannot re-sample the models",
+               [&] {
+                 check_memory(changed, {points, points});
+               }) ||
+      !read_model(0, m_models[0].path, points, rest[0], info[0]) ||
+      !read_model(1, m_models[1].path, points, rest[1], info[1]) ||
+      !attempt("cannot re-sample the models", [&] {
+        check_memory(changed, {rest[0].size(), rest[1].size()});
+      })) {
     return false;
   }
-  m_rest   = std::move(rest);
-  m_models = std::move(info);
+  remember_scene(true);
+  try {
+    for (int i = 0; i < 2; ++i)
+      m_pipeline->set_model(i, rest[i]);
+  } catch (const std::exception& e) {
+    recover(std::string("cannot set the models: ") + e.what());
+    return false;
+  }
+  m_rest     = std::move(rest);
+  m_models   = std::move(info);
+  m_settings = changed;
   report("re-sampled both models with " + std::to_string(points) + " points", false);
   m_dirty = true;
   return true;
@@ -123,13 +166,24 @@ bool AppState::set_points_per_model(std::size_t points) {
 bool AppState::load_model(int index, const std::string& path) {
   std::vector<Float3> rest;
   ModelInfo info;
-  if (!read_model(index, path, rest, info) ||
-      !attempt("cannot set the model", [&] { m_pipeline->set_model(index, rest); })) {
+  std::array<std::size_t, 2> points = point_counts();
+  if (!read_model(index, path, m_settings.points_per_model, rest, info) ||
+      !attempt("cannot load model", [&] {
+        points[index] = rest.size();
+        check_memory(m_settings, points);
+      })) {
+    return false;
+  }
+  remember_scene(true);
+  try {
+    m_pipeline->set_model(index, rest);
+  } catch (const std::exception& e) {
+    recover("cannot set model " + std::string(kModelNames[index]) + ": " + e.what());
     return false;
   }
   m_rest[index]   = std::move(rest);
   m_models[index] = std::move(info);
-  report("model " + std::string(index == 0 ? "A" : "B") + ": loaded " + path + " (" +
+  report("model " + std::string(kModelNames[index]) + ": loaded " + path + " (" +
              std::to_string(m_models[index].points) + " points)",
          false);
   m_dirty = true;
@@ -139,6 +193,54 @@ bool AppState::load_model(int index, const std::string& path) {
 void AppState::reset() {
   m_time  = 0;
   m_dirty = true;
+}
+
+void AppState::recover(const std::string& error) {
+  m_dirty = true;
+  if (!m_previous) {
+    report(error + " (paused)", true);
+    m_paused = true;
+    return;
+  }
+  Scene previous = std::move(*m_previous);
+  m_previous.reset();
+  if (previous.rest) {
+    m_rest   = std::move(*previous.rest);
+    m_models = previous.models;
+  }
+  m_settings = previous.settings;
+  m_pipeline.reset();  // the failed scene's memory first
+  try {
+    m_pipeline = make_pipeline(m_settings);
+    report(error + "; back to the previous scene (" + std::to_string(m_settings.points_per_model) +
+               " points per model, grid " + std::to_string(m_settings.resolution) + ", " +
+               std::string(to_string(m_settings.algorithm)) + ")",
+           true);
+  } catch (const std::exception& e) {
+    // Not even that fits: no models, so that every part of the state agrees (the panel can load
+    // or re-sample smaller ones).
+    m_rest = {};
+    for (ModelInfo& model : m_models)
+      model.points = 0;
+    m_pipeline = std::make_unique<Pipeline>(m_backend, config(m_settings));
+    report(error + "; the previous scene does not fit either (" + e.what() +
+               "): models unloaded (paused)",
+           true);
+    m_paused = true;
+  }
+}
+
+void AppState::update_grid_warnings() {
+  for (int i = 0; i < 2; ++i) {
+    const ModelFrameStats& s = m_stats.model[i];
+    const double fraction    = outside_grid_fraction(s);
+    m_grid_warnings[i].clear();
+    if (fraction <= kOutsideGridWarning) continue;
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1f %% of its %zu points", fraction * 100, s.points);
+    m_grid_warnings[i] = "model " + std::string(kModelNames[i]) + " (" + m_models[i].path +
+                         "): " + text + " are outside the grid";
+  }
 }
 
 bool AppState::update(BufferBridge& bridge, double dt) {
@@ -152,11 +254,12 @@ bool AppState::update(BufferBridge& bridge, double dt) {
     bridge.reserve(point_counts());
     m_stats = bridge.run_frame(*m_pipeline, m_time);
   } catch (const std::exception& e) {
-    report(std::string("frame failed (paused): ") + e.what(), true);
-    m_paused = true;
+    recover(std::string("frame failed: ") + e.what());
     return false;
   }
+  m_previous.reset();
   m_history.push(m_stats);
+  update_grid_warnings();
   return true;
 }
 

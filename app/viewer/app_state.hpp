@@ -1,6 +1,8 @@
 // The viewer's scene state, free of GL and UI: the pipeline, the two models, the settings the
 // panel edits, animation time (pause, single step, reset), the last frame's statistics and their
-// history, and the message shown to the user. Tests drive it headlessly through a BufferBridge.
+// history, and the messages shown to the user. Changes that need memory are checked against free
+// memory first; a frame that fails after a change goes back to the scene before it. Tests drive it
+// headlessly through a BufferBridge.
 #pragma once
 
 #include "viewer/render_buffer.hpp"
@@ -13,6 +15,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,7 +68,8 @@ class AppState {
   /// One step: what request_step() advances, and the fixed step of --frames runs.
   static constexpr double kStep = 1.0 / 60.0;
 
-  /// Loads both models (throws voxhash::InvalidInput naming the file if one cannot be loaded).
+  /// Loads both models (throws voxhash::InvalidInput naming the file if one cannot be loaded, and
+  /// voxhash::OutOfMemory, before loading, if the scene cannot fit in free memory).
   AppState(Backend backend, const SceneSettings& settings, const std::array<std::string, 2>& paths);
 
   [[nodiscard]] Backend backend() const { return m_backend; }
@@ -76,10 +80,11 @@ class AppState {
   void set_animation(const AnimationParams& animation);
   /// Cuckoo space and HashGraph load: the pipeline is recreated with the new BuildOptions.
   void set_table_options(double cuckoo_space, double load);
-  /// Re-samples both models; on failure keeps them, sets the message and returns false.
+  /// Re-samples both models; on failure (the scene would not fit in free memory, which is checked
+  /// first; a file error) keeps them, sets the message and returns false.
   bool set_points_per_model(std::size_t points);
-  /// Loads model `index` from `path`; on failure keeps the current one, sets the message and
-  /// returns false.
+  /// Loads model `index` from `path`; on failure (as above) keeps the current one, sets the message
+  /// and returns false.
   bool load_model(int index, const std::string& path);
 
   void toggle_pause() { m_paused = !m_paused; }
@@ -91,7 +96,9 @@ class AppState {
 
   /// Advances the animation time by `dt` seconds unless paused, and runs a frame through `bridge`
   /// when the time or a setting changed. A frame that throws (voxhash::OutOfMemory, ...) sets the
-  /// message and pauses. Returns true when a frame ran and succeeded.
+  /// error message; if settings or models changed since the last good frame, the scene goes back
+  /// to what it was then and keeps running (the next update runs it), else it pauses. Returns true
+  /// when a frame ran and succeeded.
   bool update(BufferBridge& bridge, double dt);
 
   [[nodiscard]] double time() const { return m_time; }
@@ -104,11 +111,37 @@ class AppState {
   /// The last message for the user (model loaded, load failed, frame failed); empty at first.
   [[nodiscard]] const std::string& message() const { return m_message; }
   [[nodiscard]] bool message_is_error() const { return m_message_is_error; }
+  /// Per model, from the last good frame: "model A (path): 37.5 % of its 200000 points are outside
+  /// the grid" when more than kOutsideGridWarning of them were; else empty.
+  [[nodiscard]] const std::array<std::string, 2>& grid_warnings() const { return m_grid_warnings; }
 
  private:
+  /// What a failing frame goes back to: the settings, and the models if they changed too.
+  struct Scene {
+    SceneSettings settings;
+    std::optional<std::array<std::vector<Float3>, 2>> rest;
+    std::array<ModelInfo, 2> models;
+  };
+
   [[nodiscard]] static PipelineConfig config(const SceneSettings& settings);
-  /// Loads `path` with the current points per model into `rest`; on failure sets the message.
-  bool read_model(int index, const std::string& path, std::vector<Float3>& rest, ModelInfo& info);
+  /// A pipeline for `settings` holding the current models.
+  [[nodiscard]] std::unique_ptr<Pipeline> make_pipeline(const SceneSettings& settings) const;
+  /// Throws voxhash::OutOfMemory when a scene of `settings` with models of `points` points would
+  /// not fit in free memory.
+  void check_memory(const SceneSettings& settings, std::array<std::size_t, 2> points) const;
+  /// Loads `path` with `points` samples into `rest`; on failure sets the message.
+  bool read_model(int index,
+                  const std::string& path,
+                  std::size_t points,
+                  std::vector<Float3>& rest,
+                  ModelInfo& info);
+  /// Before a change: keeps the scene as it is (once per good frame), the models too if
+  /// `models_change`.
+  void remember_scene(bool models_change);
+  /// After a frame or a change of models failed with `error`: the remembered scene back, or a
+  /// pause if there is none; the message says which.
+  void recover(const std::string& error);
+  void update_grid_warnings();
   /// Runs f(); an exception becomes the error message "what: ..." and false.
   template <class F>
   bool attempt(const std::string& what, F&& f);
@@ -119,6 +152,8 @@ class AppState {
   std::unique_ptr<Pipeline> m_pipeline;
   std::array<std::vector<Float3>, 2> m_rest;
   std::array<ModelInfo, 2> m_models;
+  std::optional<Scene> m_previous;  // the scene of the last good frame, while changes are untried
+  std::array<std::string, 2> m_grid_warnings;
 
   double m_time = 0;
   bool m_paused = false;

@@ -1,6 +1,7 @@
 // UiLayer (ImGui set-up: no imgui.ini written, opaque panel background; per-frame calls), then
 // the panel. Its sections, in the order they appear:
-//   [status]      device, backend, GL, transfer path, frame rate, pause / step / reset, vsync
+//   [status]      device, backend, GL, transfer path, frame rate, pause / step / reset, vsync,
+//                 the last message and the models' outside-the-grid warnings
 //   [algorithm]   cuckoo / hashgraph-v1 / hashgraph-v2 (effective next frame)
 //   [rates]       build and probe keys/s, plots, fractions of the measured device limits
 //   [times]       per-stage milliseconds (FrameStats::ms) and transfer steps
@@ -26,6 +27,7 @@ namespace voxhash::viewer {
 namespace {
 
 const ImVec4 kErrorColor{1.0f, 0.4f, 0.35f, 1.0f};
+const ImVec4 kWarningColor{1.0f, 0.8f, 0.3f, 1.0f};
 const ImVec4 kDimColor{0.65f, 0.65f, 0.65f, 1.0f};
 constexpr const char* kModelNames[2] = {"A", "B"};
 
@@ -180,6 +182,12 @@ void Panel::draw_status(AppState& state,
     } else {
       ImGui::TextWrapped("%s", state.message().c_str());
     }
+  }
+  for (const std::string& warning : state.grid_warnings()) {
+    if (warning.empty()) continue;
+    ImGui::PushStyleColor(ImGuiCol_Text, kWarningColor);
+    ImGui::TextWrapped("%s", warning.c_str());
+    ImGui::PopStyleColor();
   }
 }
 

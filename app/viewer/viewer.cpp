@@ -166,6 +166,9 @@ int finish(const ViewerOptions& options,
            int height) {
   glFinish();
   if (options.timing) timing.print_summary();
+  for (const std::string& warning : session.state().grid_warnings()) {
+    if (!warning.empty()) std::fprintf(stderr, "voxhash: warning: %s\n", warning.c_str());
+  }
   if (session.state().message_is_error()) {
     std::fprintf(stderr, "voxhash: error: %s\n", session.state().message().c_str());
     return 1;

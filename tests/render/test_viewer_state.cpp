@@ -1,7 +1,9 @@
 // The viewer's scene state driven headlessly in a GL context (a GLFW window under Xvfb, CPU
 // backend, host-upload path): switching algorithms between frames leaves every frame output
 // unchanged; the GL buffers hold exactly the pipeline's points and labelled voxels; the layer
-// toggles decide what the renderer draws; a bad model path is a message, not an exit.
+// toggles decide what the renderer draws; a bad model path, a scene too large for memory and a
+// frame whose allocation fails are messages, not exits (the last goes back to the previous scene);
+// a model outside the grid is warned about.
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
 #include "viewer/context.hpp"
@@ -9,13 +11,18 @@
 #include "viewer/render_buffer.hpp"
 #include "viewer/renderer.hpp"
 
+#include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/pipeline.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <memory>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -218,6 +225,64 @@ TEST_F(ViewerStateTest, FailingFrameIsShownAndPauses) {
   EXPECT_NE(m_state->message().find("out of memory"), std::string::npos) << m_state->message();
   m_state->toggle_pause();
   EXPECT_TRUE(m_state->update(*m_bridge, 1.0 / 60)) << "the next frame runs again";
+}
+
+/// An allocation inside the frame fails after a change (the budget allows no memory beyond what
+/// the changed scene's models hold): the message says so, the scene goes back to the last good one
+/// and keeps running; the buffers show that scene again.
+TEST_F(ViewerStateTest, FrameOutOfMemoryAfterAChangeGoesBackToThePreviousScene) {
+  run_frame_at(0.5);
+  m_state->toggle_pause();
+  const std::size_t voxels = m_state->stats().model[0].voxels;
+  ASSERT_TRUE(m_state->set_points_per_model(60000)) << m_state->message();
+  {
+    set_allocation_budget(Backend::Cpu, allocation_stats(Backend::Cpu).in_use);
+    const bool ran = m_state->update(*m_bridge, 0.0);
+    set_allocation_budget(Backend::Cpu, std::nullopt);
+    ASSERT_FALSE(ran);
+  }
+  EXPECT_TRUE(m_state->message_is_error());
+  EXPECT_NE(m_state->message().find("out of memory"), std::string::npos) << m_state->message();
+  EXPECT_NE(m_state->message().find("back to the previous scene (20000 points"), std::string::npos)
+      << m_state->message();
+  EXPECT_FALSE(m_state->paused());
+  EXPECT_EQ(m_state->settings().points_per_model, 20000u);
+  EXPECT_EQ(m_state->point_counts()[0], 20000u);
+  ASSERT_TRUE(m_state->update(*m_bridge, 0.0)) << m_state->message();
+  EXPECT_EQ(m_buffers.point_count[0], 20000u);
+  EXPECT_EQ(m_state->stats().model[0].voxels, voxels) << "the same scene at the same time";
+}
+
+TEST_F(ViewerStateTest, SceneThatCannotFitIsRefusedBeforeSampling) {
+  run_frame_at(0.5);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(m_state->set_points_per_model(std::size_t{1} << 30));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  EXPECT_TRUE(m_state->message_is_error());
+  EXPECT_NE(m_state->message().find("GiB of host memory"), std::string::npos) << m_state->message();
+  EXPECT_EQ(m_state->settings().points_per_model, 20000u);
+  m_state->request_step();
+  EXPECT_TRUE(m_state->update(*m_bridge, 0.0)) << m_state->message();
+}
+
+TEST_F(ViewerStateTest, ModelOutsideTheGridIsWarned) {
+  const std::string far = (std::filesystem::temp_directory_path() /
+                           ("voxhash_far_" + std::to_string(getpid()) + ".xyz"))
+                              .string();
+  {
+    std::ofstream out(far);
+    for (int i = 0; i < 300; ++i)
+      out << 10 + i * 1e-3 << " 10 10\n";
+  }
+  run_frame_at(0.5);
+  EXPECT_EQ(m_state->grid_warnings()[0], "");
+  EXPECT_EQ(m_state->grid_warnings()[1], "");
+  ASSERT_TRUE(m_state->load_model(1, far)) << m_state->message();
+  run_frame_at(0.6);
+  std::filesystem::remove(far);
+  EXPECT_EQ(m_state->grid_warnings()[0], "");
+  EXPECT_EQ(m_state->grid_warnings()[1],
+            "model B (" + far + "): 100.0 % of its 300 points are outside the grid");
 }
 
 TEST_F(ViewerStateTest, ResamplingResizesTheBuffers) {

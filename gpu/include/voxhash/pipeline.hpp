@@ -100,6 +100,15 @@ struct FrameStats {
   double probe_keys_per_s = 0;  // unique voxels probed per second
 };
 
+/// Front ends warn when more than this share of a model's points fall outside the grid (the model
+/// is then partly or wholly missing from the frame).
+inline constexpr double kOutsideGridWarning = 0.01;
+
+/// The share of the model's points that fell outside the grid; 0 for a model without points.
+[[nodiscard]] inline double outside_grid_fraction(const ModelFrameStats& s) {
+  return s.points ? static_cast<double>(s.outside_grid) / static_cast<double>(s.points) : 0.0;
+}
+
 /// Where run_frame writes what a renderer draws. A null pointer means an internal buffer.
 struct FrameTargets {
   /// Model i's animated points: backend memory with room for all of its points (e.g. a
@@ -117,6 +126,21 @@ struct ModelVoxels {
   std::vector<Key> keys;
   std::vector<VoxelLabel> labels;
 };
+
+/// Peak memory a Pipeline with this configuration needs for models of points[0] and points[1]
+/// points, computed before anything is allocated: in the backend's memory every buffer and table
+/// a frame holds (internal points and instances included, every point taken as its own voxel, the
+/// tables at the size for all points), and in host memory the models' rest points a front end
+/// holds to pass to set_model (12 bytes a point). An upper bound for Pipeline's own allocations.
+[[nodiscard]] MemoryEstimate estimate_frame_bytes(const PipelineConfig& config,
+                                                  std::array<std::size_t, 2> points);
+
+/// require_memory for estimate_frame_bytes: throws OutOfMemory naming the point counts, the grid,
+/// the bytes needed and the bytes available when a frame would not fit in free memory. Front ends
+/// call it before loading models and creating the pipeline.
+void check_frame_memory(Backend backend,
+                        const PipelineConfig& config,
+                        std::array<std::size_t, 2> points);
 
 namespace detail {
 class PipelineBackend;
@@ -138,7 +162,8 @@ class Pipeline {
   [[nodiscard]] const Grid& grid() const;
 
   /// Sets model `index` (0 or 1) from rest-pose points on the host (copied to the backend;
-  /// synchronous). Non-finite points throw InvalidInput (loaders drop them first).
+  /// synchronous). Non-finite points throw InvalidInput (loaders drop them first); on that or on
+  /// OutOfMemory the model keeps its previous points.
   void set_model(int index, std::span<const Float3> rest_points);
   /// Sets model `index` from a closed triangle mesh (copied to the backend): its voxels are every
   /// voxel its triangles touch (no holes at any resolution; the animation moves the vertices);
@@ -159,7 +184,10 @@ class Pipeline {
   /// Runs one frame at `time` seconds on `stream` (ignored by the CPU backend). The statistics,
   /// voxels and labels are complete on return (the frame reads its counts back, which waits for
   /// the stream); the instances are queued last and are complete once `stream` is synchronized,
-  /// so a caller can unmap interop buffers on the same stream without waiting here.
+  /// so a caller can unmap interop buffers on the same stream without waiting here. If it throws
+  /// (OutOfMemory from an allocation inside the frame, ...), the pipeline holds no frame (voxels,
+  /// labels, instances and download are empty) but keeps its models and configuration, and the
+  /// next run_frame starts afresh.
   FrameStats run_frame(double time, const FrameTargets& targets = {}, Stream stream = nullptr);
 
   /// The last frame's voxels of model `index` (backend memory, unspecified order) and labels.
@@ -181,6 +209,7 @@ class Pipeline {
   PipelineConfig m_config;
   Grid m_grid;
   std::unique_ptr<detail::PipelineBackend> m_impl;
+  bool m_has_frame = false;  // the last run_frame completed
 };
 
 }  // namespace voxhash

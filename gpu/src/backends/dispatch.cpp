@@ -1,7 +1,7 @@
 // Picking the backend at run time: CUDA availability, backend names, and every backend-neutral
-// entry point of the public API (memory, device queries, tables, joins, keys, timers), each handing
-// its call to the chosen backend's BackendImpl. The only place that knows whether CUDA is compiled
-// in.
+// entry point of the public API (copies, device queries, tables, joins, keys, timers; allocations
+// go through memory.cpp), each handing its call to the chosen backend's BackendImpl. The only
+// place that knows whether CUDA is compiled in.
 #include "backends/backend_impl.hpp"
 
 #include <voxhash/backend.hpp>
@@ -120,14 +120,6 @@ void copy_bytes(
 }
 
 namespace detail {
-
-void* allocate(Backend backend, std::size_t bytes) {
-  return backend_impl(backend).allocate(bytes);
-}
-
-void deallocate(Backend backend, void* ptr) noexcept {
-  if (ptr) backend_impl(backend).deallocate(ptr);
-}
 
 void fill_bytes_async(Backend backend, void* ptr, int byte, std::size_t bytes, Stream stream) {
   backend_impl(backend).fill_bytes_async(ptr, byte, bytes, stream);

@@ -3,6 +3,8 @@
 // standard library's; Event is a steady-clock timestamp.
 #pragma once
 
+#include "exec/tsan_tbb.hpp"
+
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
 
@@ -40,9 +42,13 @@ class CpuExec {
       body(0, n);
       return;
     }
-    oneapi::tbb::parallel_for(
-        oneapi::tbb::blocked_range<std::size_t>(0, n, kGrain),
-        [&](const oneapi::tbb::blocked_range<std::size_t>& r) { body(r.begin(), r.end()); });
+    tsan::ParallelLoop loop;  // what TBB synchronizes, told to ThreadSanitizer (TSan builds only)
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, n, kGrain),
+                              [&](const oneapi::tbb::blocked_range<std::size_t>& r) {
+                                loop.chunk_begin();
+                                body(r.begin(), r.end());
+                                loop.chunk_end();
+                              });
   }
 
   /// out[i] = in[0] + ... + in[i-1]; in and out may alias.

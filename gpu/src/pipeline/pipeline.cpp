@@ -98,19 +98,25 @@ void Pipeline::set_animation(const AnimationParams& animation) {
 }
 
 FrameStats Pipeline::run_frame(double time, const FrameTargets& targets, Stream stream) {
-  return m_impl->run_frame(m_config, m_grid, time, targets, stream);
+  m_has_frame            = false;  // a frame that throws may leave its tables half built
+  const FrameStats stats = m_impl->run_frame(m_config, m_grid, time, targets, stream);
+  m_has_frame            = true;
+  return stats;
 }
 
 std::span<const Key> Pipeline::voxels(int index) const {
+  if (!m_has_frame) return {};
   return m_impl->voxels(index);
 }
 std::span<const VoxelLabel> Pipeline::labels(int index) const {
+  if (!m_has_frame) return {};
   return m_impl->labels(index);
 }
 std::span<const Float3> Pipeline::points(int index) const {
   return m_impl->points(index);
 }
 std::span<const VoxelInstance> Pipeline::instances(int index) const {
+  if (!m_has_frame) return {};
   return m_impl->instances(index);
 }
 

@@ -122,8 +122,11 @@ class PipelineImpl final : public detail::PipelineBackend {
       throw InvalidInput("model " + std::to_string(index) + ": too many points (max 2^31 - 1)");
     }
     Model& m = m_models.at(index);
-    m.rest   = Buffer<Float3>::from_host(Exec::kBackend, rest);
-    m.animated.resize(rest.size());
+    // Both buffers are allocated before either is replaced: on OutOfMemory the model is unchanged.
+    Buffer<Float3> rest_points = Buffer<Float3>::from_host(Exec::kBackend, rest);
+    Buffer<Float3> animated(Exec::kBackend, rest.size());
+    m.rest           = std::move(rest_points);
+    m.animated       = std::move(animated);
     m.points         = m.animated.data();
     m.instances      = nullptr;
     m.triangle_count = 0;
