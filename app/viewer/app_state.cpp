@@ -1,4 +1,5 @@
-// AppState: settings to pipeline, model loading with errors kept as messages, and the frame clock.
+// AppState: settings to pipeline (meshes with their triangles, clouds as points), model loading
+// with errors kept as messages, and the frame clock.
 #include "viewer/app_state.hpp"
 
 #include <voxhash/error.hpp>
@@ -15,8 +16,8 @@ AppState::AppState(Backend backend,
     : m_backend(backend), m_settings(settings) {
   m_pipeline = std::make_unique<Pipeline>(m_backend, config(m_settings));
   for (int i = 0; i < 2; ++i) {
-    if (!read_model(i, paths[i], m_rest[i], m_models[i])) throw InvalidInput(m_message);
-    m_pipeline->set_model(i, m_rest[i]);
+    if (!read_model(i, paths[i], m_loaded[i], m_models[i])) throw InvalidInput(m_message);
+    set_pipeline_model(*m_pipeline, i, m_loaded[i]);
   }
 }
 
@@ -31,7 +32,7 @@ PipelineConfig AppState::config(const SceneSettings& settings) {
 }
 
 std::array<std::size_t, 2> AppState::point_counts() const {
-  return {m_rest[0].size(), m_rest[1].size()};
+  return {m_loaded[0].rest.size(), m_loaded[1].rest.size()};
 }
 
 void AppState::report(std::string message, bool is_error) {
@@ -50,16 +51,22 @@ bool AppState::attempt(const std::string& what, F&& f) {
   }
 }
 
-bool AppState::read_model(int index,
-                          const std::string& path,
-                          std::vector<Float3>& rest,
-                          ModelInfo& info) {
+bool AppState::read_model(int index, const std::string& path, LoadedModel& model, ModelInfo& info) {
   return attempt("cannot load model", [&] {
     PointCloud cloud =
         load_point_cloud(path, m_settings.points_per_model, static_cast<std::uint64_t>(index) + 1);
-    info = {path, cloud.points.size(), cloud.dropped_non_finite};
-    rest = std::move(cloud.points);
+    info = {path, cloud.points.size(), cloud.dropped_non_finite, cloud.mesh.triangles.size() / 3};
+    model.rest = std::move(cloud.points);
+    model.mesh = std::move(cloud.mesh);
   });
+}
+
+void AppState::set_pipeline_model(Pipeline& pipeline, int index, const LoadedModel& model) {
+  if (model.mesh.triangles.empty()) {
+    pipeline.set_model(index, model.rest);
+  } else {
+    pipeline.set_model(index, model.mesh, model.rest);
+  }
 }
 
 void AppState::set_algorithm(TableKind kind) {
@@ -92,7 +99,7 @@ void AppState::set_table_options(double cuckoo_space, double load) {
     changed.load          = load;
     auto pipeline         = std::make_unique<Pipeline>(m_backend, config(changed));
     for (int i = 0; i < 2; ++i)
-      pipeline->set_model(i, m_rest[i]);
+      set_pipeline_model(*pipeline, i, m_loaded[i]);
     m_pipeline = std::move(pipeline);
     m_settings = changed;
   });
@@ -101,19 +108,19 @@ void AppState::set_table_options(double cuckoo_space, double load) {
 bool AppState::set_points_per_model(std::size_t points) {
   const std::size_t previous  = m_settings.points_per_model;
   m_settings.points_per_model = points;
-  std::array<std::vector<Float3>, 2> rest;
+  std::array<LoadedModel, 2> loaded;
   std::array<ModelInfo, 2> info;
-  const bool ok = read_model(0, m_models[0].path, rest[0], info[0]) &&
-                  read_model(1, m_models[1].path, rest[1], info[1]) &&
+  const bool ok = read_model(0, m_models[0].path, loaded[0], info[0]) &&
+                  read_model(1, m_models[1].path, loaded[1], info[1]) &&
                   attempt("cannot set the models", [&] {
                     for (int i = 0; i < 2; ++i)
-                      m_pipeline->set_model(i, rest[i]);
+                      set_pipeline_model(*m_pipeline, i, loaded[i]);
                   });
   if (!ok) {
     m_settings.points_per_model = previous;
     return false;
   }
-  m_rest   = std::move(rest);
+  m_loaded = std::move(loaded);
   m_models = std::move(info);
   report("re-sampled both models with " + std::to_string(points) + " points", false);
   m_dirty = true;
@@ -121,16 +128,18 @@ bool AppState::set_points_per_model(std::size_t points) {
 }
 
 bool AppState::load_model(int index, const std::string& path) {
-  std::vector<Float3> rest;
+  LoadedModel loaded;
   ModelInfo info;
-  if (!read_model(index, path, rest, info) ||
-      !attempt("cannot set the model", [&] { m_pipeline->set_model(index, rest); })) {
+  if (!read_model(index, path, loaded, info) ||
+      !attempt("cannot set the model", [&] { set_pipeline_model(*m_pipeline, index, loaded); })) {
     return false;
   }
-  m_rest[index]   = std::move(rest);
-  m_models[index] = std::move(info);
+  m_loaded[index]             = std::move(loaded);
+  m_models[index]             = std::move(info);
+  const std::size_t triangles = m_models[index].triangles;
   report("model " + std::string(index == 0 ? "A" : "B") + ": loaded " + path + " (" +
-             std::to_string(m_models[index].points) + " points)",
+             std::to_string(m_models[index].points) + " points" +
+             (triangles ? ", a mesh of " + std::to_string(triangles) + " triangles" : "") + ")",
          false);
   m_dirty = true;
   return true;

@@ -56,8 +56,9 @@ struct SceneSettings {
 
 struct ModelInfo {
   std::string path;
-  std::size_t points  = 0;
-  std::size_t dropped = 0;  // non-finite points the loader skipped
+  std::size_t points    = 0;
+  std::size_t dropped   = 0;  // non-finite points the loader skipped
+  std::size_t triangles = 0;  // a mesh: voxelized from its triangles; 0: a point cloud
 };
 
 class AppState {
@@ -107,8 +108,15 @@ class AppState {
 
  private:
   [[nodiscard]] static PipelineConfig config(const SceneSettings& settings);
-  /// Loads `path` with the current points per model into `rest`; on failure sets the message.
-  bool read_model(int index, const std::string& path, std::vector<Float3>& rest, ModelInfo& info);
+  /// A model as loaded: its sampled points, and its triangles when it is a mesh.
+  struct LoadedModel {
+    std::vector<Float3> rest;
+    Mesh mesh;
+  };
+  /// Loads `path` with the current points per model into `model`; on failure sets the message.
+  bool read_model(int index, const std::string& path, LoadedModel& model, ModelInfo& info);
+  /// Hands model `index` to `pipeline`: a mesh with its triangles, else its points.
+  static void set_pipeline_model(Pipeline& pipeline, int index, const LoadedModel& model);
   /// Runs f(); an exception becomes the error message "what: ..." and false.
   template <class F>
   bool attempt(const std::string& what, F&& f);
@@ -117,7 +125,7 @@ class AppState {
   Backend m_backend;
   SceneSettings m_settings;
   std::unique_ptr<Pipeline> m_pipeline;
-  std::array<std::vector<Float3>, 2> m_rest;
+  std::array<LoadedModel, 2> m_loaded;
   std::array<ModelInfo, 2> m_models;
 
   double m_time = 0;

@@ -38,11 +38,12 @@ FrameStats HostUploadBridge::run_frame(Pipeline& pipeline, double time) {
     const auto points    = on_host(pipeline.points(i), backend, m_points);
     const auto instances = on_host(pipeline.instances(i), backend, m_instances);
     m_times.upload += watch.lap();
-    if (points.size() > m_buffers.capacity(i) || instances.size() > m_buffers.capacity(i)) {
+    if (points.size() > m_buffers.capacity(i)) {
       throw Error("viewer: model " + std::to_string(i) + " has " + std::to_string(points.size()) +
                   " points but its buffers were sized for " +
                   std::to_string(m_buffers.capacity(i)));
     }
+    m_buffers.reserve_voxels(i, instances.size());  // a mesh's voxels can outnumber its points
     glNamedBufferSubData(m_buffers.points_buffer(i), 0, points.size_bytes(), points.data());
     glNamedBufferSubData(m_buffers.voxels_buffer(i), 0, instances.size_bytes(), instances.data());
     m_buffers.point_count[i]  = points.size();

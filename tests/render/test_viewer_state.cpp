@@ -131,6 +131,24 @@ TEST_F(ViewerStateTest, GlBuffersHoldThePipelinesPointsAndVoxels) {
   }
 }
 
+// The bundled OBJs are meshes: voxelized from their triangles, so a sparse sampling (drawn points)
+// can have fewer points than voxels, and the voxel buffers grow to hold every voxel.
+TEST_F(ViewerStateTest, MeshModelsKeepTheirTrianglesAndEveryVoxelIsDrawn) {
+  ASSERT_TRUE(m_state->set_points_per_model(2000)) << m_state->message();
+  run_frame_at(1.7);
+  const Pipeline& pipeline = m_state->pipeline();
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_GT(m_state->models()[i].triangles, 0u);
+    EXPECT_EQ(m_state->stats().model[i].point_coverage, 1.0);
+    const ModelVoxels expected = pipeline.download(i);
+    EXPECT_GT(expected.keys.size(), m_buffers.point_count[i]) << "model " << i;
+    ASSERT_EQ(m_buffers.voxel_ranges[i].total(), expected.keys.size());
+    const ModelVoxels drawn = read_voxel_buffer(m_buffers, i, pipeline.config().grid);
+    EXPECT_EQ(drawn.keys, expected.keys) << "model " << i;
+    EXPECT_EQ(drawn.labels, expected.labels) << "model " << i;
+  }
+}
+
 TEST_F(ViewerStateTest, LayerTogglesDecideWhatIsDrawn) {
   run_frame_at(1.7);
   ASSERT_GT(m_state->stats().model[0].intersection, 0u);

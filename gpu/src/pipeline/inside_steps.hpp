@@ -169,26 +169,20 @@ void pick_samples(Exec& exec,
   });
 }
 
-struct InsideResult {
-  std::uint32_t low_confidence = 0;  // regions decided without a clear majority
-  std::uint32_t thin_features  = 0;  // regions whose samples are sure of opposite answers
-};
-
 /// Labels `count` subjects by rays from their samples (b.sample_key, `samples` slots each) through
 /// the other model's voxels (`dilate`: a sampled surface; see core::surface_at): b.label[r] and
 /// b.flags[r] per subject. Rounds of kRaysPerRound rays per undecided subject, one thread per ray
-/// segment. Synchronizes.
+/// segment; the host waits once per round that leaves subjects for another (to size it).
 template <class Exec, class View>
-InsideResult robust_inside_test(Exec& exec,
-                                View other,
-                                core::BlockMask other_mask,
-                                Grid g,
-                                bool dilate,
-                                std::uint32_t count,
-                                int samples,
-                                InsideBuffers& b) {
-  InsideResult result;
-  if (count == 0) return result;
+void robust_inside_test(Exec& exec,
+                        View other,
+                        core::BlockMask other_mask,
+                        Grid g,
+                        bool dilate,
+                        std::uint32_t count,
+                        int samples,
+                        InsideBuffers& b) {
+  if (count == 0) return;
   constexpr int R = core::kRaysPerRound;
   b.subjects.resize(count);
   b.picked.resize(count);
@@ -250,6 +244,7 @@ InsideResult robust_inside_test(Exec& exec,
                                     &label[s]);
       more[a]               = flags[s] & core::kRegionMoreRays;
     });
+    if (round + 1 == rounds) break;  // the last round decides every subject
     const auto next = static_cast<std::uint32_t>(exec.select_flagged_indices(more, picked, active));
     exec.for_each(next, [=] VOXHASH_LAMBDA(std::uint32_t i) { picked[i] = subjects[picked[i]]; });
     b.subjects.swap(b.picked);
@@ -257,17 +252,19 @@ InsideResult robust_inside_test(Exec& exec,
     picked   = b.picked.data();
     active   = next;
   }
-  std::uint32_t* c = b.counts.data();
+}
+
+/// b.counts = how many of the last test's `count` subjects were flagged low confidence and thin
+/// (read them after later tests: only this writes b.counts).
+template <class Exec>
+void count_region_flags_async(Exec& exec, std::uint32_t count, InsideBuffers& b) {
+  const std::uint8_t* flags = b.flags.data();
+  std::uint32_t* c          = b.counts.data();
   exec.fill(c, 2, 0u);
   exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) {
     core::aggregate_add(&c[0], (flags[r] & core::kRegionLowConfidence) != 0);
     core::aggregate_add(&c[1], (flags[r] & core::kRegionThinFeature) != 0);
   });
-  std::uint32_t read[2];
-  exec.copy_to_host(read, c, 2);
-  result.low_confidence = read[0];
-  result.thin_features  = read[1];
-  return result;
 }
 
 /// dst[index[r]] = b.label[r] for r < count: the test's verdicts back to voxel or root ids.
