@@ -1,9 +1,11 @@
 // `voxhash bench frame`: the viewer's frame (animate, voxelize, build, probe, flood fill) without a
 // window on two models (sphere and torus) over one pass through each other: per-stage median / p10
-// / p90 times, build and probe rates, with --all-algos a check that every algorithm gives identical
-// voxels and labels, --export the last frame as PLY (the library's export_voxels_ply). Memory is
-// checked before anything runs; --soak runs frames for a time and samples the process's memory; a
-// model largely outside the grid is warned about.
+// / p90 times, build and probe rates, how far the labels can be trusted (low-confidence and
+// thin-feature regions, point coverage, with a warning on stderr for a cloud too sparse for the
+// grid), with --all-algos a check that every algorithm gives identical voxels and labels, --export
+// the last frame as PLY (the library's export_voxels_ply). Memory is checked before anything runs;
+// --soak runs frames for a time and samples the process's memory; a model largely outside the grid
+// is warned about.
 #include "bench/suites.hpp"
 
 #include <voxhash/backend.hpp>
@@ -22,6 +24,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <numbers>
@@ -87,6 +90,7 @@ PointCloud model_points(
             << (torus ? "torus" : "sphere") << std::endl;
   PointCloud cloud;
   cloud.points = torus ? torus_points(n, seed) : sphere_points(n, seed);
+  cloud.source = torus ? "generated torus points" : "generated sphere points";
   return cloud;
 }
 
@@ -133,6 +137,50 @@ constexpr std::array kStages{
     Stage{"fill_votes", &StageTimes::fill_votes},
     Stage{"total", &StageTimes::total},
 };
+
+/// What a model's frames say about its labels: the lowest point coverage of any frame (1 for a
+/// mesh) with the points that frame recommends, and the most thin-feature regions.
+struct LabelTrust {
+  double coverage         = 1.0;
+  std::size_t recommended = 0, thin_features = 0;
+};
+
+LabelTrust label_trust(const std::vector<FrameStats>& frames, int model) {
+  LabelTrust t;
+  for (const FrameStats& f : frames) {
+    const ModelFrameStats& s = f.model[model];
+    if (s.point_coverage < t.coverage) {
+      t.coverage    = s.point_coverage;
+      t.recommended = s.recommended_points;
+    }
+    t.thin_features = std::max(t.thin_features, s.thin_feature_regions);
+  }
+  return t;
+}
+
+/// On stderr: a point cloud too sparse for the grid (naming it and the points that would cover
+/// it), and regions behind walls thinner than the barrier.
+void warn_about_labels(const std::vector<FrameStats>& frames,
+                       const std::array<std::string, 2>& names,
+                       int resolution) {
+  for (int m = 0; m < 2; ++m) {
+    const LabelTrust t = label_trust(frames, m);
+    if (t.coverage < kMinPointCoverage) {
+      std::cerr << "[frame] warning: model " << (m ? 'B' : 'A') << " (" << names[m]
+                << ") is a point cloud covering only " << std::fixed << std::setprecision(1)
+                << 100 * t.coverage << " % of its surface voxels at " << resolution << "^3 ("
+                << 100 * kMinPointCoverage << " % needed): its labels may leak through the gaps; "
+                << "it needs about " << t.recommended << " points at this grid, or a mesh"
+                << std::defaultfloat << std::endl;
+    }
+    if (t.thin_features) {
+      std::cerr << "[frame] warning: model " << (m ? 'B' : 'A') << " (" << names[m] << "): up to "
+                << t.thin_features << " region(s) per frame reach both sides of a wall of model "
+                << (m ? 'A' : 'B') << " thinner than about two voxels; their labels are not "
+                << "trustworthy (a finer grid resolves the wall)" << std::endl;
+    }
+  }
+}
 
 /// One result per stage of one algorithm's timed frames.
 void add_results(TableKind algorithm,
@@ -188,6 +236,15 @@ void add_results(TableKind algorithm,
                              median([](const ModelFrameStats& s) { return s.components; }));
         r.extra.emplace_back("undecided" + suffix,
                              median([](const ModelFrameStats& s) { return s.undecided; }));
+        r.extra.emplace_back("low_confidence" + suffix, median([](const ModelFrameStats& s) {
+                               return s.low_confidence_regions;
+                             }));
+        r.extra.emplace_back("thin_features" + suffix, median([](const ModelFrameStats& s) {
+                               return s.thin_feature_regions;
+                             }));
+        const LabelTrust t = label_trust(frames, m);
+        r.extra.emplace_back("point_coverage" + suffix, t.coverage);
+        r.extra.emplace_back("recommended_points" + suffix, static_cast<double>(t.recommended));
       }
     }
     printer.print(r);
@@ -474,6 +531,9 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   }
   outside.report(report);
 
+  if (!stats.empty() && !stats.front().empty()) {
+    warn_about_labels(stats.front(), {model_a.source, model_b.source}, options.resolution);
+  }
   if (!options.export_path.empty()) {
     const Pipeline& pipeline                = *pipelines.front();
     const std::array<ModelVoxels, 2> models = {pipeline.download(0), pipeline.download(1)};

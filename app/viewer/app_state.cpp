@@ -1,5 +1,6 @@
-// AppState: settings to pipeline, memory checked before changes that need it, model loading with
-// errors kept as messages, the way back to the last good scene, and the frame clock.
+// AppState: settings to pipeline (meshes with their triangles, clouds as points), memory checked
+// before changes that need it, model loading with errors kept as messages, the way back to the last
+// good scene, and the frame clock.
 #include "viewer/app_state.hpp"
 
 #include <voxhash/error.hpp>
@@ -22,7 +23,7 @@ AppState::AppState(Backend backend,
     : m_backend(backend), m_settings(settings) {
   check_memory(m_settings, {m_settings.points_per_model, m_settings.points_per_model});
   for (int i = 0; i < 2; ++i) {
-    if (!read_model(i, paths[i], m_settings.points_per_model, m_rest[i], m_models[i])) {
+    if (!read_model(i, paths[i], m_settings.points_per_model, m_loaded[i], m_models[i])) {
       throw InvalidInput(m_message);
     }
   }
@@ -43,7 +44,7 @@ PipelineConfig AppState::config(const SceneSettings& settings) {
 std::unique_ptr<Pipeline> AppState::make_pipeline(const SceneSettings& settings) const {
   auto pipeline = std::make_unique<Pipeline>(m_backend, config(settings));
   for (int i = 0; i < 2; ++i)
-    pipeline->set_model(i, m_rest[i]);
+    set_pipeline_model(*pipeline, i, m_loaded[i]);
   return pipeline;
 }
 
@@ -53,7 +54,7 @@ void AppState::check_memory(const SceneSettings& settings,
 }
 
 std::array<std::size_t, 2> AppState::point_counts() const {
-  return {m_rest[0].size(), m_rest[1].size()};
+  return {m_loaded[0].rest.size(), m_loaded[1].rest.size()};
 }
 
 void AppState::report(std::string message, bool is_error) {
@@ -75,19 +76,28 @@ bool AppState::attempt(const std::string& what, F&& f) {
 bool AppState::read_model(int index,
                           const std::string& path,
                           std::size_t points,
-                          std::vector<Float3>& rest,
+                          LoadedModel& model,
                           ModelInfo& info) {
   return attempt("cannot load model", [&] {
     PointCloud cloud = load_point_cloud(path, points, static_cast<std::uint64_t>(index) + 1);
-    info             = {path, cloud.points.size(), cloud.dropped_non_finite};
-    rest             = std::move(cloud.points);
+    info = {path, cloud.points.size(), cloud.dropped_non_finite, cloud.mesh.triangles.size() / 3};
+    model.rest = std::move(cloud.points);
+    model.mesh = std::move(cloud.mesh);
   });
+}
+
+void AppState::set_pipeline_model(Pipeline& pipeline, int index, const LoadedModel& model) {
+  if (model.mesh.triangles.empty()) {
+    pipeline.set_model(index, model.rest);
+  } else {
+    pipeline.set_model(index, model.mesh, model.rest);
+  }
 }
 
 void AppState::remember_scene(bool models_change) {
   if (!m_previous) m_previous = Scene{m_settings, std::nullopt, m_models};
-  if (models_change && !m_previous->rest) {
-    m_previous->rest   = m_rest;
+  if (models_change && !m_previous->loaded) {
+    m_previous->loaded = m_loaded;
     m_previous->models = m_models;
   }
 }
@@ -134,28 +144,28 @@ void AppState::set_table_options(double cuckoo_space, double load) {
 bool AppState::set_points_per_model(std::size_t points) {
   SceneSettings changed    = m_settings;
   changed.points_per_model = points;
-  std::array<std::vector<Float3>, 2> rest;
+  std::array<LoadedModel, 2> loaded;
   std::array<ModelInfo, 2> info;
   if (!attempt("cannot re-sample the models",
                [&] {
                  check_memory(changed, {points, points});
                }) ||
-      !read_model(0, m_models[0].path, points, rest[0], info[0]) ||
-      !read_model(1, m_models[1].path, points, rest[1], info[1]) ||
+      !read_model(0, m_models[0].path, points, loaded[0], info[0]) ||
+      !read_model(1, m_models[1].path, points, loaded[1], info[1]) ||
       !attempt("cannot re-sample the models", [&] {
-        check_memory(changed, {rest[0].size(), rest[1].size()});
+        check_memory(changed, {loaded[0].rest.size(), loaded[1].rest.size()});
       })) {
     return false;
   }
   remember_scene(true);
   try {
     for (int i = 0; i < 2; ++i)
-      m_pipeline->set_model(i, rest[i]);
+      set_pipeline_model(*m_pipeline, i, loaded[i]);
   } catch (const std::exception& e) {
     recover(std::string("cannot set the models: ") + e.what());
     return false;
   }
-  m_rest     = std::move(rest);
+  m_loaded   = std::move(loaded);
   m_models   = std::move(info);
   m_settings = changed;
   report("re-sampled both models with " + std::to_string(points) + " points", false);
@@ -164,27 +174,29 @@ bool AppState::set_points_per_model(std::size_t points) {
 }
 
 bool AppState::load_model(int index, const std::string& path) {
-  std::vector<Float3> rest;
+  LoadedModel loaded;
   ModelInfo info;
   std::array<std::size_t, 2> points = point_counts();
-  if (!read_model(index, path, m_settings.points_per_model, rest, info) ||
+  if (!read_model(index, path, m_settings.points_per_model, loaded, info) ||
       !attempt("cannot load model", [&] {
-        points[index] = rest.size();
+        points[index] = loaded.rest.size();
         check_memory(m_settings, points);
       })) {
     return false;
   }
   remember_scene(true);
   try {
-    m_pipeline->set_model(index, rest);
+    set_pipeline_model(*m_pipeline, index, loaded);
   } catch (const std::exception& e) {
     recover("cannot set model " + std::string(kModelNames[index]) + ": " + e.what());
     return false;
   }
-  m_rest[index]   = std::move(rest);
-  m_models[index] = std::move(info);
+  m_loaded[index]             = std::move(loaded);
+  m_models[index]             = std::move(info);
+  const std::size_t triangles = m_models[index].triangles;
   report("model " + std::string(kModelNames[index]) + ": loaded " + path + " (" +
-             std::to_string(m_models[index].points) + " points)",
+             std::to_string(m_models[index].points) + " points" +
+             (triangles ? ", a mesh of " + std::to_string(triangles) + " triangles" : "") + ")",
          false);
   m_dirty = true;
   return true;
@@ -204,8 +216,8 @@ void AppState::recover(const std::string& error) {
   }
   Scene previous = std::move(*m_previous);
   m_previous.reset();
-  if (previous.rest) {
-    m_rest   = std::move(*previous.rest);
+  if (previous.loaded) {
+    m_loaded = std::move(*previous.loaded);
     m_models = previous.models;
   }
   m_settings = previous.settings;
@@ -219,9 +231,9 @@ void AppState::recover(const std::string& error) {
   } catch (const std::exception& e) {
     // Not even that fits: no models, so that every part of the state agrees (the panel can load
     // or re-sample smaller ones).
-    m_rest = {};
+    m_loaded = {};
     for (ModelInfo& model : m_models)
-      model.points = 0;
+      model = {model.path, 0, 0, 0};
     m_pipeline = std::make_unique<Pipeline>(m_backend, config(m_settings));
     report(error + "; the previous scene does not fit either (" + e.what() +
                "): models unloaded (paused)",

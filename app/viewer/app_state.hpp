@@ -59,8 +59,9 @@ struct SceneSettings {
 
 struct ModelInfo {
   std::string path;
-  std::size_t points  = 0;
-  std::size_t dropped = 0;  // non-finite points the loader skipped
+  std::size_t points    = 0;
+  std::size_t dropped   = 0;  // non-finite points the loader skipped
+  std::size_t triangles = 0;  // a mesh: voxelized from its triangles; 0: a point cloud
 };
 
 class AppState {
@@ -116,10 +117,15 @@ class AppState {
   [[nodiscard]] const std::array<std::string, 2>& grid_warnings() const { return m_grid_warnings; }
 
  private:
+  /// A model as loaded: its sampled points, and its triangles when it is a mesh.
+  struct LoadedModel {
+    std::vector<Float3> rest;
+    Mesh mesh;
+  };
   /// What a failing frame goes back to: the settings, and the models if they changed too.
   struct Scene {
     SceneSettings settings;
-    std::optional<std::array<std::vector<Float3>, 2>> rest;
+    std::optional<std::array<LoadedModel, 2>> loaded;
     std::array<ModelInfo, 2> models;
   };
 
@@ -129,12 +135,14 @@ class AppState {
   /// Throws voxhash::OutOfMemory when a scene of `settings` with models of `points` points would
   /// not fit in free memory.
   void check_memory(const SceneSettings& settings, std::array<std::size_t, 2> points) const;
-  /// Loads `path` with `points` samples into `rest`; on failure sets the message.
+  /// Loads `path` with `points` samples into `model`; on failure sets the message.
   bool read_model(int index,
                   const std::string& path,
                   std::size_t points,
-                  std::vector<Float3>& rest,
+                  LoadedModel& model,
                   ModelInfo& info);
+  /// Hands model `index` to `pipeline`: a mesh with its triangles, else its points.
+  static void set_pipeline_model(Pipeline& pipeline, int index, const LoadedModel& model);
   /// Before a change: keeps the scene as it is (once per good frame), the models too if
   /// `models_change`.
   void remember_scene(bool models_change);
@@ -150,7 +158,7 @@ class AppState {
   Backend m_backend;
   SceneSettings m_settings;
   std::unique_ptr<Pipeline> m_pipeline;
-  std::array<std::vector<Float3>, 2> m_rest;
+  std::array<LoadedModel, 2> m_loaded;
   std::array<ModelInfo, 2> m_models;
   std::optional<Scene> m_previous;  // the scene of the last good frame, while changes are untried
   std::array<std::string, 2> m_grid_warnings;

@@ -1,4 +1,5 @@
-// The render buffer's GL side: allocating the scene buffers, the host-upload bridge (staging
+// The render buffer's GL side: allocating the scene buffers (a mesh's voxel buffer grows when a frame
+// needs more), the host-upload bridge (staging
 // vectors keep their capacity, so steady frames do not allocate), and choosing the bridge: interop
 // where the backend and the GL context allow it, the host upload otherwise (with the reason, for
 // the panel).
@@ -25,14 +26,26 @@ bool SceneBuffers::reserve(const std::array<std::size_t, 2>& points) {
   bool changed = false;
   for (int i = 0; i < 2; ++i) {
     if (m_points[i].id() && points[i] <= m_capacity[i]) continue;
-    m_points[i]     = make_buffer(points[i] * sizeof(Float3));
-    m_voxels[i]     = make_buffer(points[i] * sizeof(VoxelInstance));
-    m_capacity[i]   = points[i];
-    point_count[i]  = 0;
-    voxel_ranges[i] = {};
-    changed         = true;
+    m_points[i]    = make_buffer(points[i] * sizeof(Float3));
+    m_capacity[i]  = points[i];
+    point_count[i] = 0;
+    changed        = true;
+    if (points[i] > m_voxel_capacity[i] || !m_voxels[i].id()) {
+      m_voxels[i]         = make_buffer(points[i] * sizeof(VoxelInstance));
+      m_voxel_capacity[i] = points[i];
+      voxel_ranges[i]     = {};
+    }
   }
   return changed;
+}
+
+bool SceneBuffers::reserve_voxels(int model, std::size_t voxels) {
+  if (m_voxels[model].id() && voxels <= m_voxel_capacity[model]) return false;
+  const std::size_t room  = voxels + voxels / 4;
+  m_voxels[model]         = make_buffer(room * sizeof(VoxelInstance));
+  m_voxel_capacity[model] = room;
+  voxel_ranges[model]     = {};
+  return true;
 }
 
 void HostUploadBridge::reserve(const std::array<std::size_t, 2>& points) {
@@ -63,11 +76,12 @@ FrameStats HostUploadBridge::run_frame(Pipeline& pipeline, double time) {
     const auto points    = on_host(pipeline.points(i), backend, m_points);
     const auto instances = on_host(pipeline.instances(i), backend, m_instances);
     m_times.upload += watch.lap();
-    if (points.size() > m_buffers.capacity(i) || instances.size() > m_buffers.capacity(i)) {
+    if (points.size() > m_buffers.capacity(i)) {
       throw Error("viewer: model " + std::to_string(i) + " has " + std::to_string(points.size()) +
                   " points but its buffers were sized for " +
                   std::to_string(m_buffers.capacity(i)));
     }
+    m_buffers.reserve_voxels(i, instances.size());  // a mesh's voxels can outnumber its points
     glNamedBufferSubData(m_buffers.points_buffer(i), 0, points.size_bytes(), points.data());
     glNamedBufferSubData(m_buffers.voxels_buffer(i), 0, instances.size_bytes(), instances.data());
     m_buffers.point_count[i]  = points.size();
@@ -100,11 +114,5 @@ BridgeChoice make_buffer_bridge(Backend backend,
   choice.bridge = std::make_unique<HostUploadBridge>(buffers);
   return choice;
 }
-
-#if !VOXHASH_HAS_CUDA
-std::unique_ptr<BufferBridge> make_plain_device_bridge(bool) {
-  throw Error("plain device buffers need a build with CUDA");
-}
-#endif
 
 }  // namespace voxhash::viewer

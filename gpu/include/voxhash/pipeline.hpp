@@ -114,9 +114,13 @@ struct FrameTargets {
   /// Model i's animated points: backend memory with room for all of its points (e.g. a
   /// CUDA-mapped GL buffer).
   std::array<Float3*, 2> points{};
-  /// Model i's voxel instances grouped by label: backend memory with room for as many instances
-  /// as the model has points (a model has at most one voxel per point).
+  /// Model i's voxel instances grouped by label: backend memory with room for
+  /// instance_capacity[i] instances.
   std::array<VoxelInstance*, 2> instances{};
+  /// Room in instances[i]; 0 means as many as model i has points (a point cloud has at most one
+  /// voxel per point; a mesh can have more). A model whose voxels exceed it gets no instances this
+  /// frame (its ranges are empty; ModelFrameStats::voxels says how much room it needs).
+  std::array<std::size_t, 2> instance_capacity{};
   /// false: no instances this frame (headless runs that only read statistics or voxels).
   bool write_instances = true;
 };

@@ -80,11 +80,9 @@ FillResult flood_fill(Exec& exec,
   VoxelLabel* component_label = b.labels_next.data();  // indexed by root id
   timer.record(FillMark::ComponentsDone);
   pick_samples(exec, voxels, n, b.state.data(), b.parent.data(), b.roots.data(), r.components, ib);
-  const InsideResult regions = robust_inside_test(
-      exec, other, other_mask, g, dilate, r.components, core::kSamplesPerRegion, ib);
+  robust_inside_test(exec, other, other_mask, g, dilate, r.components, core::kSamplesPerRegion, ib);
   scatter_verdicts(exec, b.roots.data(), r.components, ib, component_label);
-  r.low_confidence = regions.low_confidence;
-  r.thin_features  = regions.thin_features;
+  count_region_flags_async(exec, r.components, ib);
   timer.record(FillMark::InsideDone);
   label_from_components(exec, n, b.state.data(), b.parent.data(), component_label, b.labels.data());
   for (int round = 0; round < kVoteRounds; ++round) {
@@ -99,6 +97,10 @@ FillResult flood_fill(Exec& exec,
   robust_inside_test(exec, other, other_mask, g, dilate, r.undecided, 1, ib);
   scatter_verdicts(exec, b.roots.data(), r.undecided, ib, b.labels.data());
   timer.record(FillMark::UndecidedDone);
+  std::uint32_t flagged[2];  // low confidence, thin features (the one wait of the fill's end)
+  exec.copy_to_host(flagged, ib.counts.data(), 2);
+  r.low_confidence = flagged[0];
+  r.thin_features  = flagged[1];
   r.near_ms        = timer.elapsed_ms(FillMark::Begin, FillMark::NearDone);
   r.components_ms  = timer.elapsed_ms(FillMark::NearDone, FillMark::ComponentsDone);
   r.inside_test_ms = timer.elapsed_ms(FillMark::ComponentsDone, FillMark::InsideDone) +
@@ -419,6 +421,12 @@ class PipelineImpl final : public detail::PipelineBackend {
     m.instances = nullptr;
     if (!targets.write_instances) return;
     if (targets.instances[i]) {
+      const std::size_t room =
+          targets.instance_capacity[i] ? targets.instance_capacity[i] : count(m);
+      if (m.unique > room) {  // the caller's buffer is too small: write nothing
+        r = {};
+        return;
+      }
       m.instances = targets.instances[i];
     } else {
       m.own_instances.resize(m.unique);
