@@ -1,7 +1,8 @@
 // PLY point clouds: the header is parsed in full (elements, scalar and list properties of every
 // standard type) and its counts checked against the file's size; the vertex element's x/y/z are
 // read from ASCII or binary little-endian data, and whatever precedes it is skipped. Elements after
-// the vertex element are not read.
+// the vertex element are not read. A header that declares faces sends the file to the mesh reader
+// (ply_is_mesh).
 #include "io/io_common.hpp"
 
 #include <voxhash/io.hpp>
@@ -15,7 +16,7 @@
 namespace voxhash::io {
 namespace {
 
-enum class PlyFormat { Ascii, BinaryLittleEndian };
+enum class PlyFormat { Ascii, BinaryLittleEndian, BinaryBigEndian };
 
 enum class PlyType { Int8, UInt8, Int16, UInt16, Int32, UInt32, Float32, Float64 };
 
@@ -51,7 +52,8 @@ struct PlyElement {
 };
 
 struct PlyHeader {
-  PlyFormat format = PlyFormat::Ascii;
+  PlyFormat format        = PlyFormat::Ascii;
+  std::size_t format_line = 0;
   std::vector<PlyElement> elements;
   std::size_t vertex_element = 0;        // index into elements
   std::vector<std::size_t> vertex_axis;  // per vertex property: 0, 1, 2 for x, y, z, else kNoAxis
@@ -169,14 +171,12 @@ PlyHeader parse_header(const std::filesystem::path& path, LineReader& lines) {
       } else if (fields[1] == "binary_little_endian") {
         header.format = PlyFormat::BinaryLittleEndian;
       } else if (fields[1] == "binary_big_endian") {
-        fail(path,
-             at_line(number) +
-                 "binary_big_endian PLY is unsupported (convert it to binary_little_endian or "
-                 "ascii)");
+        header.format = PlyFormat::BinaryBigEndian;
       } else {
         fail(path, at_line(number) + "unknown PLY format '" + std::string(fields[1]) + "'");
       }
-      has_format = true;
+      has_format         = true;
+      header.format_line = number;
     } else if (keyword == "element") {
       if (fields.size() != 3) fail(path, at_line(number) + "expected 'element <name> <count>'");
       const std::optional<std::uint64_t> count = parse_count(fields[2]);
@@ -377,7 +377,13 @@ void parse_ply_points(const std::filesystem::path& path,
                       std::string_view bytes,
                       PointCloud& cloud) {
   LineReader lines(bytes);
-  const PlyHeader header      = parse_header(path, lines);
+  const PlyHeader header = parse_header(path, lines);
+  if (header.format == PlyFormat::BinaryBigEndian) {
+    fail(path,
+         at_line(header.format_line) +
+             "binary_big_endian PLY point clouds are unsupported (convert it to "
+             "binary_little_endian or ascii)");
+  }
   const std::string_view data = bytes.substr(lines.offset());
   check_counts_fit(path, header, data.size());
   if (header.format == PlyFormat::Ascii) {
@@ -385,6 +391,20 @@ void parse_ply_points(const std::filesystem::path& path,
   } else {
     read_binary(path, header, data, cloud);
   }
+}
+
+bool ply_is_mesh(const std::filesystem::path& path, std::string_view bytes) {
+  LineReader lines(bytes);
+  const PlyHeader header = parse_header(path, lines);
+  const auto has_data    = [](const PlyElement& element) {
+    return element.count > 0 && !element.properties.empty();
+  };
+  const auto first = header.elements.begin();
+  const auto faces = std::find_if(first, header.elements.end(), [&](const PlyElement& element) {
+    return (element.name == "face" || element.name == "tristrips") && has_data(element);
+  });
+  return faces != header.elements.end() &&
+         std::none_of(first, first + static_cast<std::ptrdiff_t>(header.vertex_element), has_data);
 }
 
 }  // namespace voxhash::io
