@@ -113,16 +113,16 @@ class SceneBuilder {
     std::optional<std::uint32_t> part;
     for (unsigned f = 0; f < mesh.mNumFaces; ++f) {
       const aiFace& face = mesh.mFaces[f];
-      if (face.mNumIndices != 3) continue;  // points and lines
+      if (face.mNumIndices < 3 || face.mIndices == nullptr) continue;  // points and lines
       const unsigned* index = face.mIndices;
-      if (index[0] >= mesh.mNumVertices || index[1] >= mesh.mNumVertices ||
-          index[2] >= mesh.mNumVertices) {
-        continue;  // ValidateDataStructure forbids it
-      }
+      const auto outside    = [&](unsigned i) { return i >= mesh.mNumVertices; };
+      if (std::any_of(index, index + face.mNumIndices, outside)) continue;  // ValidateDS forbids it
       if (!part) part = part_id(part_name);
-      m_triangles.insert(m_triangles.end(),
-                         {m_local[index[0]], m_local[index[1]], m_local[index[2]]});
-      m_triangle_parts.push_back(*part);
+      for (unsigned k = 1; k + 1 < face.mNumIndices; ++k) {
+        m_triangles.insert(m_triangles.end(),
+                           {m_local[index[0]], m_local[index[k]], m_local[index[k + 1]]});
+        m_triangle_parts.push_back(*part);
+      }
     }
   }
 

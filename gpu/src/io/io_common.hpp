@@ -77,11 +77,15 @@ void add_point(PointCloud& cloud, double x, double y, double z);
 /// Appends the vertices of an ASCII or binary little-endian PLY file.
 void parse_ply_points(const std::filesystem::path& path, std::string_view bytes, PointCloud& cloud);
 
-/// Whether a PLY is read as a mesh by the Open Asset Import Library: its header declares faces (a
+/// A PLY is read as a mesh by the Open Asset Import Library when its header declares faces (a
 /// face or tristrips element with items) and no element with data precedes the vertex element
-/// (assimp 5.2 would take that element's values for vertices); else it is a point cloud for
+/// (assimp 5.2 would take that element's values for vertices); then this returns the bytes to give
+/// assimp: the header without its comment, obj_info and blank lines, which assimp 5.2 misreads (one
+/// after an element line loses the element's properties, one between properties turns the values
+/// into zeros), and the data unchanged. Otherwise it returns nothing: the file is a point cloud for
 /// parse_ply_points. The header's faults are reported as parse_ply_points reports them.
-[[nodiscard]] bool ply_is_mesh(const std::filesystem::path& path, std::string_view bytes);
+[[nodiscard]] std::optional<std::string> ply_mesh_for_assimp(const std::filesystem::path& path,
+                                                             std::string_view bytes);
 
 /// Appends the points of an XYZ text file ("x y z [more columns]" per line, '#' comments).
 void parse_xyz_points(const std::filesystem::path& path, std::string_view text, PointCloud& cloud);

@@ -2,7 +2,7 @@
 // standard type) and its counts checked against the file's size; the vertex element's x/y/z are
 // read from ASCII or binary little-endian data, and whatever precedes it is skipped. Elements after
 // the vertex element are not read. A header that declares faces sends the file to the mesh reader
-// (ply_is_mesh).
+// (ply_mesh_for_assimp).
 #include "io/io_common.hpp"
 
 #include <voxhash/io.hpp>
@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -393,7 +394,8 @@ void parse_ply_points(const std::filesystem::path& path,
   }
 }
 
-bool ply_is_mesh(const std::filesystem::path& path, std::string_view bytes) {
+std::optional<std::string> ply_mesh_for_assimp(const std::filesystem::path& path,
+                                               std::string_view bytes) {
   LineReader lines(bytes);
   const PlyHeader header = parse_header(path, lines);
   const auto has_data    = [](const PlyElement& element) {
@@ -403,8 +405,21 @@ bool ply_is_mesh(const std::filesystem::path& path, std::string_view bytes) {
   const auto faces = std::find_if(first, header.elements.end(), [&](const PlyElement& element) {
     return (element.name == "face" || element.name == "tristrips") && has_data(element);
   });
-  return faces != header.elements.end() &&
-         std::none_of(first, first + static_cast<std::ptrdiff_t>(header.vertex_element), has_data);
+  if (faces == header.elements.end() ||
+      std::any_of(first, first + static_cast<std::ptrdiff_t>(header.vertex_element), has_data)) {
+    return std::nullopt;
+  }
+  // The header again, each line once with "\n", less what assimp misreads; the data as it is.
+  std::string cleaned;
+  LineReader again(bytes);
+  while (again.offset() < lines.offset()) {
+    const std::string_view line                = *again.next();
+    const std::vector<std::string_view> fields = split_whitespace(line);
+    if (fields.empty() || fields[0] == "comment" || fields[0] == "obj_info") continue;
+    cleaned.append(line).push_back('\n');
+  }
+  cleaned.append(bytes.substr(lines.offset()));
+  return cleaned;
 }
 
 }  // namespace voxhash::io

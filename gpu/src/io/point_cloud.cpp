@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -64,8 +65,8 @@ PointCloud load_point_cloud(const std::filesystem::path& path,
     // Point clouds stay with voxhash's reader: assimp rejects a PLY without faces, and this reader
     // checks the header's counts against the file's size before it allocates (issue 9).
     const std::string bytes = io::read_file(path);
-    if (io::ply_is_mesh(path, bytes)) {
-      points_from_mesh(path, io::parse_assimp_mesh(path, bytes, "ply"), samples, seed, cloud);
+    if (const std::optional<std::string> mesh = io::ply_mesh_for_assimp(path, bytes)) {
+      points_from_mesh(path, io::parse_assimp_mesh(path, *mesh, "ply"), samples, seed, cloud);
     } else {
       io::parse_ply_points(path, bytes, cloud);
     }
