@@ -18,6 +18,7 @@
 #include <numbers>
 #include <random>
 #include <string>
+#include <sys/stat.h>
 #include <utility>
 #include <vector>
 
@@ -689,6 +690,12 @@ TEST_F(IoTest, MeshFormatsThroughAssimp) {
     }
   }
 
+  // A glTF whose buffer is a file beside it.
+  write("cube.bin", buffer);
+  const voxhash::PointCloud external = load_point_cloud(
+      write("external.gltf", cube_gltf_json(R"({"byteLength": 168, "uri": "cube.bin"})")), 10);
+  EXPECT_EQ(external.mesh.triangles.size(), 24u * 3);
+
   // Another format assimp reads, dispatched by its extension: OFF.
   const voxhash::PointCloud off = load_point_cloud(
       write("tetra.off",
@@ -717,6 +724,13 @@ TEST_F(IoTest, MalformedMeshFilesNameTheFile) {
     SCOPED_TRACE(name);
     const std::string message = load_error(write(name, contents));
     EXPECT_GT(message.size(), (m_dir / name).string().size() + 10) << message;
+  }
+  // A buffer that is a FIFO or a device is never opened: an error, not a reader blocked for ever.
+  ASSERT_EQ(::mkfifo((m_dir / "pipe.bin").c_str(), 0600), 0);
+  for (const std::string uri : {"pipe.bin", "/dev/zero", "."}) {
+    SCOPED_TRACE(uri);
+    (void)load_error(
+        write("special.gltf", cube_gltf_json(R"({"byteLength": 168, "uri": ")" + uri + R"("})")));
   }
 }
 

@@ -9,6 +9,7 @@
 #include <voxhash/io.hpp>
 
 #include <algorithm>
+#include <assimp/DefaultIOSystem.h>
 #include <assimp/Importer.hpp>
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
@@ -16,11 +17,15 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -31,9 +36,36 @@ namespace {
 
 constexpr unsigned kImportSteps = aiProcess_ValidateDataStructure;
 
-void configure(Assimp::Importer& importer) {
+/// The files a model may refer to (a glTF's buffers, ...), opened for reading only and only when
+/// they are regular files: a reference to a FIFO, a device or a directory cannot block or flood the
+/// reader.
+class RegularFilesOnly : public Assimp::DefaultIOSystem {
+ public:
+  bool Exists(const char* file) const override {
+    std::error_code error;  // DefaultIOSystem::Exists would fopen it, which blocks on a FIFO
+    return file != nullptr && std::filesystem::is_regular_file(file, error);
+  }
+  Assimp::IOStream* Open(const char* file, const char* mode) override {
+    const bool read_only =
+        mode != nullptr && std::string_view(mode).find_first_of("wa+") == std::string_view::npos;
+    return read_only && Exists(file) ? DefaultIOSystem::Open(file, mode) : nullptr;
+  }
+};
+
+/// For a model read from memory: no file at all beside it.
+class NoFiles : public Assimp::DefaultIOSystem {
+ public:
+  bool Exists(const char*) const override { return false; }
+  Assimp::IOStream* Open(const char*, const char*) override { return nullptr; }
+};
+
+/// An importer that reads through `files` (it takes ownership), without skeleton stand-ins.
+std::unique_ptr<Assimp::Importer> make_importer(Assimp::IOSystem* files) {
+  auto importer = std::make_unique<Assimp::Importer>();
+  importer->SetIOHandler(files);
   // Bones are not geometry: no stand-in meshes for skeletons (FBX, COLLADA, ...).
-  importer.SetPropertyBool(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, true);
+  importer->SetPropertyBool(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, true);
+  return importer;
 }
 
 /// A position's bit pattern, with -0 as +0, for welding identical positions.
@@ -179,22 +211,20 @@ bool assimp_reads_extension(const std::string& extension) {
 
 Mesh load_assimp_mesh(const std::filesystem::path& path) {
   (void)open_input(path);  // the same messages as every loader for missing or unreadable files
-  Assimp::Importer importer;
-  configure(importer);
+  const auto importer = make_importer(new RegularFilesOnly);
   // From the path, not from memory: a glTF's buffers and images may be files beside it.
-  return mesh_from_scene(path, importer.ReadFile(path.string(), kImportSteps), importer);
+  return mesh_from_scene(path, importer->ReadFile(path.string(), kImportSteps), *importer);
 }
 
 Mesh parse_assimp_mesh(const std::filesystem::path& path,
                        std::string_view bytes,
                        const std::string& format_hint) {
   if (bytes.empty()) fail(path, "the file is empty");
-  Assimp::Importer importer;
-  configure(importer);
+  const auto importer = make_importer(new NoFiles);
   return mesh_from_scene(
       path,
-      importer.ReadFileFromMemory(bytes.data(), bytes.size(), kImportSteps, format_hint.c_str()),
-      importer);
+      importer->ReadFileFromMemory(bytes.data(), bytes.size(), kImportSteps, format_hint.c_str()),
+      *importer);
 }
 
 }  // namespace voxhash::io
