@@ -167,6 +167,8 @@ def mesh_seeds():
     glb = struct.pack("<3I", 0x46546C67, 2, 12 + 8 + len(document) + 8 + len(chunk))
     glb += struct.pack("<2I", len(document), 0x4E4F534A) + document + struct.pack("<2I", len(chunk), 0x004E4942) + chunk
     seeds["two_nodes.glb"] = b"\x03" + glb
+    # Regression: assimp sniffed this broken binary PLY given as glTF, and its PLY reader crashed.
+    seeds["sniffed_ply.gltf"] = b"\x02" + b'ply\nformat binary_little_endian 1.0\ncomment po\x01\x00\x00\x00\x00\x00\x00\x00rtr \x00\x00\x00\x00\x00\x00\x00\xacproperty float z\nelement face 6\nproperty list uchar int ver\xbf\x00\x00\x00?\x00\x00\x00?\x00\x00\x01\x00\x00\x00\x05\x00\x00\x00\x04\x00\x00\x00\x04\x02\x00\x00ggggggggggggg\x00\x00\x06\x00\x00\x00'
     seeds["tetra.off"] = b"\x04" + b"OFF\n4 4 6\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n"
     return seeds
 

@@ -725,6 +725,17 @@ TEST_F(IoTest, MalformedMeshFilesNameTheFile) {
     const std::string message = load_error(write(name, contents));
     EXPECT_GT(message.size(), (m_dir / name).string().size() + 10) << message;
   }
+  // A broken binary PLY named .gltf: assimp used to sniff it, and its PLY reader crashed (found by
+  // fuzz_mesh); only the glTF readers may read a .gltf now.
+  const std::string sniffed(
+      "ply\nformat binary_little_endian 1.0\ncomment po\x01\x00\x00\x00\x00\x00\x00\x00"
+      "rtr \x00\x00\x00\x00\x00\x00\x00\xacproperty float z\nelement face 6\n"
+      "property list uchar int ver\xbf\x00\x00\x00?\x00\x00\x00?\x00\x00\x01\x00\x00"
+      "\x00\x05\x00\x00\x00\x04\x00\x00\x00\x04\x02\x00\x00ggggggggggggg\x00\x00\x06"
+      "\x00\x00\x00",
+      171);
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring, "No suitable reader found", load_error(write("sniffed.gltf", sniffed)));
   // A buffer that is a FIFO or a device is never opened: an error, not a reader blocked for ever.
   ASSERT_EQ(::mkfifo((m_dir / "pipe.bin").c_str(), 0600), 0);
   for (const std::string uri : {"pipe.bin", "/dev/zero", "."}) {

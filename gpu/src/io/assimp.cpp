@@ -9,12 +9,14 @@
 #include <voxhash/io.hpp>
 
 #include <algorithm>
+#include <assimp/BaseImporter.h>
 #include <assimp/DefaultIOSystem.h>
 #include <assimp/Importer.hpp>
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -59,13 +61,44 @@ class NoFiles : public Assimp::DefaultIOSystem {
   Assimp::IOStream* Open(const char*, const char*) override { return nullptr; }
 };
 
-/// An importer that reads through `files` (it takes ownership), without skeleton stand-ins.
-std::unique_ptr<Assimp::Importer> make_importer(Assimp::IOSystem* files) {
+/// Whether an importer's space-separated extension list names `extension` (lower case, no dot).
+bool lists_extension(const char* extensions, std::string_view extension) {
+  std::string_view rest = extensions == nullptr ? "" : extensions;
+  while (!rest.empty()) {
+    const std::size_t end = std::min(rest.find(' '), rest.size());
+    if (rest.substr(0, end) == extension) return true;
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+  }
+  return false;
+}
+
+/// An importer that reads through `files` (it takes ownership) with only the readers of
+/// `extension` (lower case, no dot) registered: assimp otherwise sniffs a file its extension's
+/// reader rejects, and its PLY reader crashed on a 171-byte .gltf holding a broken binary PLY.
+/// No skeleton stand-ins: bones are not geometry (FBX, COLLADA, ...).
+std::unique_ptr<Assimp::Importer> make_importer(Assimp::IOSystem* files,
+                                                std::string_view extension) {
   auto importer = std::make_unique<Assimp::Importer>();
   importer->SetIOHandler(files);
-  // Bones are not geometry: no stand-in meshes for skeletons (FBX, COLLADA, ...).
   importer->SetPropertyBool(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, true);
+  for (std::size_t i = importer->GetImporterCount(); i > 0; --i) {
+    const aiImporterDesc* info = importer->GetImporterInfo(i - 1);
+    if (info != nullptr && lists_extension(info->mFileExtensions, extension)) continue;
+    // UnregisterLoader hands the reader back without deleting it.
+    std::unique_ptr<Assimp::BaseImporter> reader(importer->GetImporter(i - 1));
+    if (importer->UnregisterLoader(reader.get()) != AI_SUCCESS) (void)reader.release();
+  }
   return importer;
+}
+
+/// The extension of `path` in lower case, without its dot.
+std::string lower_extension(const std::filesystem::path& path) {
+  std::string extension = path.extension().string();
+  if (!extension.empty()) extension.erase(0, 1);
+  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) {
+    return static_cast<char>(std::tolower(c));
+  });
+  return extension;
 }
 
 /// A position's bit pattern, with -0 as +0, for welding identical positions.
@@ -211,7 +244,7 @@ bool assimp_reads_extension(const std::string& extension) {
 
 Mesh load_assimp_mesh(const std::filesystem::path& path) {
   (void)open_input(path);  // the same messages as every loader for missing or unreadable files
-  const auto importer = make_importer(new RegularFilesOnly);
+  const auto importer = make_importer(new RegularFilesOnly, lower_extension(path));
   // From the path, not from memory: a glTF's buffers and images may be files beside it.
   return mesh_from_scene(path, importer->ReadFile(path.string(), kImportSteps), *importer);
 }
@@ -220,7 +253,7 @@ Mesh parse_assimp_mesh(const std::filesystem::path& path,
                        std::string_view bytes,
                        const std::string& format_hint) {
   if (bytes.empty()) fail(path, "the file is empty");
-  const auto importer = make_importer(new NoFiles);
+  const auto importer = make_importer(new NoFiles, format_hint);
   return mesh_from_scene(
       path,
       importer->ReadFileFromMemory(bytes.data(), bytes.size(), kImportSteps, format_hint.c_str()),

@@ -63,12 +63,14 @@ void add_point(PointCloud& cloud, double x, double y, double z);
 [[nodiscard]] Mesh parse_obj(const std::filesystem::path& path, std::string_view text);
 
 /// A mesh read by the Open Asset Import Library from memory; `format_hint` is the format's file
-/// extension without the dot ("stl", "ply", "glb", ...). Node names are the parts.
+/// extension in lower case without the dot ("stl", "ply", "glb", ...), and only that format's
+/// readers may read it. Node names are the parts.
 [[nodiscard]] Mesh parse_assimp_mesh(const std::filesystem::path& path,
                                      std::string_view bytes,
                                      const std::string& format_hint);
 
-/// The same, reading the file itself (and the files it refers to, such as a glTF's buffers).
+/// The same, reading the file itself (and the files it refers to, such as a glTF's buffers) with
+/// the readers of its extension only.
 [[nodiscard]] Mesh load_assimp_mesh(const std::filesystem::path& path);
 
 /// Whether the Open Asset Import Library has a reader for this extension (".stl", any case).
