@@ -169,6 +169,8 @@ def mesh_seeds():
     seeds["two_nodes.glb"] = b"\x03" + glb
     # Regression: assimp sniffed this broken binary PLY given as glTF, and its PLY reader crashed.
     seeds["sniffed_ply.gltf"] = b"\x02" + b'ply\nformat binary_little_endian 1.0\ncomment po\x01\x00\x00\x00\x00\x00\x00\x00rtr \x00\x00\x00\x00\x00\x00\x00\xacproperty float z\nelement face 6\nproperty list uchar int ver\xbf\x00\x00\x00?\x00\x00\x00?\x00\x00\x01\x00\x00\x00\x05\x00\x00\x00\x04\x00\x00\x00\x04\x02\x00\x00ggggggggggggg\x00\x00\x06\x00\x00\x00'
+    # Regression: a face count far beyond the file made assimp reserve 66 GB; rejected up front now.
+    seeds["many_faces.ply"] = b"\x01" + ply.replace(b"element face 6", b"element face 64294967295") + body.encode()
     seeds["tetra.off"] = b"\x04" + b"OFF\n4 4 6\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n"
     return seeds
 

@@ -630,6 +630,17 @@ TEST_F(IoTest, PlyMeshIsSampledOnItsFaces) {
   ASSERT_EQ(points.points.size(), 2u);
   EXPECT_TRUE(points.mesh.triangles.empty());
 
+  // A face count beyond the file is an error up front, before assimp reserves for it (found by
+  // fuzz_mesh: 64294967295 faces in a 400-byte file made it ask for 66 GB).
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring,
+      "the header promises 64294967295 'face' elements of at least 2 bytes each",
+      load_error(write("many_faces.ply",
+                       "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
+                       "property float y\nproperty float z\nelement face 64294967295\n"
+                       "property list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n"
+                       "0 1 0\n3 0 1 2\n")));
+
   // A face that refers past the vertices: assimp's message, after the path.
   EXPECT_PRED_FORMAT2(
       testing::IsSubstring,

@@ -85,7 +85,8 @@ void parse_ply_points(const std::filesystem::path& path, std::string_view bytes,
 /// assimp: the header without its comment, obj_info and blank lines, which assimp 5.2 misreads (one
 /// after an element line loses the element's properties, one between properties turns the values
 /// into zeros), and the data unchanged. Otherwise it returns nothing: the file is a point cloud for
-/// parse_ply_points. The header's faults are reported as parse_ply_points reports them.
+/// parse_ply_points. The header's faults are reported as parse_ply_points reports them, and every
+/// element's count is checked against the file's size first.
 [[nodiscard]] std::optional<std::string> ply_mesh_for_assimp(const std::filesystem::path& path,
                                                              std::string_view bytes);
 

@@ -248,15 +248,16 @@ std::uint64_t min_element_bytes(const PlyElement& element, PlyFormat format) {
   return bytes;
 }
 
-/// Up front, before anything is allocated or read: the elements up to the vertex element must fit
-/// in the `data_size` bytes after the header, so a count that promises more data than the file
-/// holds is an error here, not a long loop or a huge reservation.
+/// Up front, before anything is allocated or read: elements 0 to `last` must fit in the
+/// `data_size` bytes after the header, so a count that promises more data than the file holds is
+/// an error here, not a long loop or a huge reservation.
 void check_counts_fit(const std::filesystem::path& path,
                       const PlyHeader& header,
-                      std::uint64_t data_size) {
+                      std::uint64_t data_size,
+                      std::size_t last) {
   // ASCII: the last line may lack its line end.
   std::uint64_t remaining = data_size + (header.format == PlyFormat::Ascii ? 1 : 0);
-  for (std::size_t e = 0; e <= header.vertex_element; ++e) {
+  for (std::size_t e = 0; e <= last; ++e) {
     const PlyElement& element = header.elements[e];
     const std::uint64_t bytes = min_element_bytes(element, header.format);
     if (bytes == 0) continue;
@@ -386,7 +387,7 @@ void parse_ply_points(const std::filesystem::path& path,
              "binary_little_endian or ascii)");
   }
   const std::string_view data = bytes.substr(lines.offset());
-  check_counts_fit(path, header, data.size());
+  check_counts_fit(path, header, data.size(), header.vertex_element);
   if (header.format == PlyFormat::Ascii) {
     read_ascii(path, header, lines, cloud);
   } else {
@@ -409,6 +410,9 @@ std::optional<std::string> ply_mesh_for_assimp(const std::filesystem::path& path
       std::any_of(first, first + static_cast<std::ptrdiff_t>(header.vertex_element), has_data)) {
     return std::nullopt;
   }
+  // Every count against the file's size: assimp reserves what the header promises (a 400-byte
+  // file declaring 64294967295 faces asked for 66 GB).
+  check_counts_fit(path, header, bytes.size() - lines.offset(), header.elements.size() - 1);
   // The header again, each line once with "\n", less what assimp misreads; the data as it is.
   std::string cleaned;
   LineReader again(bytes);
