@@ -14,7 +14,7 @@ final=${OUT:-/tmp/voxhash-out}
 out=$final/results  # packed into $final/results.tar.gz at the end (the tool returns <= 8 files)
 mkdir -p "$out"
 [ -f .gl/setup.sh ] && source .gl/setup.sh
-# Debian libraries the GPU machine lacks beyond the GL runtime (tinyobjloader), copied here.
+# Debian libraries the GPU machine lacks beyond the GL runtime (oneTBB, assimp), copied here.
 [ -d .gl/lib ] && export LD_LIBRARY_PATH=$PWD/.gl/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi -L | tee "$out/device.txt"
 steps=${*:-tests tables frame}

@@ -125,7 +125,8 @@ CLI::Option* add_output(CLI::App& app,
 void add_models(CLI::App& app, std::string& model_a, std::string& model_b, const char* missing) {
   app.add_option("--model-a",
                  model_a,
-                 std::string("first model: OBJ mesh (sampled by area), OBJ/PLY/XYZ point cloud\n"
+                 std::string("first model: a mesh sampled by area (OBJ, PLY, STL, glTF/GLB or\n"
+                             "another format assimp reads), or an OBJ/PLY/XYZ point cloud\n"
                              "(default assets/sphere.obj") +
                      missing + ")")
       ->check(input_file())

@@ -25,7 +25,8 @@ struct Bounds {
   Float3 max;
 };
 
-/// A triangle mesh: what OBJ (and later other formats) load into, and what the pipeline voxelizes.
+/// A triangle mesh: what OBJ and the other mesh formats load into, and what the pipeline voxelizes.
+/// Parts are the named pieces of a model (OBJ `o` / `g`, glTF nodes, ...), one id per triangle.
 struct Mesh {
   std::vector<Float3> vertices;               // as read: a non-finite one stays, so indices hold
   std::vector<std::uint32_t> triangles;       // 3 vertex indices per triangle, all finite vertices
