@@ -2,16 +2,19 @@
 # One device-machine call's worth of GPU work (see ../shared/device/README.md): the gpu-labelled
 # tests, then the benchmarks, logs and JSON under $OUT. Run from the repo root on the GPU machine
 # with build/ (built here for sm_90) and .gl/ (tools/prepare_device.sh) carried:
-# `tools/device_run.sh [tests] [tables] [frame] [quick] [sweeps] [render] [sanitize]` (default:
-# tests tables frame); render times the viewer's own frame offscreen (EGL, CUDA-GL interop vs
-# device buffers); sanitize runs the gpu test binaries under compute-sanitizer memcheck and
-# racecheck (VOXHASH_SANITIZE_FILTER: a gtest filter to keep it inside one call).
+# `tools/device_run.sh [tests] [tables] [frame] [quick] [sweeps] [render] [sanitize] [oom] [soak]`
+# (default: tests tables frame); render times the viewer's own frame offscreen (EGL, CUDA-GL interop
+# vs device buffers); sanitize runs the gpu test binaries under compute-sanitizer memcheck and
+# racecheck (VOXHASH_SANITIZE_FILTER: a gtest filter to keep it inside one call); oom shows the two
+# out-of-memory errors on the GPU (a run refused up front, an allocation failing inside a frame);
+# soak runs frames for VOXHASH_SOAK_MINUTES (default 8, inside one call's 10 minutes) and samples
+# host RSS and GPU memory (docs/RELIABILITY.md).
 set -uo pipefail
 final=${OUT:-/tmp/voxhash-out}
 out=$final/results  # packed into $final/results.tar.gz at the end (the tool returns <= 8 files)
 mkdir -p "$out"
 [ -f .gl/setup.sh ] && source .gl/setup.sh
-# Debian libraries the GPU machine lacks beyond the GL runtime (tinyobjloader), copied here.
+# Debian libraries the GPU machine lacks beyond the GL runtime (oneTBB, assimp), copied here.
 [ -d .gl/lib ] && export LD_LIBRARY_PATH=$PWD/.gl/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi -L | tee "$out/device.txt"
 steps=${*:-tests tables frame}
@@ -51,10 +54,23 @@ for step in $steps; do
             "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')"
         done
       done | tee "$out/sanitize-summary.txt" ;;
+    oom)
+      {
+        ./build/app/voxhash bench frame --backend cuda --points 2^30 --res 1024
+        echo "exit $? (refused up front)"
+        VOXHASH_ALLOC_BUDGET=56M ./build/app/voxhash bench frame --backend cuda --points 1M \
+          --res 512 --frames 2
+        echo "exit $? (budget: the models fit, the frame's keys do not)"
+      } 2>&1 | grep -E "error|exit" | tee "$out/oom.txt" ;;
+    soak)
+      ./build/app/voxhash bench frame --backend cuda --points 8M --res 1024 --frames 100 \
+        --soak "${VOXHASH_SOAK_MINUTES:-8}" --json "$out/soak.json" >"$out/soak.txt" 2>"$out/soak.err"
+      grep -E "^\[soak\]" "$out/soak.err"; grep -E "growth" "$out/soak.txt" ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
 done
 for f in "$out"/*.txt; do echo "== $f"; grep -E "insert|find-hit|find-miss|build|probe-|total|identical|read8_dram|exch8_dram|sort_pairs" "$f" | cut -c1-110 | head -40; done
 [ -f "$out/gpu-tests.log" ] && cp "$out/gpu-tests.log" "$final/"
 [ -f "$out/sanitize-summary.txt" ] && cp "$out/sanitize-summary.txt" "$final/"
+[ -f "$out/soak.txt" ] && cp "$out/soak.txt" "$final/"
 tar czf "$final/results.tar.gz" -C "$final" results && rm -rf "$out"

@@ -3,7 +3,9 @@
 # then runs each for a bounded time from the seed corpus tools/make_fuzz_seeds.py writes. Fails on
 # a crash, a hang (-timeout), an out-of-memory (-rss_limit_mb) or a broken invariant; the input
 # that did it is left in build-fuzz/artifacts/ (replay: build-fuzz/tests/fuzz/fuzz_X FILE).
-# Usage: tools/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET...] (default: all of them)
+# Usage: tools/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET...] (default: all of them but
+# fuzz_mesh, which stops on bugs inside Debian's assimp within a minute or so: docs/RELIABILITY.md;
+# name it to run it)
 set -euo pipefail
 
 seconds=${1:-60}
@@ -24,7 +26,9 @@ fi
 
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  for source in tests/fuzz/fuzz_*.cpp; do targets+=("$(basename "$source" .cpp)"); done
+  for source in tests/fuzz/fuzz_*.cpp; do
+    [ "$(basename "$source")" = fuzz_mesh.cpp ] || targets+=("$(basename "$source" .cpp)")
+  done
 fi
 
 build=build-fuzz
@@ -35,6 +39,8 @@ cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 python3 tools/make_fuzz_seeds.py "$build/seeds"
 mkdir -p "$build/artifacts"
 
+# Leaks inside assimp are its own (tests/fuzz/lsan.supp); any other leak fails the run.
+export LSAN_OPTIONS=suppressions=$root/tests/fuzz/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}
 status=0
 for target in "${targets[@]}"; do
   format=${target#fuzz_}

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Writes the fuzzers' seed corpus: a few small, valid and nearly-valid inputs per format, plus the
 inputs that once broke a loader (kept as regressions). Usage: make_fuzz_seeds.py OUT_DIR; writes
-OUT_DIR/obj, OUT_DIR/ply and OUT_DIR/xyz. Deterministic: the same files every run."""
+OUT_DIR/obj, OUT_DIR/ply, OUT_DIR/xyz and OUT_DIR/mesh (fuzz_mesh: a format byte, then the file).
+Deterministic: the same files every run."""
 
+import base64
+import json
 import pathlib
 import struct
 import sys
@@ -36,6 +39,14 @@ OBJ = {
     "extras.obj": CUBE + "vw 0 inf 1\nl 1 2\np 3\nusemtl m\nmtllib m.mtl\nf 1 2 3 # c\n",
     "crlf.obj": "v 0 0 0\r\nv 1 0 0\r\nv 0 1 0\r\nf 1 2 3\r\n",
     "bad_index.obj": "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4294967297\n",
+    "parts.obj": "o a\n" + CUBE + "f 1 4 3 2\nf 5 6 7 8\ng left side\nf 1 2 6 5\ng\nf 2 3 7 6\n"
+    "o\tb \nf 3 4 8 7\ng left side\nf 4 1 5 8\n",
+    # Regressions for the guard in front of tinyobjloader: atoi and exponent overflows, a fourth
+    # corner part, lone CR line ends, a NUL inside a line, a keyword followed by a vertical tab.
+    "guard_atoi.obj": "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/99999999999/1 2 3\n",
+    "guard_exponent.obj": "v 1e2147483649 0 0\nvn 0 1e-2147483648 0\nvt 5e2147483647 0\n",
+    "guard_parts.obj": "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1/1/1 2 3\n",
+    "guard_lines.obj": "v 0 0 0\rv 1 0 0\r\nv 0 1 0\0 junk\nv\v1 2 3\n\t f 1 2 3\n",
 }
 
 XYZ = {
@@ -97,12 +108,79 @@ def ascii_ply():
     return seeds
 
 
+CUBE_QUADS = [(0, 4, 6, 2), (1, 3, 7, 5), (0, 1, 5, 4), (2, 6, 7, 3), (0, 2, 3, 1), (4, 5, 7, 6)]
+CUBE_CORNERS = [((v & 1) - 0.5, ((v >> 1) & 1) - 0.5, ((v >> 2) & 1) - 0.5) for v in range(8)]
+CUBE_TRIANGLES = [[CUBE_CORNERS[q[i]] for i in t] for q in CUBE_QUADS for t in ((0, 1, 2), (0, 2, 3))]
+
+
+def gltf_document(buffer_json):
+    return json.dumps({
+        "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0, 1]}],
+        "nodes": [{"name": "left", "mesh": 0, "translation": [-2, 0, 0]},
+                  {"name": "right", "mesh": 0, "rotation": [0, 0, 0.7071068, 0.7071068], "children": [2]},
+                  {"name": "child", "mesh": 0, "scale": [2, 2, 2]}],
+        "meshes": [{"name": "cube", "primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+        "buffers": [buffer_json],
+        "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 96},
+                        {"buffer": 0, "byteOffset": 96, "byteLength": 72}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 8, "type": "VEC3",
+                       "min": [-0.5] * 3, "max": [0.5] * 3},
+                      {"bufferView": 1, "componentType": 5123, "count": 36, "type": "SCALAR"}],
+    }, indent=1)
+
+
+def mesh_seeds():
+    """fuzz_mesh inputs: a byte choosing the format (0 STL, 1 PLY, 2 glTF, 3 GLB, 4 OFF), then the file."""
+    seeds = {}
+    stl = "solid box\n" + "".join(
+        "facet normal 0 0 0\nouter loop\n" + "".join(f"vertex {x} {y} {z}\n" for x, y, z in t)
+        + "endloop\nendfacet\n" for t in CUBE_TRIANGLES) + "endsolid box\n"
+    seeds["ascii.stl"] = b"\x00" + stl.encode()
+    binary = bytearray(b" " * 80) + struct.pack("<I", len(CUBE_TRIANGLES))
+    for t in CUBE_TRIANGLES:
+        binary += struct.pack("<3f", 0, 0, 0) + b"".join(struct.pack("<3f", *v) for v in t) + b"\0\0"
+    seeds["binary.stl"] = b"\x00" + bytes(binary)
+    seeds["nan.stl"] = b"\x00" + stl.replace("vertex -0.5 -0.5 -0.5", "vertex nan -0.5 inf", 1).encode()
+
+    ply = ply_header("ascii", [("vertex", 8, XYZ_PROPS), ("face", 6, ["list uchar int vertex_indices"])])
+    body = "".join(f"{x} {y} {z}\n" for x, y, z in CUBE_CORNERS) + "".join(f"4 {a} {b} {c} {d}\n" for a, b, c, d in CUBE_QUADS)
+    seeds["ascii.ply"] = b"\x01" + ply + body.encode()
+    commented = ply.replace(b"element face 6\n", b"element face 6\ncomment assimp 5.2 lost this element\n")
+    seeds["comment.ply"] = b"\x01" + commented + body.encode()
+    binary_ply = ply_header("binary_little_endian", [("vertex", 8, XYZ_PROPS), ("face", 6, ["list uchar int vertex_indices"])])
+    binary_ply += b"".join(struct.pack("<3f", *v) for v in CUBE_CORNERS)
+    binary_ply += b"".join(struct.pack("<B4i", 4, *q) for q in CUBE_QUADS)
+    seeds["binary.ply"] = b"\x01" + binary_ply
+    # Regression: with CRLF line ends and an element before the vertices, assimp 5.2 misreads this
+    # PLY and aiProcess_Triangulate aborted on it; it goes to the point reader now.
+    seeds["crlf_camera.ply"] = b"\x01" + (ply_header("ascii", [("camera", 1, ["float fov"]), ("vertex", 3, XYZ_PROPS),
+                                                           ("face", 1, ["list uchar int vertex_indices"])])
+                                          + b"60\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n").replace(b"\n", b"\r\n")
+
+    buffer = b"".join(struct.pack("<3f", *v) for v in CUBE_CORNERS)
+    buffer += b"".join(struct.pack("<6H", q[0], q[1], q[2], q[0], q[2], q[3]) for q in CUBE_QUADS)
+    uri = "data:application/octet-stream;base64," + base64.b64encode(buffer).decode()
+    seeds["two_nodes.gltf"] = b"\x02" + gltf_document({"byteLength": len(buffer), "uri": uri}).encode()
+    document = gltf_document({"byteLength": len(buffer)}).encode()
+    document += b" " * (-len(document) % 4)
+    chunk = buffer + b"\0" * (-len(buffer) % 4)
+    glb = struct.pack("<3I", 0x46546C67, 2, 12 + 8 + len(document) + 8 + len(chunk))
+    glb += struct.pack("<2I", len(document), 0x4E4F534A) + document + struct.pack("<2I", len(chunk), 0x004E4942) + chunk
+    seeds["two_nodes.glb"] = b"\x03" + glb
+    # Regression: assimp sniffed this broken binary PLY given as glTF, and its PLY reader crashed.
+    seeds["sniffed_ply.gltf"] = b"\x02" + b'ply\nformat binary_little_endian 1.0\ncomment po\x01\x00\x00\x00\x00\x00\x00\x00rtr \x00\x00\x00\x00\x00\x00\x00\xacproperty float z\nelement face 6\nproperty list uchar int ver\xbf\x00\x00\x00?\x00\x00\x00?\x00\x00\x01\x00\x00\x00\x05\x00\x00\x00\x04\x00\x00\x00\x04\x02\x00\x00ggggggggggggg\x00\x00\x06\x00\x00\x00'
+    # Regression: a face count far beyond the file made assimp reserve 66 GB; rejected up front now.
+    seeds["many_faces.ply"] = b"\x01" + ply.replace(b"element face 6", b"element face 64294967295") + body.encode()
+    seeds["tetra.off"] = b"\x04" + b"OFF\n4 4 6\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n"
+    return seeds
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_fuzz_seeds.py OUT_DIR")
     out = pathlib.Path(sys.argv[1])
     corpus = {"obj": {k: v.encode() for k, v in OBJ.items()}, "xyz": {k: v.encode() for k, v in XYZ.items()},
-              "ply": {**binary_ply(), **ascii_ply()}}
+              "ply": {**binary_ply(), **ascii_ply()}, "mesh": mesh_seeds()}
     for fmt, seeds in corpus.items():
         (out / fmt).mkdir(parents=True, exist_ok=True)
         for name, data in seeds.items():

@@ -1,5 +1,6 @@
 // `voxhash bench`: fills the report's header (device, driver, commit, command line, date), runs the
-// command (limits here; tables and frame in their suites) and writes the JSON and CSV outputs.
+// command (limits here; tables, join and frame in their suites) and writes the JSON and CSV
+// outputs.
 #include "bench/bench.hpp"
 #include "bench/report.hpp"
 #include "bench/suites.hpp"
@@ -60,6 +61,9 @@ int run(const Options& options) {
       break;
     case Command::Tables:
       code = run_tables(options, report, printer);
+      break;
+    case Command::Join:
+      code = run_join(options, report, printer);
       break;
     case Command::Frame:
       code = run_frame(options, report, printer);

@@ -1,5 +1,6 @@
-// `voxhash bench`: the headless benchmarks (device limits, table sweeps, the frame pipeline), the
-// options the command line (cli/command_line.cpp) fills for them, and the entry point.
+// `voxhash bench`: the headless benchmarks (device limits, table sweeps, joins, the frame
+// pipeline), the options the command line (cli/command_line.cpp) fills for them, and the entry
+// point.
 #pragma once
 
 #include <voxhash/backend.hpp>
@@ -12,10 +13,11 @@
 
 namespace voxhash::bench {
 
-enum class Command { Limits, Tables, Frame };
+enum class Command { Limits, Tables, Join, Frame };
 enum class Sweep { Load, Multiplicity, Size, Misses };
 
-inline constexpr Command kCommands[] = {Command::Limits, Command::Tables, Command::Frame};
+inline constexpr Command kCommands[] = {
+    Command::Limits, Command::Tables, Command::Join, Command::Frame};
 inline constexpr Sweep kSweeps[] = {Sweep::Load, Sweep::Multiplicity, Sweep::Size, Sweep::Misses};
 
 /// A run of `voxhash bench`, every default already resolved by the command line.
@@ -41,6 +43,8 @@ struct Options {
   int frames          = 100;  // timed frames
   int warmup          = 5;    // untimed frames first
   std::string export_path;    // PLY of the last frame's voxels; empty: not written
+  double soak_minutes = 0;    // > 0: run frames for this long instead of `frames` (a soak run)
+  double soak_every_s = 60;   // seconds between the soak's memory samples
 };
 
 [[nodiscard]] constexpr const char* to_string(Command command) {
@@ -49,6 +53,8 @@ struct Options {
       return "limits";
     case Command::Tables:
       return "tables";
+    case Command::Join:
+      return "join";
     case Command::Frame:
       return "frame";
   }

@@ -1,21 +1,35 @@
 // `voxhash bench frame`: the viewer's frame (animate, voxelize, build, probe, flood fill) without a
 // window on a scene's two models (by default the demo's sphere and torus over one pass through each
-// other): per-stage median / p10 / p90 times, build and probe rates, the last frame's counts, with
-// --all-algos a check that every algorithm gives identical voxels and labels, --export the last
-// frame as PLY (the library's export_voxels_ply).
+// other): per-stage median / p10 / p90 times, build and probe rates, the last frame's counts, how
+// far the labels can be trusted (low-confidence and thin-feature regions, point coverage, with a
+// warning on stderr for a cloud too sparse for the grid), with --all-algos a check that every
+// algorithm gives identical voxels and labels, --export the last frame as PLY (the library's
+// export_voxels_ply). Memory is checked before anything runs; --soak runs frames for a time and
+// samples the process's memory; a model largely outside the grid is warned about.
 #include "bench/suites.hpp"
 
+#include <voxhash/backend.hpp>
+#include <voxhash/buffer.hpp>
 #include <voxhash/device_limits.hpp>
+#include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
 #include <voxhash/pipeline.hpp>
 #include <voxhash/scene.hpp>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace voxhash::bench {
@@ -26,17 +40,33 @@ namespace {
 // overlap whatever the frame count.
 constexpr double kPassSeconds = 6.0;
 
-/// The time of frame `f` of `n`: one swing pass, the keyframes' span, or the scene's time.
-double frame_time(const Scene& scene, int f, int n) {
-  if (scene.motion.kind == MotionKind::Swing) return kPassSeconds * f / n;
-  if (scene.motion.kind == MotionKind::None) return scene.time;
+/// The first and last keyframe time over both models.
+std::pair<double, double> keyframe_span(const Scene& scene) {
   double first = INFINITY, last = -INFINITY;
   for (const SceneModel& model : scene.models) {
     if (model.keyframes.empty()) continue;
     first = std::min(first, model.keyframes.front().time);
     last  = std::max(last, model.keyframes.back().time);
   }
+  return {first, last};
+}
+
+/// The time of frame `f` of `n`: one swing pass, the keyframes' span, or the scene's time.
+double frame_time(const Scene& scene, std::uint64_t f, std::uint64_t n) {
+  if (scene.motion.kind == MotionKind::Swing) return kPassSeconds * f / n;
+  if (scene.motion.kind == MotionKind::None) return scene.time;
+  const auto [first, last] = keyframe_span(scene);
   return n > 1 ? first + (last - first) * f / (n - 1) : first;
+}
+
+/// The time of a soak's frame `f`: the viewer's clock (1/60 s a frame), swinging through each
+/// other or going through the keyframes over and over; a static scene's time.
+double soak_time(const Scene& scene, std::uint64_t f) {
+  const double clock = f / 60.0;
+  if (scene.motion.kind == MotionKind::Swing) return clock;
+  if (scene.motion.kind == MotionKind::None) return scene.time;
+  const auto [first, last] = keyframe_span(scene);
+  return last > first ? first + std::fmod(clock, last - first) : first;
 }
 
 /// The q-quantile of `values` (linear between order statistics).
@@ -75,11 +105,57 @@ constexpr std::array kStages{
     Stage{"total", &StageTimes::total},
 };
 
-/// One result per stage of one algorithm's timed frames.
+/// What a model's frames say about its labels: the lowest point coverage of any frame (1 for a
+/// mesh) with the points that frame recommends, and the most thin-feature regions.
+struct LabelTrust {
+  double coverage         = 1.0;
+  std::size_t recommended = 0, thin_features = 0;
+};
+
+LabelTrust label_trust(const std::vector<FrameStats>& frames, int model) {
+  LabelTrust t;
+  for (const FrameStats& f : frames) {
+    const ModelFrameStats& s = f.model[model];
+    if (s.point_coverage < t.coverage) {
+      t.coverage    = s.point_coverage;
+      t.recommended = s.recommended_points;
+    }
+    t.thin_features = std::max(t.thin_features, s.thin_feature_regions);
+  }
+  return t;
+}
+
+/// On stderr: a point cloud too sparse for the grid (naming it and the points that would cover
+/// it), and regions behind walls thinner than the barrier.
+void warn_about_labels(const std::vector<FrameStats>& frames,
+                       const std::array<std::string, 2>& names,
+                       int resolution) {
+  for (int m = 0; m < 2; ++m) {
+    const LabelTrust t = label_trust(frames, m);
+    if (t.coverage < kMinPointCoverage) {
+      std::cerr << "[frame] warning: model " << (m ? 'B' : 'A') << " (" << names[m]
+                << ") is a point cloud covering only " << std::fixed << std::setprecision(1)
+                << 100 * t.coverage << " % of its surface voxels at " << resolution << "^3 ("
+                << 100 * kMinPointCoverage << " % needed): its labels may leak through the gaps; "
+                << "it needs about " << t.recommended << " points at this grid, or a mesh"
+                << std::defaultfloat << std::endl;
+    }
+    if (t.thin_features) {
+      std::cerr << "[frame] warning: model " << (m ? 'B' : 'A') << " (" << names[m] << "): up to "
+                << t.thin_features << " region(s) per frame reach both sides of a wall of model "
+                << (m ? 'A' : 'B') << " thinner than about two voxels; their labels are not "
+                << "trustworthy (a finer grid resolves the wall)" << std::endl;
+    }
+  }
+}
+
+/// One result per stage of one algorithm's timed frames; `last` is its last frame, whose counts
+/// the total reports.
 void add_results(TableKind algorithm,
                  const std::vector<FrameStats>& frames,
+                 const FrameStats& last,
                  std::size_t points,
-                 const Grid& grid,
+                 int resolution,
                  const DeviceLimits& limits,
                  Report& report,
                  ResultPrinter& printer) {
@@ -98,7 +174,7 @@ void add_results(TableKind algorithm,
                                    {"p90_ms", quantile(ms, 0.9)},
                                    {"frames", static_cast<double>(frames.size())},
                                    {"points_per_model", static_cast<double>(points)},
-                                   {"resolution", std::max({grid.resolution.x, grid.resolution.y, grid.resolution.z})}};
+                                   {"resolution", resolution}};
     const std::string_view name = stage.name;
     if (name == "build" || name == "probe") {
       const bool build = name == "build";
@@ -114,7 +190,6 @@ void add_results(TableKind algorithm,
     if (name == "total") {
       r.extra.emplace_back("fps", 1e3 / quantile(ms, 0.5));
       // Counts of the last frame, as integers (a median of counts is no count).
-      const FrameStats& last = frames.back();
       for (int m = 0; m < 2; ++m) {
         const std::string suffix = m == 0 ? "_a" : "_b";
         const ModelFrameStats& s = last.model[m];
@@ -123,9 +198,14 @@ void add_results(TableKind algorithm,
                                           std::pair{"inside", s.inside},
                                           std::pair{"components", s.components},
                                           std::pair{"undecided", s.undecided},
+                                          std::pair{"low_confidence", s.low_confidence_regions},
+                                          std::pair{"thin_features", s.thin_feature_regions},
                                           std::pair{"outside_grid", s.outside_grid}}) {
           r.extra.emplace_back(name + suffix, static_cast<double>(value));
         }
+        const LabelTrust t = label_trust(frames, m);
+        r.extra.emplace_back("point_coverage" + suffix, t.coverage);
+        r.extra.emplace_back("recommended_points" + suffix, static_cast<double>(t.recommended));
       }
     }
     printer.print(r);
@@ -137,6 +217,156 @@ bool same_voxels(const ModelVoxels& a, const ModelVoxels& b) {
   return a.keys == b.keys && a.labels == b.labels;
 }
 
+/// Resident set of this process: /proc/self/statm's second field, in pages; 0 where unreadable.
+std::size_t host_rss_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t size = 0, resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+std::string signed_bytes(std::int64_t bytes) {
+  std::string text(1, bytes < 0 ? '-' : '+');
+  text += format_bytes(static_cast<std::size_t>(bytes < 0 ? -bytes : bytes));
+  return text;
+}
+
+/// A soak run's clock and memory samples: the start, one every `every` seconds, the end.
+class SoakMonitor {
+ public:
+  SoakMonitor(Backend backend, double minutes, double every_s)
+      : m_backend(backend),
+        m_end(std::chrono::duration<double>(minutes * 60.0)),
+        m_every(every_s),
+        m_start_free(free_memory(backend)) {
+    m_report.minutes = minutes;
+    m_report.every_s = every_s;
+    sample(0, "start");
+    m_next_sample = every_s;
+  }
+
+  /// Takes a sample when one is due; false once the soak's time is up.
+  bool keep_going(std::uint64_t frames) {
+    const double seconds = elapsed();
+    if (seconds >= m_next_sample && seconds < m_end.count()) {
+      sample(frames, "");
+      m_next_sample += m_every;
+    }
+    return seconds < m_end.count();
+  }
+
+  /// The end sample, the summary on stdout; the report's soak part.
+  SoakReport finish(std::uint64_t frames) {
+    sample(frames, "end");
+    const SoakSample& first = m_report.samples.front();
+    const SoakSample& last  = m_report.samples.back();
+    std::cout << "soak: " << last.seconds / 60.0 << " min, " << last.frames << " frames\n"
+              << "  minutes      frames    host RSS   backend used since start   voxhash buffers\n";
+    for (const SoakSample& s : m_report.samples) {
+      char line[160];
+      std::snprintf(line,
+                    sizeof line,
+                    "  %7.2f %11llu %11s %26s %17s\n",
+                    s.seconds / 60.0,
+                    static_cast<unsigned long long>(s.frames),
+                    format_bytes(s.host_rss).c_str(),
+                    signed_bytes(s.backend_used_delta).c_str(),
+                    format_bytes(s.buffers_in_use).c_str());
+      std::cout << line;
+    }
+    std::cout << "  growth start to end: host RSS "
+              << signed_bytes(static_cast<std::int64_t>(last.host_rss) -
+                              static_cast<std::int64_t>(first.host_rss))
+              << ", backend " << signed_bytes(last.backend_used_delta - first.backend_used_delta)
+              << ", voxhash buffers "
+              << signed_bytes(static_cast<std::int64_t>(last.buffers_in_use) -
+                              static_cast<std::int64_t>(first.buffers_in_use))
+              << std::endl;
+    return m_report;
+  }
+
+ private:
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+  }
+
+  void sample(std::uint64_t frames, const char* what) {
+    SoakSample s;
+    s.seconds      = elapsed();
+    s.frames       = frames;
+    s.host_rss     = host_rss_bytes();
+    s.backend_free = free_memory(m_backend);
+    s.backend_used_delta =
+        static_cast<std::int64_t>(m_start_free) - static_cast<std::int64_t>(s.backend_free);
+    s.buffers_in_use = allocation_stats(m_backend).in_use;
+    m_report.samples.push_back(s);
+    std::cerr << "[soak] " << (*what ? std::string(what) + ", " : std::string()) << s.seconds / 60.0
+              << " min, " << s.frames << " frames: host RSS " << format_bytes(s.host_rss) << ", "
+              << to_string(m_backend) << " memory used " << signed_bytes(s.backend_used_delta)
+              << " since the start, voxhash buffers " << format_bytes(s.buffers_in_use)
+              << std::endl;
+  }
+
+  Backend m_backend;
+  std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+  std::chrono::duration<double> m_end;
+  double m_every;
+  double m_next_sample = 0;
+  std::size_t m_start_free;
+  SoakReport m_report;
+};
+
+/// Watches the share of each model's points outside the grid; warns once per model.
+class OutsideGridWatch {
+ public:
+  explicit OutsideGridWatch(std::array<std::string, 2> paths) : m_paths(std::move(paths)) {}
+
+  void add(std::uint64_t frame, const FrameStats& stats) {
+    ++m_frames;
+    for (int m = 0; m < 2; ++m) {
+      const double fraction = outside_grid_fraction(stats.model[m]);
+      if (fraction <= kOutsideGridWarning) continue;
+      Model& model       = m_models[m];
+      model.max_fraction = std::max(model.max_fraction, fraction);
+      model.points       = stats.model[m].points;
+      if (model.frames_over++ > 0) continue;
+      char percent[32];
+      std::snprintf(percent, sizeof percent, "%.1f %%", fraction * 100);
+      model.message = std::string("warning: model ") + kNames[m] + " (" + m_paths[m] +
+                      "): " + percent + " of its " + std::to_string(stats.model[m].points) +
+                      " points are outside the grid (first in frame " + std::to_string(frame) +
+                      ") and are left out";
+      std::cerr << "[frame] " << model.message << std::endl;
+    }
+  }
+
+  void report(Report& report) const {
+    for (int m = 0; m < 2; ++m) {
+      const Model& model = m_models[m];
+      if (model.frames_over == 0) continue;
+      report.warnings.push_back({kNames[m],
+                                 m_paths[m],
+                                 model.points,
+                                 model.max_fraction,
+                                 model.frames_over,
+                                 m_frames,
+                                 model.message});
+    }
+  }
+
+ private:
+  static constexpr const char* kNames[2] = {"a", "b"};
+  struct Model {
+    double max_fraction       = 0;
+    std::size_t points        = 0;
+    std::uint64_t frames_over = 0;
+    std::string message;
+  };
+  std::array<std::string, 2> m_paths;
+  std::array<Model, 2> m_models;
+  std::uint64_t m_frames = 0;
+};
+
 }  // namespace
 
 int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
@@ -144,49 +374,106 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   if (options.all_algorithms) {
     algorithms = {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2};
   }
+  const Scene& scene           = options.scene;
+  const SceneDefaults defaults = {options.points, options.resolution};
+  const auto configs_for       = [&](const PipelineConfig& scene_config) {
+    std::vector<PipelineConfig> configs;
+    for (const TableKind algorithm : algorithms) {
+      PipelineConfig config = scene_config;
+      config.algorithm      = algorithm;
+      configs.push_back(config);
+    }
+    return configs;
+  };
 
-  std::cerr << "[frame] measuring device limits" << std::endl;
-  report.limits = measure_device_limits(options.backend, options.quick);
-  print_limits(std::cout, *report.limits);
+  // Memory first, before anything is measured, loaded or allocated: every pipeline holds its
+  // frame at once; the host holds the two models' points once.
+  const auto check_memory = [&](const std::vector<PipelineConfig>& configs,
+                                std::array<std::size_t, 2> points) {
+    MemoryEstimate need;
+    std::string names;
+    for (const PipelineConfig& config : configs) {
+      need.backend_bytes += estimate_frame_bytes(config, points).backend_bytes;
+      names += (names.empty() ? "" : ", ") + std::string(to_string(config.algorithm));
+    }
+    need.host_bytes = estimate_frame_bytes(configs.front(), points).host_bytes;
+    const Int3 r    = configs.front().grid.resolution;
+    require_memory(options.backend,
+                   need,
+                   "bench frame (" + names + ", " +
+                       (points[0] == points[1]
+                            ? "2 x " + std::to_string(points[0])
+                            : std::to_string(points[0]) + " + " + std::to_string(points[1])) +
+                       " points, grid " + std::to_string(r.x) + " x " + std::to_string(r.y) +
+                       " x " + std::to_string(r.z) + ")");
+  };
+  check_memory(configs_for(scene_memory_config(scene, defaults)),
+               {scene_model_points(scene, 0, defaults), scene_model_points(scene, 1, defaults)});
 
-  const LoadedScene scene = load_scene_models(options.scene, {options.points, options.resolution});
-  for (const std::string& warning : scene.warnings)
+  const LoadedScene loaded = load_scene_models(scene, defaults);
+  for (const std::string& warning : loaded.warnings)
     std::cerr << "[frame] warning: " << warning << std::endl;
-  report.scene = scene.scene.file;
-  std::cout << "scene " << scene.scene.name << " (" << scene.scene.file << ")";
+  const std::vector<PipelineConfig> configs = configs_for(loaded.config);
+  const std::array<std::size_t, 2> points   = {loaded.models[0].cloud.points.size(),
+                                               loaded.models[1].cloud.points.size()};
+  check_memory(configs, points);  // the fitted grid; point clouds come with their own counts
+  report.scene = scene.file;
+  std::cout << "scene " << scene.name << " (" << scene.file << ")";
   for (int m = 0; m < 2; ++m) {
-    const PlacedModel& model = scene.models[m];
-    report.models.push_back({model.name,
-                             scene.scene.models[m].path.string(),
-                             model.cloud.points.size(),
-                             model.outside_grid});
-    std::cout << (m == 0 ? ": A = " : ", B = ") << model.name << " (" << model.cloud.points.size()
-              << " points)";
+    const PlacedModel& model = loaded.models[m];
+    report.models.push_back(
+        {model.name, scene.models[m].path.string(), points[m], model.outside_grid});
+    std::cout << (m == 0 ? ": A = " : ", B = ") << model.name << " (" << points[m] << " points)";
   }
   std::cout << std::endl;
 
   std::vector<std::unique_ptr<Pipeline>> pipelines;
-  for (const TableKind algorithm : algorithms) {
-    PipelineConfig config = scene.config;
-    config.algorithm      = algorithm;
+  for (const PipelineConfig& config : configs) {
     pipelines.push_back(std::make_unique<Pipeline>(options.backend, config));
-    set_scene_models(*pipelines.back(), scene, frame_time(scene.scene, 0, 1));
+    set_scene_models(*pipelines.back(), loaded, frame_time(scene, 0, 1));
   }
-  const Grid& grid = pipelines.front()->grid();
+  const Grid grid             = pipelines.front()->grid();
+  const int resolution        = std::max({grid.resolution.x, grid.resolution.y, grid.resolution.z});
+  const std::string grid_text = std::to_string(grid.resolution.x) + " x " +
+                                std::to_string(grid.resolution.y) + " x " +
+                                std::to_string(grid.resolution.z);
 
+  const bool soak = options.soak_minutes > 0;
   std::vector<std::vector<FrameStats>> stats(pipelines.size());
-  int differing_frames = 0;
-  std::cerr << "[frame] " << options.warmup << " warm-up + " << options.frames << " frames, grid "
-            << grid.resolution.x << " x " << grid.resolution.y << " x " << grid.resolution.z
-            << std::endl;
-  const int total_frames = options.warmup + options.frames;
-  for (int f = 0; f < total_frames; ++f) {
-    const double time = frame_time(scene.scene, f, total_frames);
+  std::vector<FrameStats> last(pipelines.size());
+  OutsideGridWatch outside({scene.models[0].path.string(), scene.models[1].path.string()});
+  std::uint64_t differing_frames = 0;
+  if (soak) {
+    std::cerr << "[frame] soak: " << options.warmup << " warm-up frames, then frames for "
+              << options.soak_minutes << " min, grid " << grid_text << std::endl;
+  } else {
+    std::cerr << "[frame] " << options.warmup << " warm-up + " << options.frames << " frames, grid "
+              << grid_text << std::endl;
+  }
+  // One frame of every pipeline; f counts from the first warm-up frame.
+  const auto run_one = [&](std::uint64_t f, double time) {
     std::array<ModelVoxels, 2> reference;
     for (std::size_t p = 0; p < pipelines.size(); ++p) {
-      pose_scene(*pipelines[p], scene.scene, time);
-      const FrameStats s = pipelines[p]->run_frame(time, {.write_instances = false});
-      if (f >= options.warmup) stats[p].push_back(s);
+      FrameStats s;
+      try {
+        pose_scene(*pipelines[p], scene, time);
+        s = pipelines[p]->run_frame(time, {.write_instances = false});
+      } catch (const OutOfMemory& e) {
+        throw OutOfMemory("frame " + std::to_string(f) + " (" +
+                          std::string(to_string(algorithms[p])) + "): " + e.what());
+      }
+      if (p == 0) outside.add(f, s);
+      last[p] = s;
+      if (f >= static_cast<std::uint64_t>(options.warmup)) {
+        // A soak keeps the last `frames` frames (a ring), so its own memory does not grow.
+        std::vector<FrameStats>& kept = stats[p];
+        const std::uint64_t index     = f - options.warmup;
+        if (kept.size() < static_cast<std::size_t>(options.frames)) {
+          kept.push_back(s);
+        } else {
+          kept[index % kept.size()] = s;
+        }
+      }
       if (!options.all_algorithms) continue;
       for (int m = 0; m < 2; ++m) {
         ModelVoxels voxels = pipelines[p]->download(m);
@@ -202,16 +489,29 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
         }
       }
     }
+  };
+  if (soak) {
+    std::uint64_t f = 0;
+    for (; f < static_cast<std::uint64_t>(options.warmup); ++f)
+      run_one(f, soak_time(scene, f));
+    SoakMonitor monitor(options.backend, options.soak_minutes, options.soak_every_s);
+    while (monitor.keep_going(f - options.warmup)) {
+      run_one(f, soak_time(scene, f));
+      ++f;
+    }
+    report.soak = monitor.finish(f - options.warmup);
+  } else {
+    const auto total = static_cast<std::uint64_t>(options.warmup + options.frames);
+    for (std::uint64_t f = 0; f < total; ++f)
+      run_one(f, frame_time(scene, f, total));
   }
+  outside.report(report);
 
-  for (std::size_t p = 0; p < pipelines.size(); ++p) {
-    add_results(algorithms[p],
-                stats[p],
-                std::max(scene.models[0].cloud.points.size(), scene.models[1].cloud.points.size()),
-                grid,
-                *report.limits,
-                report,
-                printer);
+  if (!stats.empty() && !stats.front().empty()) {
+    warn_about_labels(stats.front(),
+                      {loaded.models[0].name + " (" + loaded.models[0].cloud.source + ")",
+                       loaded.models[1].name + " (" + loaded.models[1].cloud.source + ")"},
+                      resolution);
   }
   if (!options.export_path.empty()) {
     const Pipeline& pipeline                = *pipelines.front();
@@ -220,6 +520,21 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
     std::cerr << "[frame] wrote " << options.export_path << ": "
               << models[0].keys.size() + models[1].keys.size() << " voxels of the last frame ("
               << to_string(algorithms.front()) << ")" << std::endl;
+  }
+  pipelines.clear();  // the limits are measured on a device as empty as it was at the start
+
+  std::cerr << "[frame] measuring device limits" << std::endl;
+  report.limits = measure_device_limits(options.backend, options.quick);
+  print_limits(std::cout, *report.limits);
+  for (std::size_t p = 0; p < algorithms.size(); ++p) {
+    add_results(algorithms[p],
+                stats[p],
+                last[p],
+                std::max(points[0], points[1]),
+                resolution,
+                *report.limits,
+                report,
+                printer);
   }
   if (!options.all_algorithms) return 0;
   report.outputs_identical = differing_frames == 0;

@@ -139,6 +139,42 @@ void write_json(const Report& report, const std::string& path) {
     }
     document["models"] = std::move(models);
   }
+  json warnings = json::array();
+  for (const OutsideGridWarning& w : report.warnings) {
+    warnings.push_back({{"kind", "outside_grid"},
+                        {"model", w.model},
+                        {"path", w.path},
+                        {"points", w.points},
+                        {"max_outside_fraction", json_number(w.max_fraction)},
+                        {"frames_over", w.frames_over},
+                        {"frames", w.frames},
+                        {"message", w.message}});
+  }
+  document["warnings"] = std::move(warnings);
+  if (report.soak && !report.soak->samples.empty()) {
+    json samples = json::array();
+    for (const SoakSample& s : report.soak->samples) {
+      samples.push_back({{"seconds", json_number(s.seconds)},
+                         {"frames", s.frames},
+                         {"host_rss_bytes", s.host_rss},
+                         {"backend_free_bytes", s.backend_free},
+                         {"backend_used_delta_bytes", s.backend_used_delta},
+                         {"buffers_bytes", s.buffers_in_use}});
+    }
+    const auto& first = report.soak->samples.front();
+    const auto& last  = report.soak->samples.back();
+    document["soak"]  = {
+         {"minutes", json_number(report.soak->minutes)},
+         {"sample_every_seconds", json_number(report.soak->every_s)},
+         {"frames", last.frames},
+         {"host_rss_growth_bytes",
+          static_cast<std::int64_t>(last.host_rss) - static_cast<std::int64_t>(first.host_rss)},
+         {"backend_used_growth_bytes", last.backend_used_delta - first.backend_used_delta},
+         {"buffers_growth_bytes",
+          static_cast<std::int64_t>(last.buffers_in_use) -
+              static_cast<std::int64_t>(first.buffers_in_use)},
+         {"samples", std::move(samples)}};
+  }
   write_text(document.dump(2) + "\n", path);
 }
 

@@ -1,6 +1,7 @@
 // What `voxhash bench` produces: one Result per measured figure, the run's Report (device, build,
-// limits, results, skipped sizes) and its three forms: JSON (schema voxhash-bench/1, described in
-// docs/BENCH_SCHEMA.md), CSV (one row per result) and a readable table on stdout.
+// limits, results, skipped sizes, warnings, a soak's memory samples) and its three forms: JSON
+// (schema voxhash-bench/1, described in docs/BENCH_SCHEMA.md), CSV (one row per result) and a
+// readable table on stdout.
 #pragma once
 
 #include <voxhash/device_limits.hpp>
@@ -47,6 +48,32 @@ struct ModelEntry {
   std::size_t outside_grid = 0;  // points outside the grid where the scene places the model
 };
 
+/// frame: a model with more than kOutsideGridWarning of its points outside the grid in some frame.
+struct OutsideGridWarning {
+  std::string model;              // "a" or "b"
+  std::string path;               // the model's file, or what was generated
+  std::size_t points        = 0;  // the model's points
+  double max_fraction       = 0;  // the largest share of them outside the grid in one frame
+  std::uint64_t frames_over = 0;  // frames with more than kOutsideGridWarning outside
+  std::uint64_t frames      = 0;  // frames run
+  std::string message;            // the line printed on stderr
+};
+
+/// frame --soak: memory at one moment of the run.
+struct SoakSample {
+  double seconds                  = 0;  // since the soak's start (after the warm-up frames)
+  std::uint64_t frames            = 0;  // frames run since the start
+  std::size_t host_rss            = 0;  // resident set of the process (/proc/self/statm)
+  std::size_t backend_free        = 0;  // free_memory(backend)
+  std::int64_t backend_used_delta = 0;  // free memory at the start minus now: memory taken since
+  std::size_t buffers_in_use      = 0;  // bytes voxhash's Buffers hold (allocation_stats)
+};
+
+struct SoakReport {
+  double minutes = 0, every_s = 0;  // as asked for
+  std::vector<SoakSample> samples;  // start, every every_s seconds, end
+};
+
 struct Report {
   std::string device, backend, driver, git_commit, command_line, date;
   std::optional<DeviceLimits> limits;
@@ -55,6 +82,8 @@ struct Report {
   std::optional<bool> outputs_identical;  // frame --all-algos: every algorithm's output matched
   std::string scene;                      // frame: the scene file ("command line" without one)
   std::vector<ModelEntry> models;         // frame: the two models, A first
+  std::vector<OutsideGridWarning> warnings;
+  std::optional<SoakReport> soak;
 };
 
 /// The DeviceLimits fields by name, in the order JSON and the printed table list them.

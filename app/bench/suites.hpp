@@ -10,6 +10,10 @@ namespace voxhash::bench {
 /// Hash-table micro-benchmarks (tables_suite.cpp): the default set, or the sweeps in options.
 int run_tables(const Options& options, Report& report, ResultPrinter& printer);
 
+/// Joins (join_suite.cpp): the hash join paper's left joins and inner joins by multiplicity, on
+/// every table and the sort-merge baseline.
+int run_join(const Options& options, Report& report, ResultPrinter& printer);
+
 /// The frame pipeline without a window (frame_suite.cpp). Returns 1 when --all-algos finds outputs
 /// that differ between algorithms.
 int run_frame(const Options& options, Report& report, ResultPrinter& printer);

@@ -42,10 +42,8 @@ std::string algo_name(Algo algo) {
   return "?";
 }
 
-constexpr std::size_t kMiB          = std::size_t{1} << 20;
-constexpr std::size_t kMemoryMargin = 256 * kMiB;  // left free for scratch and the runtime
-constexpr double kDefaultSpace      = 1.25;        // cuckoo slots per key
-constexpr double kDefaultLoad       = 1.0;         // HashGraph keys per vertex
+constexpr double kDefaultSpace = 1.25;  // cuckoo slots per key
+constexpr double kDefaultLoad  = 1.0;   // HashGraph keys per vertex
 
 constexpr std::array kHitsAndMisses{0.0, 1.0};
 constexpr std::array kHits{0.0};
@@ -112,12 +110,6 @@ std::size_t table_bytes(Algo algo, std::size_t n, double param, bool cuckoo_ids)
 
 /// The two ends of one timed run.
 enum class Span { Start, Stop, Count };
-
-std::string gib_text(std::size_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * kMiB));
-  return buf;
-}
 
 class TablesBench {
  public:
@@ -404,15 +396,22 @@ class TablesBench {
     return {median, seconds.front(), seconds.back()};
   }
 
+  /// The library's up-front check (require_memory); false, with the reason recorded, when `bytes`
+  /// of the backend's memory are not free.
   bool fits(std::size_t bytes, const std::string& what) {
-    const std::size_t free = free_memory(m_backend);
-    if (bytes + kMemoryMargin <= free) return true;
-    skip(what, "needs about " + gib_text(bytes) + ", " + gib_text(free) + " free");
-    return false;
+    try {
+      require_memory(m_backend, {.backend_bytes = bytes}, what);
+      return true;
+    } catch (const OutOfMemory& e) {
+      skip(e.what());
+      return false;
+    }
   }
 
-  void skip(const std::string& what, const std::string& why) {
-    const std::string line = m_sweep + ": " + what + ": skipped: " + why;
+  void skip(const std::string& what, const std::string& why) { skip(what + ": " + why); }
+
+  void skip(const std::string& reason) {
+    const std::string line = m_sweep + ": skipped: " + reason;
     std::cerr << "[tables] " << line << std::endl;
     m_report.skipped.push_back(line);
   }

@@ -1,7 +1,8 @@
-// `voxhash clash`: loads and places the scene's models, runs one frame at the scene's time with
-// no instances, groups the intersection into clash regions (compute_clash_report) and writes the
-// report: a summary on stdout, JSON (schema voxhash-clash/1, docs/SCENES.md) and CSV (one row per
-// region) through nlohmann-json, and the clash band's voxels as a PLY.
+// `voxhash clash`: loads and places the scene's models (memory checked first), runs one frame at
+// the scene's time with no instances, groups the intersection into clash regions on the backend
+// (compute_clash_report, with each model's part ids) and writes the report: a summary on stdout,
+// and JSON, CSV and the clash band's PLY through the writers in app/clash.
+#include "clash/clash_report.hpp"
 #include "cli/clash_command.hpp"
 
 #include <voxhash/clash.hpp>
@@ -9,154 +10,18 @@
 #include <voxhash/io.hpp>
 #include <voxhash/pipeline.hpp>
 
-#include <array>
-#include <charconv>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <string>
 
 namespace voxhash::cli {
 namespace {
 
-using json = nlohmann::json;
-
-/// A float as the shortest decimal that reads back as it (2.4f is 2.4, not 2.4000000953674316).
-json number(float v) {
-  char text[32];
-  const auto end = std::to_chars(text, text + sizeof text, v).ptr;
-  return std::strtod(std::string(text, end).c_str(), nullptr);
-}
-
-json vec3(Float3 v) {
-  return json::array({number(v.x), number(v.y), number(v.z)});
-}
-
-json bounds_json(const Bounds& b) {
-  return {{"min", vec3(b.min)}, {"max", vec3(b.max)}};
-}
-
-/// More than 1 % of the model's points fell outside the grid in the frame.
-bool outside_warning(const ModelFrameStats& m) {
-  return m.outside_grid * 100 > m.points;
-}
-
-std::string parts_text(const ClashRegion& region) {
-  std::string text;
-  for (const ClashPartPair& p : region.parts) {
-    if (!text.empty()) text += ';';
-    text += std::to_string(p.part_a);
-    text += '/';
-    text += std::to_string(p.part_b);
-    text += ':';
-    text += std::to_string(p.voxels);
-  }
-  return text;
-}
-
-json report_json(const ClashCommand& command,
-                 const LoadedScene& loaded,
-                 const Pipeline& pipeline,
-                 const FrameStats& stats,
-                 const ClashReport& report,
-                 double time) {
-  const Scene& scene = loaded.scene;
-  const Grid& grid   = pipeline.grid();
-  json models        = json::array();
-  for (int i = 0; i < 2; ++i) {
-    const ModelFrameStats& m = stats.model[i];
-    models.push_back({{"name", loaded.models[i].name},
-                      {"path", scene.models[i].path.string()},
-                      {"points", m.points},
-                      {"outside_grid", m.outside_grid},
-                      {"outside_grid_warning", outside_warning(m)},
-                      {"voxels", m.voxels},
-                      {"intersection", m.intersection},
-                      {"inside", m.inside},
-                      {"outside", m.outside}});
-  }
-  json regions = json::array();
-  for (std::size_t r = 0; r < report.regions.size(); ++r) {
-    const ClashRegion& region = report.regions[r];
-    json parts                = json::array();
-    for (const ClashPartPair& p : region.parts)
-      parts.push_back({{"part_a", p.part_a}, {"part_b", p.part_b}, {"voxels", p.voxels}});
-    regions.push_back({{"rank", r + 1},
-                       {"voxels", region.voxels},
-                       {"volume", region.volume},
-                       {"bounds", bounds_json(region.bounds)},
-                       {"centroid", vec3(region.centroid)},
-                       {"parts", parts}});
-  }
-  const Float3 lo = grid.origin;
-  const Float3 hi = {lo.x + grid.voxel_size.x * grid.resolution.x,
-                     lo.y + grid.voxel_size.y * grid.resolution.y,
-                     lo.z + grid.voxel_size.z * grid.resolution.z};
-  return {
-      {"schema", "voxhash-clash/1"},
-      {"command_line", command.command_line},
-      {"scene", {{"file", scene.file}, {"name", scene.name}, {"unit", to_string(scene.unit)}}},
-      {"backend", to_string(pipeline.backend())},
-      {"algorithm", to_string(pipeline.config().algorithm)},
-      {"time", time},
-      {"grid",
-       {{"resolution", {grid.resolution.x, grid.resolution.y, grid.resolution.z}},
-        {"voxel_size", grid.voxel_size.x},
-        {"bounds", bounds_json({lo, hi})}}},
-      {"models", models},
-      {"clash",
-       {{"regions", report.regions.size()}, {"voxels", report.voxels}, {"volume", report.volume}}},
-      {"regions", regions},
-      {"warnings", loaded.warnings}};
-}
-
-std::ofstream open_output(const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw Error("cannot write " + path);
-  return out;
-}
-
-void write_csv(const ClashReport& report, const std::string& path) {
-  std::ofstream out = open_output(path);
-  out << "rank,voxels,volume,min_x,min_y,min_z,max_x,max_y,max_z,centroid_x,centroid_y,"
-         "centroid_z,parts\n";
-  for (std::size_t r = 0; r < report.regions.size(); ++r) {
-    const ClashRegion& g = report.regions[r];
-    out << r + 1 << ',' << g.voxels << ',' << json(g.volume).dump();
-    for (const float v : {g.bounds.min.x,
-                          g.bounds.min.y,
-                          g.bounds.min.z,
-                          g.bounds.max.x,
-                          g.bounds.max.y,
-                          g.bounds.max.z,
-                          g.centroid.x,
-                          g.centroid.y,
-                          g.centroid.z}) {
-      out << ',' << number(v).dump();
-    }
-    out << ',' << parts_text(g) << '\n';
-  }
-  if (!out) throw Error("cannot write " + path);
-}
-
-/// The clash band: model A's intersection voxels (model B's are the same voxels).
-void write_band_ply(const Pipeline& pipeline, const std::string& path) {
-  std::array<ModelVoxels, 2> models;
-  const ModelVoxels a = pipeline.download(0);
-  for (std::size_t i = 0; i < a.keys.size(); ++i) {
-    if (a.labels[i] != VoxelLabel::Intersection) continue;
-    models[0].keys.push_back(a.keys[i]);
-    models[0].labels.push_back(a.labels[i]);
-  }
-  export_voxels_ply(path, pipeline.config().grid, models);
-}
-
 void print_summary(const LoadedScene& loaded,
                    const Pipeline& pipeline,
                    const FrameStats& stats,
                    const ClashReport& report,
+                   const clash::ClashNames& names,
                    double time) {
   const Scene& scene     = loaded.scene;
   const std::string unit = std::string(to_string(scene.unit));
@@ -189,7 +54,7 @@ void print_summary(const LoadedScene& loaded,
         'B' - i);
   }
   std::printf("%zu clash regions, %zu voxels, %g %s^3\n",
-              report.regions.size(),
+              report.total_regions,
               report.voxels,
               report.volume,
               unit.c_str());
@@ -210,34 +75,63 @@ void print_summary(const LoadedScene& loaded,
         g.bounds.max.x,
         g.bounds.max.y,
         g.bounds.max.z);
+    for (const PartPair& p : g.parts) {
+      std::printf("      %s x %s: %zu voxels\n",
+                  names.part(0, p.part_a).c_str(),
+                  names.part(1, p.part_b).c_str(),
+                  p.voxels);
+    }
   }
 }
 
 }  // namespace
 
 int run_clash(const ClashCommand& command) {
-  const LoadedScene loaded = load_scene_models(command.scene, command.defaults);
+  const Scene& scene = command.scene;
+  check_frame_memory(command.backend,
+                     scene_memory_config(scene, command.defaults),
+                     {scene_model_points(scene, 0, command.defaults),
+                      scene_model_points(scene, 1, command.defaults)});
+  const LoadedScene loaded = load_scene_models(scene, command.defaults);
   for (const std::string& warning : loaded.warnings)
     std::cerr << "voxhash: warning: " << warning << std::endl;
-  const double time = command.time.value_or(command.scene.time);
+  check_frame_memory(command.backend,
+                     loaded.config,
+                     {loaded.models[0].cloud.points.size(), loaded.models[1].cloud.points.size()});
+  const double time = command.time.value_or(scene.time);
   Pipeline pipeline(command.backend, loaded.config);
   set_scene_models(pipeline, loaded, time);
-  const FrameStats stats   = pipeline.run_frame(time, {.write_instances = false});
-  const ClashReport report = compute_clash_report(pipeline);
+  const FrameStats stats = pipeline.run_frame(time, {.write_instances = false});
+  ClashOptions options;
+  options.voxels           = !command.ply_path.empty();
+  const ClashReport report = compute_clash_report(pipeline, options);
+
+  clash::ClashNames names;
+  clash::ClashRun run;
+  run.command_line = command.command_line;
+  run.scene_file   = scene.file;
+  run.scene_name   = scene.name;
+  run.unit         = std::string(to_string(scene.unit));
+  run.backend      = std::string(to_string(pipeline.backend()));
+  run.algorithm    = std::string(to_string(pipeline.config().algorithm));
+  run.time         = time;
+  run.warnings     = loaded.warnings;
   for (int i = 0; i < 2; ++i) {
-    if (!outside_warning(stats.model[i])) continue;
-    std::cerr << "voxhash: warning: model '" << loaded.models[i].name
-              << "': " << stats.model[i].outside_grid << " of " << stats.model[i].points
-              << " points fell outside the grid" << std::endl;
+    names.models[i] = loaded.models[i].name;
+    names.parts[i]  = loaded.models[i].cloud.part_names;
+    run.paths[i]    = scene.models[i].path.string();
+    run.models[i]   = stats.model[i];
+    if (outside_grid_fraction(stats.model[i]) <= kOutsideGridWarning) continue;
+    const std::string line =
+        "model '" + loaded.models[i].name + "': " + std::to_string(stats.model[i].outside_grid) +
+        " of " + std::to_string(stats.model[i].points) + " points fell outside the grid";
+    std::cerr << "voxhash: warning: " << line << std::endl;
+    run.warnings.push_back(line);
   }
-  print_summary(loaded, pipeline, stats, report, time);
-  if (!command.json_path.empty()) {
-    std::ofstream out = open_output(command.json_path);
-    out << report_json(command, loaded, pipeline, stats, report, time).dump(2) << '\n';
-    if (!out) throw Error("cannot write " + command.json_path);
-  }
-  if (!command.csv_path.empty()) write_csv(report, command.csv_path);
-  if (!command.ply_path.empty()) write_band_ply(pipeline, command.ply_path);
+  print_summary(loaded, pipeline, stats, report, names, time);
+  if (!command.json_path.empty()) clash::write_clash_json(report, command.json_path, names, &run);
+  if (!command.csv_path.empty()) clash::write_clash_csv(report, command.csv_path, names);
+  if (!command.ply_path.empty()) clash::write_clash_ply(report, command.ply_path);
   return 0;
 }
 

@@ -1,7 +1,7 @@
-// `voxhash clash`: one frame of a scene, headless on the chosen backend, and its clash report:
-// the intersection's clash regions (voxels, volume, bounding box and centroid in scene units,
-// parts involved), per-model totals and names, as text, JSON and CSV, and the clash band's voxels
-// as PLY.
+// `voxhash clash`: one frame of a scene, headless on the chosen backend, and its clash report
+// (compute_clash_report): the intersection's clash regions (voxels, volume, bounding box and
+// centroid in scene units, the pairs of parts involved), per-model totals and names, as text, and
+// through app/clash's writers as JSON, CSV and a PLY of the clash band's voxels.
 #pragma once
 
 #include <voxhash/backend.hpp>

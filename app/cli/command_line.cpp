@@ -30,6 +30,7 @@ namespace fs = std::filesystem;
 constexpr std::size_t kMaxPoints = std::size_t{1} << 30;
 constexpr int kMaxFrames         = 1 << 30;
 constexpr int kMinResolution = 2, kMaxResolution = 1024;
+constexpr double kMaxSoakMinutes = 7 * 24 * 60;
 
 const std::vector<std::string> kBackendNames{"cpu", "cuda", "auto"};
 
@@ -167,8 +168,9 @@ void add_scene_flags(CLI::App& app, SceneFlags& flags, bool positional) {
   }
   app.add_option("--model-a",
                  flags.model_a,
-                 "first model, replacing the scene's: OBJ mesh (sampled by area), OBJ/PLY/XYZ\n"
-                 "point cloud; without a scene: in place, fitted grid, no motion")
+                 "first model, replacing the scene's: a mesh sampled by area (OBJ, PLY, STL,\n"
+                 "glTF/GLB or another format assimp reads), or an OBJ/PLY/XYZ point cloud;\n"
+                 "without a scene: in place, fitted grid, no motion")
       ->check(input_file())
       ->option_text("PATH");
   app.add_option("--model-b", flags.model_b, "second model, as --model-a")
@@ -248,10 +250,11 @@ class CommandLine {
     m_app.get_formatter()->column_width(26);
     define_view();
     m_bench = m_app.add_subcommand(
-        "bench", "The headless benchmarks: device limits, hash tables, the frame pipeline.");
+        "bench", "The headless benchmarks: device limits, hash tables, joins, the frame pipeline.");
     m_bench->require_subcommand(1);
     define_limits();
     define_tables();
+    define_join();
     define_frame();
     define_clash();
   }
@@ -371,6 +374,21 @@ class CommandLine {
         ->option_text("NAME");
   }
 
+  void define_join() {
+    CLI::App* app = add_bench_command(
+        bench::Command::Join,
+        "Joins on every table and a sort-merge baseline: the hash join paper's left join (probe\n"
+        "side 8x the unique build side, 2^20..2^28 probe rows, half of them unmatched) and inner\n"
+        "joins of 2^26 x 2^26 rows with multiplicity 1, 4, 32 on each side; G probe rows/s and\n"
+        "G output pairs/s, each against a bound from the limits measured in the same run.");
+    add_count(*app,
+              "--runs",
+              m_bench_options.runs,
+              3,
+              1000,
+              "timed runs per figure, median reported (at least 3; default 5, quick 3)");
+  }
+
   void define_frame() {
     CLI::App* app = add_bench_command(
         bench::Command::Frame,
@@ -395,6 +413,19 @@ class CommandLine {
                "write the last frame's labelled voxels as a PLY point cloud (voxel\n"
                "centres: yellow intersection, red inside, grey / blue outside); with\n"
                "--all-algos the first algorithm's");
+    CLI::Option* soak =
+        app->add_option("--soak",
+                        o.soak_minutes,
+                        "a soak run: frames for MINUTES (fractions allowed) instead of --frames;\n"
+                        "host RSS and backend memory at the start, every minute and at the end\n"
+                        "(stages: the last --frames frames)")
+            ->check(CLI::Range(1e-3, kMaxSoakMinutes).description(""))
+            ->option_text("MINUTES");
+    app->add_option(
+           "--soak-every", o.soak_every_s, "seconds between the soak's memory samples (default 60)")
+        ->check(CLI::Range(0.1, 86400.0).description(""))
+        ->option_text("SECONDS")
+        ->needs(soak);
   }
 
   void define_clash() {

@@ -1,7 +1,7 @@
 // The one command line of the `voxhash` executable (CLI11): `voxhash [view] [options]` for the
-// viewer, `voxhash bench limits|tables|frame [options]` for the benchmarks, `voxhash clash SCENE`
-// for a clash report; flags shared by the
-// subcommands defined once with the same checks, `--help` per subcommand, exit code 2 for usage.
+// viewer, `voxhash bench limits|tables|join|frame [options]` for the benchmarks, `voxhash clash
+// SCENE` for a clash report; flags shared by the subcommands defined once with the same checks,
+// `--help` per subcommand, exit code 2 for usage.
 #pragma once
 
 #include "bench/bench.hpp"

@@ -1,16 +1,21 @@
-// AppState: the scene and settings to a pipeline, model loading with errors kept as messages, and
-// the frame clock (keyframed scenes are posed at the clock's time before each frame).
+// AppState: the scene and settings to a pipeline (meshes with their triangles, clouds as points),
+// memory checked before changes that need it, model loading with errors kept as messages, the way
+// back to the last good scene, and the frame clock (keyframed scenes are posed at the clock's time
+// before each frame).
 #include "viewer/app_state.hpp"
 
 #include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
 
+#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <utility>
 
 namespace voxhash::viewer {
 namespace {
+
+constexpr const char* kModelNames[2] = {"A", "B"};
 
 /// The demo's motion (the settings' animation) for two model files in the default grid.
 Scene demo_scene(const SceneSettings& settings, const std::array<std::string, 2>& paths) {
@@ -24,21 +29,37 @@ Scene demo_scene(const SceneSettings& settings, const std::array<std::string, 2>
   return scene;
 }
 
-/// The viewer sizes its GL buffers by point count, so it hands the pipeline points only (a mesh's
-/// triangle voxelization can give more voxels than points), posed for `time`.
-void set_points(Pipeline& pipeline, const LoadedScene& loaded, double time) {
-  for (int i = 0; i < 2; ++i)
-    pipeline.set_model(i, loaded.models[i].cloud.points);
-  pose_scene(pipeline, loaded.scene, time);
+SceneDefaults defaults_of(const SceneSettings& settings) {
+  return {settings.points_per_model, settings.resolution};
+}
+
+/// `config` with the settings' algorithm and table options.
+PipelineConfig with_settings(PipelineConfig config, const SceneSettings& settings) {
+  config.algorithm                  = settings.algorithm;
+  config.table_options.cuckoo_space = settings.cuckoo_space;
+  config.table_options.load         = settings.load;
+  return config;
+}
+
+std::array<std::size_t, 2> point_counts_of(const std::array<PlacedModel, 2>& models) {
+  return {models[0].cloud.points.size(), models[1].cloud.points.size()};
 }
 
 }  // namespace
 
 AppState::AppState(Backend backend, const SceneSettings& settings, const Scene& scene)
     : m_backend(backend), m_settings(settings) {
-  if (!reload(scene, settings, "cannot load the scene")) throw InvalidInput(m_message);
-  m_settings.animation = m_loaded.config.animation;
-  if (!m_loaded.warnings.empty()) report(m_loaded.warnings.front(), true);
+  LoadedScene loaded;
+  try {
+    read_scene(scene, m_settings, loaded);
+  } catch (const InvalidInput& e) {
+    throw InvalidInput(std::string("cannot load the scene: ") + e.what());
+  }
+  m_settings.animation = loaded.config.animation;
+  m_loaded             = std::move(loaded);
+  update_model_info();
+  m_pipeline = make_pipeline(config(m_settings));
+  if (!m_loaded.warnings.empty()) report(m_loaded.warnings.front(), false);
 }
 
 AppState::AppState(Backend backend,
@@ -47,16 +68,44 @@ AppState::AppState(Backend backend,
     : AppState(backend, settings, demo_scene(settings, paths)) {}
 
 PipelineConfig AppState::config(const SceneSettings& settings) const {
-  PipelineConfig config             = m_loaded.config;
-  config.animation                  = settings.animation;
-  config.algorithm                  = settings.algorithm;
-  config.table_options.cuckoo_space = settings.cuckoo_space;
-  config.table_options.load         = settings.load;
+  PipelineConfig config = with_settings(m_loaded.config, settings);
+  config.animation      = settings.animation;
   return config;
 }
 
+std::unique_ptr<Pipeline> AppState::make_pipeline(const PipelineConfig& config) const {
+  auto pipeline = std::make_unique<Pipeline>(m_backend, config);
+  set_scene_models(*pipeline, m_loaded, m_time);
+  return pipeline;
+}
+
+void AppState::read_scene(const Scene& scene,
+                          const SceneSettings& settings,
+                          LoadedScene& loaded) const {
+  const SceneDefaults defaults = defaults_of(settings);
+  check_frame_memory(
+      m_backend,
+      with_settings(scene_memory_config(scene, defaults), settings),
+      {scene_model_points(scene, 0, defaults), scene_model_points(scene, 1, defaults)});
+  loaded = load_scene_models(scene, defaults);
+  // The fitted grid; point clouds come with their own counts.
+  check_frame_memory(
+      m_backend, with_settings(loaded.config, settings), point_counts_of(loaded.models));
+}
+
+void AppState::update_model_info() {
+  for (int i = 0; i < 2; ++i) {
+    const PlacedModel& model = m_loaded.models[i];
+    m_models[i]              = {model.name,
+                                m_loaded.scene.models[i].path.string(),
+                                model.cloud.points.size(),
+                                model.cloud.dropped_non_finite,
+                                model.cloud.mesh.triangles.size() / 3};
+  }
+}
+
 std::array<std::size_t, 2> AppState::point_counts() const {
-  return {m_loaded.models[0].cloud.points.size(), m_loaded.models[1].cloud.points.size()};
+  return point_counts_of(m_loaded.models);
 }
 
 void AppState::report(std::string message, bool is_error) {
@@ -75,31 +124,37 @@ bool AppState::attempt(const std::string& what, F&& f) {
   }
 }
 
-bool AppState::reload(const Scene& scene, const SceneSettings& settings, const std::string& what) {
-  return attempt(what, [&] {
-    LoadedScene loaded = load_scene_models(scene, {settings.points_per_model, settings.resolution});
-    PipelineConfig config             = loaded.config;
-    config.algorithm                  = settings.algorithm;
-    config.table_options.cuckoo_space = settings.cuckoo_space;
-    config.table_options.load         = settings.load;
-    if (m_pipeline) config.animation = settings.animation;
-    auto pipeline = std::make_unique<Pipeline>(m_backend, config);
-    set_points(*pipeline, loaded, m_time);
-    for (int i = 0; i < 2; ++i) {
-      const PlacedModel& model = loaded.models[i];
-      m_models[i]              = {model.name,
-                                  scene.models[i].path.string(),
-                                  model.cloud.points.size(),
-                                  model.cloud.dropped_non_finite};
-    }
-    m_loaded   = std::move(loaded);
-    m_pipeline = std::move(pipeline);
-    m_dirty    = true;
-  });
+void AppState::remember_scene(bool models_change) {
+  if (!m_previous) {
+    m_previous = Snapshot{m_settings, m_loaded.scene, m_loaded.config, std::nullopt, m_models};
+  }
+  if (models_change && !m_previous->models) m_previous->models = m_loaded.models;
+}
+
+bool AppState::use_scene(LoadedScene loaded,
+                         const SceneSettings& settings,
+                         const std::string& what) {
+  remember_scene(true);
+  m_settings           = settings;
+  m_loaded.scene       = std::move(loaded.scene);
+  m_loaded.models      = std::move(loaded.models);
+  m_loaded.config.grid = loaded.config.grid;
+  m_loaded.warnings    = std::move(loaded.warnings);
+  update_model_info();
+  m_dirty = true;
+  try {
+    m_pipeline->set_grid(m_loaded.config.grid);
+    set_scene_models(*m_pipeline, m_loaded, m_time);
+  } catch (const std::exception& e) {
+    recover(what + ": " + e.what());
+    return false;
+  }
+  return true;
 }
 
 void AppState::set_algorithm(TableKind kind) {
   m_dirty |= attempt("cannot switch algorithm", [&] {
+    if (kind != m_settings.algorithm) remember_scene(false);
     m_pipeline->set_algorithm(kind);
     m_settings.algorithm = kind;
   });
@@ -110,10 +165,13 @@ void AppState::set_resolution(int resolution) {
     Scene changed           = m_loaded.scene;
     changed.grid.resolution = resolution;
     changed.grid.voxel_size = 0;
-    const GridParams grid   = fit_grid(changed, m_loaded.models, resolution);
-    m_pipeline->set_grid(grid);
+    PipelineConfig config   = this->config(m_settings);
+    config.grid             = fit_grid(changed, m_loaded.models, resolution);
+    check_frame_memory(m_backend, config, point_counts());
+    remember_scene(false);
+    m_pipeline->set_grid(config.grid);
     m_loaded.scene        = std::move(changed);
-    m_loaded.config.grid  = grid;
+    m_loaded.config.grid  = config.grid;
     m_settings.resolution = resolution;
   });
 }
@@ -131,8 +189,9 @@ void AppState::set_table_options(double cuckoo_space, double load) {
     SceneSettings changed = m_settings;
     changed.cuckoo_space  = cuckoo_space;
     changed.load          = load;
-    auto pipeline         = std::make_unique<Pipeline>(m_backend, config(changed));
-    set_points(*pipeline, m_loaded, m_time);
+    check_frame_memory(m_backend, config(changed), point_counts());
+    auto pipeline = make_pipeline(config(changed));
+    remember_scene(false);
     m_pipeline = std::move(pipeline);
     m_settings = changed;
   });
@@ -145,8 +204,10 @@ bool AppState::set_points_per_model(std::size_t points) {
   scene.points             = points;
   for (SceneModel& model : scene.models)
     model.points = 0;
-  if (!reload(scene, changed, "cannot re-sample the models")) return false;
-  m_settings = changed;
+  LoadedScene loaded;
+  const std::string what = "cannot re-sample the models";
+  if (!attempt(what, [&] { read_scene(scene, changed, loaded); })) return false;
+  if (!use_scene(std::move(loaded), changed, what)) return false;
   report("re-sampled both models with " + std::to_string(points) + " points", false);
   return true;
 }
@@ -155,9 +216,16 @@ bool AppState::load_model(int index, const std::string& path) {
   Scene scene              = m_loaded.scene;
   scene.models[index].path = path;
   scene.models[index].name = std::filesystem::path(path).stem().string();
-  if (!reload(scene, m_settings, "cannot load model")) return false;
-  report("model " + std::string(index == 0 ? "A" : "B") + ": loaded " + path + " (" +
-             std::to_string(m_models[index].points) + " points)",
+  LoadedScene loaded;
+  if (!attempt("cannot load model", [&] { read_scene(scene, m_settings, loaded); })) return false;
+  if (!use_scene(
+          std::move(loaded), m_settings, "cannot set model " + std::string(kModelNames[index]))) {
+    return false;
+  }
+  const std::size_t triangles = m_models[index].triangles;
+  report("model " + std::string(kModelNames[index]) + ": loaded " + path + " (" +
+             std::to_string(m_models[index].points) + " points" +
+             (triangles ? ", a mesh of " + std::to_string(triangles) + " triangles" : "") + ")",
          false);
   return true;
 }
@@ -165,6 +233,54 @@ bool AppState::load_model(int index, const std::string& path) {
 void AppState::reset() {
   m_time  = 0;
   m_dirty = true;
+}
+
+void AppState::recover(const std::string& error) {
+  m_dirty = true;
+  if (!m_previous) {
+    report(error + " (paused)", true);
+    m_paused = true;
+    return;
+  }
+  Snapshot previous = std::move(*m_previous);
+  m_previous.reset();
+  if (previous.models) m_loaded.models = std::move(*previous.models);
+  m_loaded.scene  = std::move(previous.scene);
+  m_loaded.config = previous.config;
+  m_models        = previous.info;
+  m_settings      = previous.settings;
+  m_pipeline.reset();  // the failed scene's memory first
+  try {
+    m_pipeline = make_pipeline(config(m_settings));
+    report(error + "; back to the previous scene (" + std::to_string(m_settings.points_per_model) +
+               " points per model, grid " + std::to_string(m_settings.resolution) + ", " +
+               std::string(to_string(m_settings.algorithm)) + ")",
+           true);
+  } catch (const std::exception& e) {
+    // Not even that fits: no models, so that every part of the state agrees (the panel can load
+    // or re-sample smaller ones).
+    m_loaded.models = {};
+    for (ModelInfo& model : m_models)
+      model = {model.name, model.path, 0, 0, 0};
+    m_pipeline = std::make_unique<Pipeline>(m_backend, config(m_settings));
+    report(error + "; the previous scene does not fit either (" + e.what() +
+               "): models unloaded (paused)",
+           true);
+    m_paused = true;
+  }
+}
+
+void AppState::update_grid_warnings() {
+  for (int i = 0; i < 2; ++i) {
+    const ModelFrameStats& s = m_stats.model[i];
+    const double fraction    = outside_grid_fraction(s);
+    m_grid_warnings[i].clear();
+    if (fraction <= kOutsideGridWarning) continue;
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1f %% of its %zu points", fraction * 100, s.points);
+    m_grid_warnings[i] = "model " + std::string(kModelNames[i]) + " (" + m_models[i].path +
+                         "): " + text + " are outside the grid";
+  }
 }
 
 bool AppState::update(BufferBridge& bridge, double dt) {
@@ -179,11 +295,12 @@ bool AppState::update(BufferBridge& bridge, double dt) {
     bridge.reserve(point_counts());
     m_stats = bridge.run_frame(*m_pipeline, m_time);
   } catch (const std::exception& e) {
-    report(std::string("frame failed (paused): ") + e.what(), true);
-    m_paused = true;
+    recover(std::string("frame failed: ") + e.what());
     return false;
   }
+  m_previous.reset();
   m_history.push(m_stats);
+  update_grid_warnings();
   return true;
 }
 

@@ -1,10 +1,11 @@
 // The viewer's scene state, free of GL and UI: the scene and its two placed models, the pipeline,
 // the settings the panel edits, animation time (pause, single step, reset), the last frame's
-// statistics and their history, and the message shown to the user. Tests drive it headlessly
-// through a BufferBridge.
+// statistics and their history, and the messages shown to the user. Changes that need memory are
+// checked against free memory first; a frame that fails after a change goes back to the scene
+// before it. Tests drive it headlessly through a BufferBridge.
 #pragma once
 
-#include "viewer/buffer_bridge.hpp"
+#include "viewer/render_buffer.hpp"
 
 #include <voxhash/backend.hpp>
 #include <voxhash/geometry.hpp>
@@ -15,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,10 +59,11 @@ struct SceneSettings {
 };
 
 struct ModelInfo {
-  std::string name;
+  std::string name;  // the scene's name for it, else the file's stem
   std::string path;
-  std::size_t points  = 0;
-  std::size_t dropped = 0;  // non-finite points the loader skipped
+  std::size_t points    = 0;
+  std::size_t dropped   = 0;  // non-finite points the loader skipped
+  std::size_t triangles = 0;  // a mesh: voxelized from its triangles; 0: a point cloud
 };
 
 class AppState {
@@ -69,8 +72,9 @@ class AppState {
   static constexpr double kStep = 1.0 / 60.0;
 
   /// Loads and places both models of `scene` (throws voxhash::InvalidInput naming the file and the
-  /// field if one cannot be loaded); the settings' points and resolution apply where the scene
-  /// gives none, its algorithm and table options always. Keyframed scenes are posed every frame.
+  /// field if one cannot be loaded, and voxhash::OutOfMemory, before loading, if the scene cannot
+  /// fit in free memory); the settings' points and resolution apply where the scene gives none, its
+  /// algorithm and table options always. Keyframed scenes are posed every frame.
   AppState(Backend backend, const SceneSettings& settings, const Scene& scene);
   /// The demo's set-up for two model files: the settings' animation, the default grid bounds.
   AppState(Backend backend, const SceneSettings& settings, const std::array<std::string, 2>& paths);
@@ -83,10 +87,12 @@ class AppState {
   void set_animation(const AnimationParams& animation);
   /// Cuckoo space and HashGraph load: the pipeline is recreated with the new BuildOptions.
   void set_table_options(double cuckoo_space, double load);
-  /// Re-samples both models; on failure keeps them, sets the message and returns false.
+  /// Re-samples both models; on failure (the scene would not fit in free memory, which is checked
+  /// first; a file error) keeps them, sets the message and returns false.
   bool set_points_per_model(std::size_t points);
   /// Loads model `index` from `path` with the scene's placement (the grid is fitted again where
-  /// the scene fits it); on failure keeps the current one, sets the message and returns false.
+  /// the scene fits it); on failure (as above) keeps the current one, sets the message and returns
+  /// false.
   bool load_model(int index, const std::string& path);
   [[nodiscard]] const Scene& scene() const { return m_loaded.scene; }
 
@@ -99,7 +105,9 @@ class AppState {
 
   /// Advances the animation time by `dt` seconds unless paused, and runs a frame through `bridge`
   /// when the time or a setting changed. A frame that throws (voxhash::OutOfMemory, ...) sets the
-  /// message and pauses. Returns true when a frame ran and succeeded.
+  /// error message; if settings or models changed since the last good frame, the scene goes back
+  /// to what it was then and keeps running (the next update runs it), else it pauses. Returns true
+  /// when a frame ran and succeeded.
   bool update(BufferBridge& bridge, double dt);
 
   [[nodiscard]] double time() const { return m_time; }
@@ -112,12 +120,41 @@ class AppState {
   /// The last message for the user (model loaded, load failed, frame failed); empty at first.
   [[nodiscard]] const std::string& message() const { return m_message; }
   [[nodiscard]] bool message_is_error() const { return m_message_is_error; }
+  /// Per model, from the last good frame: "model A (path): 37.5 % of its 200000 points are outside
+  /// the grid" when more than kOutsideGridWarning of them were; else empty.
+  [[nodiscard]] const std::array<std::string, 2>& grid_warnings() const { return m_grid_warnings; }
 
  private:
+  /// What a failing frame goes back to: the settings, the scene and its grid, and the placed models
+  /// if they changed too.
+  struct Snapshot {
+    SceneSettings settings;
+    Scene scene;
+    PipelineConfig config;
+    std::optional<std::array<PlacedModel, 2>> models;
+    std::array<ModelInfo, 2> info;
+  };
+
+  /// The pipeline configuration of `settings` in the loaded scene's grid.
   [[nodiscard]] PipelineConfig config(const SceneSettings& settings) const;
-  /// Loads `scene` with `settings` into the pipeline (made anew, or `m_pipeline`); on failure
-  /// keeps everything, sets the message "what: ..." and returns false.
-  bool reload(const Scene& scene, const SceneSettings& settings, const std::string& what);
+  /// A pipeline for `config` holding the current models, posed at the current time.
+  [[nodiscard]] std::unique_ptr<Pipeline> make_pipeline(const PipelineConfig& config) const;
+  /// Reads and places the models of `scene` for `settings` into `loaded`, checking memory before
+  /// reading (voxhash::OutOfMemory) and again for the fitted grid and the models' real counts;
+  /// throws voxhash::InvalidInput naming the file and the field when a model cannot be read.
+  void read_scene(const Scene& scene, const SceneSettings& settings, LoadedScene& loaded) const;
+  /// Makes `loaded` the scene with `settings` (the pipeline's grid and models too), remembering the
+  /// one before; if the pipeline cannot take it, goes back (recover) and returns false.
+  bool use_scene(LoadedScene loaded, const SceneSettings& settings, const std::string& what);
+  /// m_models from the loaded scene.
+  void update_model_info();
+  /// Before a change: keeps the scene as it is (once per good frame), the models too if
+  /// `models_change`.
+  void remember_scene(bool models_change);
+  /// After a frame or a change of models failed with `error`: the remembered scene back, or a
+  /// pause if there is none; the message says which.
+  void recover(const std::string& error);
+  void update_grid_warnings();
   /// Runs f(); an exception becomes the error message "what: ..." and false.
   template <class F>
   bool attempt(const std::string& what, F&& f);
@@ -128,6 +165,9 @@ class AppState {
   std::unique_ptr<Pipeline> m_pipeline;
   LoadedScene m_loaded;
   std::array<ModelInfo, 2> m_models;
+  std::optional<Snapshot>
+      m_previous;  // the scene of the last good frame, while changes are untried
+  std::array<std::string, 2> m_grid_warnings;
 
   double m_time = 0;
   bool m_paused = false;

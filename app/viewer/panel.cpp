@@ -1,10 +1,12 @@
 // UiLayer (ImGui set-up: no imgui.ini written, opaque panel background; per-frame calls), then
 // the panel. Its sections, in the order they appear:
-//   [status]      device, backend, GL, transfer path, frame rate, pause / step / reset, vsync
+//   [status]      device, backend, GL, transfer path, frame rate, pause / step / reset, vsync,
+//                 the last message and the models' outside-the-grid warnings
 //   [algorithm]   cuckoo / hashgraph-v1 / hashgraph-v2 (effective next frame)
 //   [rates]       build and probe keys/s, plots, fractions of the measured device limits
 //   [times]       per-stage milliseconds (FrameStats::ms) and transfer steps
-//   [counts]      points, voxels, intersection, inside / outside, components per model
+//   [counts]      points, voxels, intersection, inside / outside, components, low-confidence and
+//                 thin-feature regions, point coverage per model; warnings for labels not to trust
 //   [layers]      points, intersection, inside / outside voxels per model, sizes
 //   [parameters]  points per model, grid resolution, table space / load, animation
 //   [models]      load a model by path (errors stay in the panel)
@@ -26,6 +28,7 @@ namespace voxhash::viewer {
 namespace {
 
 const ImVec4 kErrorColor{1.0f, 0.4f, 0.35f, 1.0f};
+const ImVec4 kWarningColor{1.0f, 0.8f, 0.3f, 1.0f};
 const ImVec4 kDimColor{0.65f, 0.65f, 0.65f, 1.0f};
 constexpr const char* kModelNames[2] = {"A", "B"};
 
@@ -181,6 +184,12 @@ void Panel::draw_status(AppState& state,
       ImGui::TextWrapped("%s", state.message().c_str());
     }
   }
+  for (const std::string& warning : state.grid_warnings()) {
+    if (warning.empty()) continue;
+    ImGui::PushStyleColor(ImGuiCol_Text, kWarningColor);
+    ImGui::TextWrapped("%s", warning.c_str());
+    ImGui::PopStyleColor();
+  }
 }
 
 // [algorithm] ----------------------------------------------------------------------------------
@@ -279,7 +288,62 @@ void Panel::draw_counts(const AppState& state) {
   row("inside", &ModelFrameStats::inside);
   row("outside", &ModelFrameStats::outside);
   row("components", &ModelFrameStats::components);
+  row("low confidence", &ModelFrameStats::low_confidence_regions);
+  row("thin features", &ModelFrameStats::thin_feature_regions);
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted("point coverage");
+  for (int i = 0; i < 2; ++i) {
+    ImGui::TableNextColumn();
+    const double coverage = state.stats().model[i].point_coverage;
+    if (state.models()[i].triangles) {
+      ImGui::TextColored(kDimColor, "mesh");
+    } else if (coverage < kMinPointCoverage) {
+      ImGui::TextColored(kErrorColor, "%.1f %%", 100 * coverage);
+    } else {
+      ImGui::Text("%.1f %%", 100 * coverage);
+    }
+  }
   ImGui::EndTable();
+  draw_label_warnings(state);
+}
+
+void Panel::draw_label_warnings(const AppState& state) {
+  for (int i = 0; i < 2; ++i) {
+    const ModelFrameStats& s = state.stats().model[i];
+    const ModelInfo& model   = state.models()[i];
+    if (!model.triangles && s.point_coverage < kMinPointCoverage) {
+      ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+      ImGui::TextWrapped(
+          "model %s (%s): only %.1f %% of its surface voxels hold a point (%.0f %% needed at this "
+          "grid): labels may leak through the gaps. It needs about %zu points at this grid, or "
+          "a mesh.",
+          kModelNames[i],
+          model.path.c_str(),
+          100 * s.point_coverage,
+          100 * kMinPointCoverage,
+          s.recommended_points);
+      ImGui::PopStyleColor();
+    }
+    if (s.thin_feature_regions) {
+      ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+      ImGui::TextWrapped(
+          "model %s: %zu region(s) reach both sides of a wall of model %s thinner than about two "
+          "voxels: their labels cannot all be right (a finer grid resolves the wall).",
+          kModelNames[i],
+          s.thin_feature_regions,
+          kModelNames[1 - i]);
+      ImGui::PopStyleColor();
+    }
+    const std::size_t unsure = s.low_confidence_regions > s.thin_feature_regions
+                                   ? s.low_confidence_regions - s.thin_feature_regions
+                                   : 0;
+    if (unsure) {
+      ImGui::TextColored(kDimColor,
+                         "model %s: %zu region(s) labelled without a clear majority of rays",
+                         kModelNames[i],
+                         unsure);
+    }
+  }
 }
 
 // [layers] -------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "viewer/app_state.hpp"
-#include "viewer/buffer_bridge.hpp"
+#include "viewer/render_buffer.hpp"
 #include "viewer/renderer.hpp"
 
 #include <voxhash/device_limits.hpp>
@@ -92,6 +92,9 @@ class Panel {
   void draw_rates(const AppState& state, const PanelInfo& info);
   void draw_times(const AppState& state, const TransferTimes& times);
   void draw_counts(const AppState& state);
+  /// Under the counts: point clouds too sparse for the grid (with the points that would cover
+  /// it), thin-feature and low-confidence regions.
+  void draw_label_warnings(const AppState& state);
   void draw_layers(ViewControls& controls);
   void draw_parameters(AppState& state);
   void draw_models(AppState& state);

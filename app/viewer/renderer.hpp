@@ -5,7 +5,7 @@
 #pragma once
 
 #include "viewer/gl.hpp"
-#include "viewer/scene_buffers.hpp"
+#include "viewer/render_buffer.hpp"
 
 #include <voxhash/geometry.hpp>
 

@@ -4,7 +4,7 @@
 // the screenshot, the voxel export and the --timing summary.
 #include "viewer/context.hpp"
 #include "viewer/gl.hpp"
-#include "viewer/stopwatch.hpp"
+#include "viewer/render_buffer.hpp"
 #include "viewer/viewer.hpp"
 #include "viewer/viewer_session.hpp"
 
@@ -166,6 +166,9 @@ int finish(const ViewerOptions& options,
            int height) {
   glFinish();
   if (options.timing) timing.print_summary();
+  for (const std::string& warning : session.state().grid_warnings()) {
+    if (!warning.empty()) std::fprintf(stderr, "voxhash: warning: %s\n", warning.c_str());
+  }
   if (session.state().message_is_error()) {
     std::fprintf(stderr, "voxhash: error: %s\n", session.state().message().c_str());
     return 1;
@@ -209,7 +212,7 @@ int run(const ViewerOptions& options) {
   TimingLog timing(std::string(session.bridge().name()),
                    options.timing ? options.frames.value_or(0) : 0);
 
-  Stopwatch clock;
+  LapClock clock;
   for (int frame = 0; !context->should_close();) {
     const WindowInput input    = context->poll();
     const auto [width, height] = context->framebuffer_size();

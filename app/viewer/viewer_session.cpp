@@ -1,7 +1,7 @@
 // ViewerSession: construction order (state, buffers, bridge, renderer, UI), the frame, and the
 // outputs: screenshots (glReadPixels + stb_image_write) and voxel exports (export_voxels_ply).
 #include "viewer/gl.hpp"
-#include "viewer/stopwatch.hpp"
+#include "viewer/render_buffer.hpp"
 #include "viewer/viewer_session.hpp"
 
 #include <voxhash/device_limits.hpp>
@@ -62,7 +62,7 @@ void ViewerSession::frame(double dt, int width, int height) {
   const double wall_frame_ms = m_frame_clock.lap();
   m_state.update(*m_bridge.bridge, dt);
 
-  Stopwatch watch;
+  LapClock watch;
   const float aspect        = static_cast<float>(width) / static_cast<float>(height);
   const float shift         = m_controls.show_panel ? 0.5f * kPanelWidth / width : 0.0f;
   const glm::vec3 light_dir = m_camera.eye_direction() + glm::vec3(0.0f, 0.6f, 0.0f);

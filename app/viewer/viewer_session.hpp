@@ -4,11 +4,9 @@
 #pragma once
 
 #include "viewer/app_state.hpp"
-#include "viewer/buffer_bridge.hpp"
 #include "viewer/panel.hpp"
+#include "viewer/render_buffer.hpp"
 #include "viewer/renderer.hpp"
-#include "viewer/scene_buffers.hpp"
-#include "viewer/stopwatch.hpp"
 #include "viewer/viewer.hpp"
 
 #include <voxhash/backend.hpp>
@@ -64,7 +62,7 @@ class ViewerSession {
   UiLayer m_ui;
   Panel m_panel;
   PanelInfo m_info;
-  Stopwatch m_frame_clock;  // wall time between frames, for the panel
+  LapClock m_frame_clock;  // wall time between frames, for the panel
   bool m_screenshot_requested = false;
   double m_draw_ms            = 0;
 };

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -268,7 +269,7 @@ class ExactMesh {
   }
 
   [[nodiscard]] std::size_t triangle_count() const { return m_tri.size(); }
-  mutable std::size_t disagreed = 0;
+  mutable std::atomic<std::size_t> disagreed{0};  // queries run on many threads
 
  private:
   struct Node {

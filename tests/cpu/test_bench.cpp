@@ -1,7 +1,7 @@
 // `voxhash bench` on the CPU backend (label cpu), run in-process through the command line:
-// `limits`, the quick `tables` set and a tiny `frame --all-algos` run write JSON (and CSV) with the
-// schema's fields and positive rates; `frame --export` writes a PLY; one point per model is a legal
-// frame; usage errors exit 2. Performance itself is never asserted.
+// `limits`, the quick `tables` set, the quick `join` set and a tiny `frame --all-algos` run write
+// JSON (and CSV) with the schema's fields and positive rates; `frame --export` writes a PLY; one
+// point per model is a legal frame; usage errors exit 2. Performance itself is never asserted.
 #include "bench/bench.hpp"
 #include "cli/command_line.hpp"
 
@@ -151,6 +151,38 @@ TEST(bench, QuickTablesWriteJsonAndCsv) {
   EXPECT_EQ(rows, rates.size());
 }
 
+TEST(bench, QuickJoinWritesJson) {
+  const std::string json_path = temp_path("join.json");
+  EXPECT_EQ(
+      run_bench(
+          {"bench", "join", "--backend", "cpu", "--quick", "--runs", "3", "--json", json_path}),
+      0);
+  const std::string json = read_text(json_path);
+  expect_header(json);
+  expect_positive_limits(json);
+  const std::vector<double> rates = values_of(json, "rate_gkeys");
+  ASSERT_FALSE(rates.empty());
+  for (const double rate : rates)
+    EXPECT_GT(rate, 0);
+  for (const double bound : values_of(json, "bound_gkeys"))
+    EXPECT_GT(bound, 0);
+  for (const char* algorithm : {"cuckoo", "hashgraph-v1", "hashgraph-v2", "sort-merge"}) {
+    EXPECT_NE(json.find(key_of("algorithm") + '"' + algorithm + '"'), std::string::npos)
+        << algorithm;
+  }
+  for (const char* operation : {"left-join", "left-join-pairs", "inner-join", "inner-join-pairs"}) {
+    EXPECT_NE(json.find(key_of("operation") + '"' + operation + '"'), std::string::npos)
+        << operation;
+  }
+  // Paper: every probe row is an output row; multiplicity m: n * m pairs from n probe rows.
+  const auto probe = values_of(json, "probe_rows"), output = values_of(json, "output_rows");
+  const auto mult = values_of(json, "multiplicity");
+  ASSERT_EQ(probe.size(), output.size());
+  ASSERT_EQ(mult.size(), output.size());
+  for (std::size_t i = 0; i < probe.size(); ++i)
+    EXPECT_EQ(output[i], probe[i] * mult[i]) << "result " << i;
+}
+
 TEST(bench, FrameAllAlgorithmsAgree) {
   const std::string json_path = temp_path("frame.json");
   EXPECT_EQ(run_bench({"bench",
@@ -222,6 +254,7 @@ TEST(bench, UsageErrorsExitWithTwo) {
   EXPECT_EQ(run_bench({"bench", "frame", "--backend", "cpu", "--render"}), 2);
   EXPECT_EQ(run_bench({"bench", "tables", "--backend", "cpu", "--export", "x.ply"}), 2);
   EXPECT_EQ(run_bench({"bench", "tables", "--backend", "tpu"}), 2);
+  EXPECT_EQ(run_bench({"bench", "join", "--backend", "cpu", "--sweep", "load"}), 2);
   EXPECT_EQ(run_bench({"bench", "benchmark"}), 2);
   EXPECT_EQ(run_bench({"bench"}), 2);
   EXPECT_EQ(run_bench({"bench", "--help"}), 0);

@@ -350,6 +350,55 @@ TEST(InsideTest, RaysOfOneSampleTakeDistinctDirections) {
   }
 }
 
+TEST(InsideTest, NoRaySegmentStartsInTheGridPastTheBound) {
+  for (const Int3 res : {Int3{40, 40, 40}, Int3{37, 90, 12}, Int3{256, 256, 256}}) {
+    GridParams p;
+    p.resolution = res;
+    p.bounds     = {{0, 0, 0}, {1, 1, 1}};
+    const Grid g(p);
+    const std::int32_t t =
+        static_cast<std::int32_t>(core::segments_per_ray(g)) * core::kSegmentSpan;
+    for (int dir = 0; dir < core::kRayDirectionCount; ++dir) {
+      const Int3 d = core::ray_direction(dir);
+      for (int corner = 0; corner < 8; ++corner) {
+        const Int3 o = {
+            corner & 1 ? res.x - 1 : 0, corner & 2 ? res.y - 1 : 0, corner & 4 ? res.z - 1 : 0};
+        EXPECT_FALSE(g.in_grid({o.x + t * d.x, o.y + t * d.y, o.z + t * d.z})) << dir;
+      }
+    }
+  }
+}
+
+/// The bottom-k sketch filled by many threads at once keeps exactly the k smallest, in order.
+TEST(InsideTest, BottomKSketchKeepsTheSmallestInOrder) {
+  CpuExec exec;
+  std::mt19937_64 rng(9);
+  for (const std::size_t n : {3u, 8u, 100u, 200000u}) {
+    std::vector<std::uint64_t> entries(n);
+    for (auto& e : entries)
+      e = rng() >> 1;
+    const std::uint32_t groups = 5;
+    std::vector<std::uint64_t> slots(groups * core::kSamplesPerRegion, core::kNoSample);
+    std::uint64_t* s        = slots.data();
+    const std::uint64_t* in = entries.data();
+    exec.for_each(n, [=](std::uint32_t i) {
+      core::insert_bottom_k(
+          &s[(i % groups) * core::kSamplesPerRegion], core::kSamplesPerRegion, in[i]);
+    });
+    for (std::uint32_t grp = 0; grp < groups; ++grp) {
+      std::vector<std::uint64_t> expected;
+      for (std::size_t i = grp; i < n; i += groups)
+        expected.push_back(entries[i]);
+      std::sort(expected.begin(), expected.end());
+      expected.resize(core::kSamplesPerRegion, core::kNoSample);
+      EXPECT_EQ(std::vector<std::uint64_t>(s + grp * core::kSamplesPerRegion,
+                                           s + (grp + 1) * core::kSamplesPerRegion),
+                expected)
+          << n << " entries, group " << grp;
+    }
+  }
+}
+
 TEST(PointCoverage, ChaoEstimateTracksPoissonSampling) {
   std::mt19937_64 rng(5);
   for (const double lambda : {0.5, 1.0, 2.0, 6.0}) {

@@ -1,8 +1,9 @@
 // Scene files (label cpu): every scene error is one line naming the file and the field with a
 // non-zero exit through the command line; placements checked analytically (units and scale, the
 // fitted grid's scale invariance, two unit spheres' intersection band, 90-degree rotations and
-// keyframes mapping a known voxel to a known voxel); command-line overrides; `voxhash clash` and
-// `voxhash bench frame --scene` writing reports with model names and integer counts.
+// keyframes mapping a known voxel to a known voxel); command-line overrides; `voxhash clash` (its
+// regions, volumes and the models' part names) and `voxhash bench frame --scene` writing reports
+// with model names and integer counts.
 #include "bench/bench.hpp"
 #include "cli/command_line.hpp"
 
@@ -481,12 +482,12 @@ TEST(Scene, ClashOnTheDemoWritesAReport) {
   ASSERT_EQ(report["models"].size(), 2u);
   EXPECT_EQ(report["models"][0]["name"], "sphere");
   EXPECT_EQ(report["models"][1]["name"], "torus");
-  const double voxel = report["grid"]["voxel_size"];
+  const double voxel = report["grid"]["voxel_size"][0];
   EXPECT_NEAR(voxel, 4.8 / 256, 1e-6);  // the demo's bounds at the CPU's default resolution
   const std::size_t intersection = report["models"][0]["intersection"];
   EXPECT_EQ(report["models"][1]["intersection"], intersection);
   EXPECT_GT(intersection, 0u);
-  EXPECT_EQ(report["clash"]["voxels"], intersection);
+  EXPECT_EQ(report["totals"]["voxels"], intersection);
   for (const json& model : report["models"]) {
     EXPECT_TRUE(model["voxels"].is_number_integer());
     EXPECT_EQ(model["outside_grid"], 0);
@@ -497,7 +498,8 @@ TEST(Scene, ClashOnTheDemoWritesAReport) {
   // each centroid inside its box, every box inside the grid.
   const json& regions = report["regions"];
   ASSERT_GE(regions.size(), 1u);
-  EXPECT_EQ(report["clash"]["regions"], regions.size());
+  EXPECT_EQ(report["totals"]["regions"], regions.size());
+  EXPECT_EQ(report["totals"]["listed"], regions.size());
   std::size_t total = 0, previous = SIZE_MAX;
   for (std::size_t i = 0; i < regions.size(); ++i) {
     const json& g            = regions[i];
@@ -517,7 +519,7 @@ TEST(Scene, ClashOnTheDemoWritesAReport) {
     }
   }
   EXPECT_EQ(total, intersection);
-  EXPECT_NEAR(report["clash"]["volume"].get<double>(), total * voxel * voxel * voxel, 1e-9);
+  EXPECT_NEAR(report["totals"]["volume"].get<double>(), total * voxel * voxel * voxel, 1e-9);
 
   std::istringstream csv(read_text(csv_path));
   std::string line;
@@ -533,6 +535,62 @@ TEST(Scene, ClashOnTheDemoWritesAReport) {
   ASSERT_NE(ply.find(vertices), std::string::npos);
   EXPECT_EQ(std::strtoul(ply.c_str() + ply.find(vertices) + vertices.size(), nullptr, 10),
             intersection);
+}
+
+/// OBJ text of the boxes [lo, hi], each its own part (`o NAME`), 12 triangles each.
+std::string boxes_obj(const std::vector<std::pair<std::string, std::pair<Float3, Float3>>>& boxes) {
+  std::string text;
+  int base = 1;
+  for (const auto& [name, box] : boxes) {
+    const auto [lo, hi] = box;
+    text += "o " + name + "\n";
+    for (int c = 0; c < 8; ++c) {
+      text += "v " + std::to_string(c & 1 ? hi.x : lo.x) + " " +
+              std::to_string(c & 2 ? hi.y : lo.y) + " " + std::to_string(c & 4 ? hi.z : lo.z) +
+              "\n";
+    }
+    constexpr int kFaces[6][4] = {
+        {0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    for (const auto& f : kFaces) {
+      text += "f " + std::to_string(base + f[0]) + " " + std::to_string(base + f[1]) + " " +
+              std::to_string(base + f[2]) + " " + std::to_string(base + f[3]) + "\n";
+    }
+    base += 8;
+  }
+  return text;
+}
+
+TEST(Scene, ClashReportNamesTheModelsParts) {
+  // Model A: two boxes, parts "left" and "right"; model B: one slab ("slab") through both.
+  const std::string a = write_file("two_parts.obj",
+                                   boxes_obj({{"left", {{-1, -0.5f, -0.5f}, {-0.1f, 0.5f, 0.5f}}},
+                                              {"right", {{0.1f, -0.5f, -0.5f}, {1, 0.5f, 0.5f}}}}));
+  const std::string b =
+      write_file("slab.obj", boxes_obj({{"slab", {{-0.6f, -0.2f, -1}, {0.6f, 0.2f, 1}}}}));
+  const std::string scene_path =
+      write_file("parts.json",
+                 R"({"voxhash_scene": 1, "grid": {"voxel_size": 0.05}, "models": [{"path": ")" + a +
+                     R"("}, {"path": ")" + b + R"("}]})");
+  const std::string json_path = (temp_dir() / "parts.json.report").string();
+  const Outcome r =
+      run({"clash", scene_path, "--backend", "cpu", "--points", "20000", "--json", json_path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("left x slab"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("right x slab"), std::string::npos) << r.out;
+  const json report = json::parse(read_text(json_path));
+  EXPECT_EQ(report["models"][0]["name"], "two_parts");
+  EXPECT_EQ(report["models"][0]["parts"], json::array({"left", "right"}));
+  ASSERT_EQ(report["regions"].size(), 2u) << report.dump(2);
+  std::vector<std::string> parts_a;
+  for (const json& region : report["regions"]) {
+    ASSERT_EQ(region["part_pairs"].size(), 1u) << region.dump(2);
+    const json& pair = region["part_pairs"][0];
+    EXPECT_EQ(pair["part_b"], "slab");
+    EXPECT_EQ(pair["voxels"], region["voxels"]);
+    parts_a.push_back(pair["part_a"]);
+  }
+  std::sort(parts_a.begin(), parts_a.end());
+  EXPECT_EQ(parts_a, (std::vector<std::string>{"left", "right"}));
 }
 
 TEST(Scene, BenchFrameOnAStaticSceneNamesItsModelsAndCountsTheLastFrame) {

@@ -1,11 +1,12 @@
 // The viewer as a user runs it, under Xvfb with Mesa on the CPU backend: command-line errors and
 // exit codes (outputs into a missing folder refused before any frame), the missing-display
 // message, screenshots that must show both models' points, the intersection voxels and the panel,
-// the offscreen (EGL) path rendering the same frame, and --export writing the last frame's voxels.
+// the offscreen (EGL) path rendering the same frame, --export writing the last frame's voxels, a
+// scene too large for memory refused before loading, and the warning for a model outside the grid.
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
-#include "viewer/buffer_bridge.hpp"
 #include "viewer/panel.hpp"
+#include "viewer/render_buffer.hpp"
 #include "viewer/renderer.hpp"
 
 #include <voxhash/pipeline.hpp>
@@ -237,6 +238,35 @@ TEST(ViewerCli, OnePointPerModelRuns) {
       "view --backend cpu --points 1 --res 16 --frames 2 --no-panel --width 320 "
       "--height 240");
   EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(ViewerCli, SceneThatCannotFitFailsBeforeLoadingInOneLine) {
+  const CommandResult r = run_voxhash("view --backend cpu --points 2^30 --frames 1 --no-panel");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const std::size_t error = r.output.find("voxhash: error: a frame of 2 x 1073741824 points");
+  ASSERT_NE(error, std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("GiB of host memory", error), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find('\n', error), r.output.size() - 1) << "one line, the last";
+}
+
+TEST(ViewerCli, ModelOutsideTheGridIsWarnedOnStderr) {
+  const std::string far = output_path("far.xyz");
+  {
+    std::ofstream out(far);
+    for (int i = 0; i < 100; ++i)
+      out << -20 - i * 1e-3 << " 0 0\n";
+  }
+  // The demo's grid bounds stay (models given without a scene would get a fitted grid).
+  const CommandResult r = run_voxhash(
+      "view --backend cpu --points 2000 --res 32 --frames 2 --no-panel --width 320 --height 240 "
+      "--scene '" +
+      asset("demo.json") + "' --model-a '" + far + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("voxhash: warning: model A (" + far +
+                          "): 100.0 % of its 100 points are outside"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("model B ("), std::string::npos) << r.output;
 }
 
 }  // namespace

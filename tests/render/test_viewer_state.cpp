@@ -1,22 +1,28 @@
 // The viewer's scene state driven headlessly in a GL context (a GLFW window under Xvfb, CPU
 // backend, host-upload path): switching algorithms between frames leaves every frame output
 // unchanged; the GL buffers hold exactly the pipeline's points and labelled voxels; the layer
-// toggles decide what the renderer draws; a bad model path is a message, not an exit.
+// toggles decide what the renderer draws; a bad model path, a scene too large for memory and a
+// frame whose allocation fails are messages, not exits (the last goes back to the previous scene);
+// a model outside the grid is warned about.
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
 #include "viewer/context.hpp"
 #include "viewer/gl.hpp"
-#include "viewer/host_upload_bridge.hpp"
+#include "viewer/render_buffer.hpp"
 #include "viewer/renderer.hpp"
-#include "viewer/scene_buffers.hpp"
 
+#include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/pipeline.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <memory>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -131,6 +137,24 @@ TEST_F(ViewerStateTest, GlBuffersHoldThePipelinesPointsAndVoxels) {
   }
 }
 
+// The bundled OBJs are meshes: voxelized from their triangles, so a sparse sampling (drawn points)
+// can have fewer points than voxels, and the voxel buffers grow to hold every voxel.
+TEST_F(ViewerStateTest, MeshModelsKeepTheirTrianglesAndEveryVoxelIsDrawn) {
+  ASSERT_TRUE(m_state->set_points_per_model(2000)) << m_state->message();
+  run_frame_at(1.7);
+  const Pipeline& pipeline = m_state->pipeline();
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_GT(m_state->models()[i].triangles, 0u);
+    EXPECT_EQ(m_state->stats().model[i].point_coverage, 1.0);
+    const ModelVoxels expected = pipeline.download(i);
+    EXPECT_GT(expected.keys.size(), m_buffers.point_count[i]) << "model " << i;
+    ASSERT_EQ(m_buffers.voxel_ranges[i].total(), expected.keys.size());
+    const ModelVoxels drawn = read_voxel_buffer(m_buffers, i, pipeline.config().grid);
+    EXPECT_EQ(drawn.keys, expected.keys) << "model " << i;
+    EXPECT_EQ(drawn.labels, expected.labels) << "model " << i;
+  }
+}
+
 TEST_F(ViewerStateTest, LayerTogglesDecideWhatIsDrawn) {
   run_frame_at(1.7);
   ASSERT_GT(m_state->stats().model[0].intersection, 0u);
@@ -219,6 +243,67 @@ TEST_F(ViewerStateTest, FailingFrameIsShownAndPauses) {
   EXPECT_NE(m_state->message().find("out of memory"), std::string::npos) << m_state->message();
   m_state->toggle_pause();
   EXPECT_TRUE(m_state->update(*m_bridge, 1.0 / 60)) << "the next frame runs again";
+}
+
+/// An allocation inside the frame fails after a change (the budget allows no memory beyond what
+/// the changed scene holds before its first frame; the finer grid's frame needs more, since the
+/// models are meshes voxelized from their triangles): the message says so, the scene goes back to
+/// the last good one and keeps running; the buffers show that scene again.
+TEST_F(ViewerStateTest, FrameOutOfMemoryAfterAChangeGoesBackToThePreviousScene) {
+  run_frame_at(0.5);
+  m_state->toggle_pause();
+  const std::size_t voxels = m_state->stats().model[0].voxels;
+  m_state->set_resolution(256);
+  ASSERT_FALSE(m_state->message_is_error()) << m_state->message();
+  {
+    set_allocation_budget(Backend::Cpu, allocation_stats(Backend::Cpu).in_use);
+    const bool ran = m_state->update(*m_bridge, 0.0);
+    set_allocation_budget(Backend::Cpu, std::nullopt);
+    ASSERT_FALSE(ran);
+  }
+  EXPECT_TRUE(m_state->message_is_error());
+  EXPECT_NE(m_state->message().find("out of memory"), std::string::npos) << m_state->message();
+  EXPECT_NE(m_state->message().find("back to the previous scene (20000 points per model, grid 128"),
+            std::string::npos)
+      << m_state->message();
+  EXPECT_FALSE(m_state->paused());
+  EXPECT_EQ(m_state->settings().resolution, 128);
+  EXPECT_EQ(m_state->point_counts()[0], 20000u);
+  ASSERT_TRUE(m_state->update(*m_bridge, 0.0)) << m_state->message();
+  EXPECT_EQ(m_buffers.point_count[0], 20000u);
+  EXPECT_EQ(m_state->stats().model[0].voxels, voxels) << "the same scene at the same time";
+}
+
+TEST_F(ViewerStateTest, SceneThatCannotFitIsRefusedBeforeSampling) {
+  run_frame_at(0.5);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(m_state->set_points_per_model(std::size_t{1} << 30));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  EXPECT_TRUE(m_state->message_is_error());
+  EXPECT_NE(m_state->message().find("GiB of host memory"), std::string::npos) << m_state->message();
+  EXPECT_EQ(m_state->settings().points_per_model, 20000u);
+  m_state->request_step();
+  EXPECT_TRUE(m_state->update(*m_bridge, 0.0)) << m_state->message();
+}
+
+TEST_F(ViewerStateTest, ModelOutsideTheGridIsWarned) {
+  const std::string far = (std::filesystem::temp_directory_path() /
+                           ("voxhash_far_" + std::to_string(getpid()) + ".xyz"))
+                              .string();
+  {
+    std::ofstream out(far);
+    for (int i = 0; i < 300; ++i)
+      out << 10 + i * 1e-3 << " 10 10\n";
+  }
+  run_frame_at(0.5);
+  EXPECT_EQ(m_state->grid_warnings()[0], "");
+  EXPECT_EQ(m_state->grid_warnings()[1], "");
+  ASSERT_TRUE(m_state->load_model(1, far)) << m_state->message();
+  run_frame_at(0.6);
+  std::filesystem::remove(far);
+  EXPECT_EQ(m_state->grid_warnings()[0], "");
+  EXPECT_EQ(m_state->grid_warnings()[1],
+            "model B (" + far + "): 100.0 % of its 300 points are outside the grid");
 }
 
 TEST_F(ViewerStateTest, ResamplingResizesTheBuffers) {

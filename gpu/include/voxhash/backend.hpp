@@ -31,6 +31,30 @@ enum class Backend { Cpu, Cuda };
 /// Bytes that can still be allocated (cudaMemGetInfo, or the host's available memory).
 [[nodiscard]] std::size_t free_memory(Backend backend);
 
+/// Memory a piece of work needs at its peak: in the backend's memory, and in host memory besides
+/// (for Backend::Cpu both are host memory).
+struct MemoryEstimate {
+  std::size_t backend_bytes = 0;
+  std::size_t host_bytes    = 0;
+
+  MemoryEstimate& operator+=(const MemoryEstimate& other) {
+    backend_bytes += other.backend_bytes;
+    host_bytes += other.host_bytes;
+    return *this;
+  }
+};
+
+/// Headroom require_memory leaves free beyond an estimate (runtime, scratch not estimated).
+inline constexpr std::size_t kMemoryHeadroom = std::size_t{256} << 20;
+
+/// Checks an estimate against free_memory() before the work starts: throws OutOfMemory, one line
+/// naming `what`, the bytes needed and the bytes available ("a frame of ... needs 93.4 GiB of host
+/// memory; 20.1 GiB is available"), when it does not fit with kMemoryHeadroom to spare.
+void require_memory(Backend backend, const MemoryEstimate& need, std::string_view what);
+
+/// A byte count for people: "512 B", "1.50 KiB", "93.4 GiB" (binary units, 3 significant digits).
+[[nodiscard]] std::string format_bytes(std::size_t bytes);
+
 /// "CUDA driver 13.0, runtime 13.0", or "none (CPU backend)".
 [[nodiscard]] std::string driver_version(Backend backend);
 

@@ -1,21 +1,54 @@
 // Buffer<T>: an owning, move-only array in one backend's memory (device memory for Cuda, aligned
-// host memory for Cpu). Tables, pipeline and tests pass these instead of raw allocations.
+// host memory for Cpu). Tables, pipeline and tests pass these instead of raw allocations, so every
+// allocation goes through one place: its accounting (bytes held, peak) and a fault-injection
+// budget.
 #pragma once
 
 #include <voxhash/backend.hpp>
+#include <voxhash/error.hpp>
 #include <voxhash/types.hpp>
 
 #include <cstddef>
+#include <limits>
+#include <optional>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace voxhash {
+
+/// What the library's Buffers hold in one backend's memory (CUDA's own context and the GL buffers
+/// of the viewer are not Buffers). Counters are process-wide.
+struct AllocationStats {
+  std::size_t in_use      = 0;  // bytes held now
+  std::size_t peak        = 0;  // most bytes held at once since the last reset_allocation_peak
+  std::size_t allocations = 0;  // successful allocations
+  std::size_t failures    = 0;  // allocations that threw OutOfMemory (budget refusals included)
+};
+[[nodiscard]] AllocationStats allocation_stats(Backend backend);
+/// Starts a new peak at the bytes held now.
+void reset_allocation_peak(Backend backend);
+
+/// Fault injection: an allocation that would take the bytes the backend's Buffers hold beyond
+/// `budget` throws OutOfMemory as if the memory were full. free_memory() does not see the budget:
+/// it stands for memory taken by someone else after a front end's up-front check, so tests can make
+/// an allocation inside Pipeline::run_frame fail. std::nullopt (the default) leaves the budget to
+/// the environment variable VOXHASH_ALLOC_BUDGET (bytes, or with a K, M or G suffix for 2^10,
+/// 2^20, 2^30; the same budget for each backend), which is read at every allocation; a budget set
+/// here takes precedence over it.
+void set_allocation_budget(Backend backend, std::optional<std::size_t> budget);
+/// The budget in force now (set_allocation_budget's, else VOXHASH_ALLOC_BUDGET's); throws
+/// InvalidInput when VOXHASH_ALLOC_BUDGET is not a byte count.
+[[nodiscard]] std::optional<std::size_t> allocation_budget(Backend backend);
+
 namespace detail {
-/// Allocates `bytes` in the backend's memory; throws OutOfMemory naming the size on failure.
+/// Allocates `bytes` in the backend's memory; throws OutOfMemory naming the size on failure, and
+/// when the allocation budget would be exceeded.
 void* allocate(Backend backend, std::size_t bytes);
-void deallocate(Backend backend, void* ptr) noexcept;
+/// Frees what allocate(backend, bytes) returned.
+void deallocate(Backend backend, void* ptr, std::size_t bytes) noexcept;
 /// Sets every byte to `byte`; asynchronous on `stream` for Cuda.
 void fill_bytes_async(Backend backend, void* ptr, int byte, std::size_t bytes, Stream stream);
 }  // namespace detail
@@ -58,6 +91,10 @@ class Buffer {
   /// it is large enough, so per-frame resizes do not allocate.
   void resize(std::size_t size) {
     if (size > m_capacity) {
+      if (size > std::numeric_limits<std::size_t>::max() / sizeof(T)) {
+        throw OutOfMemory("cannot allocate " + std::to_string(size) + " elements of " +
+                          std::to_string(sizeof(T)) + " bytes: the size overflows");
+      }
       release();
       m_data     = static_cast<T*>(detail::allocate(m_backend, size * sizeof(T)));
       m_capacity = size;
@@ -87,7 +124,7 @@ class Buffer {
 
  private:
   void release() noexcept {
-    if (m_data) detail::deallocate(m_backend, m_data);
+    if (m_data) detail::deallocate(m_backend, m_data, m_capacity * sizeof(T));
     m_data     = nullptr;
     m_size     = 0;
     m_capacity = 0;

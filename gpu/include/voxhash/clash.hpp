@@ -1,10 +1,13 @@
-// Clash regions of the last frame: the intersection voxels grouped into 26-connected regions with
-// their size, volume, bounding box and centroid in world units, ranked by size. (Placeholder for
-// the declaration the wip-clash branch brings; the lead drops this file at merge.)
+// Clash regions of the pipeline's last frame: its intersection voxels grouped into 26-connected
+// regions on the pipeline's backend (union-find over a hash table of the intersection keys), each
+// with its size in voxels and in world units and the pairs of parts of the two models that meet
+// in it. What `voxhash clash` writes and the viewer's clash list shows.
 #pragma once
 
 #include <voxhash/geometry.hpp>
+#include <voxhash/grid.hpp>
 #include <voxhash/pipeline.hpp>
+#include <voxhash/types.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -12,30 +15,51 @@
 
 namespace voxhash {
 
-/// How many intersection voxels of one clash region lie where part_a of model A meets part_b of B.
-struct ClashPartPair {
-  std::uint32_t part_a = 0;
-  std::uint32_t part_b = 0;
+/// A part of model 0 and a part of model 1 that occupy the same voxels, and how many: a voxel
+/// counts once for every pair of a part of A and a part of B that both occupy it.
+struct PartPair {
+  std::uint32_t part_a = 0;  // part id in model 0 (Pipeline::set_model_parts)
+  std::uint32_t part_b = 0;  // part id in model 1
   std::size_t voxels   = 0;
 };
 
+/// One 26-connected region of intersection voxels.
 struct ClashRegion {
   std::size_t voxels = 0;
-  double volume      = 0;  // voxels times the voxel's volume, world units cubed
-  Bounds bounds;           // of the region's voxels (their boxes, not centres), world units
-  Float3 centroid;         // mean of the voxel centres
-  std::vector<ClashPartPair> parts;
+  double volume      = 0;       // voxels times one voxel's volume, in world units cubed
+  Bounds bounds;                // world box of its voxels (outer faces)
+  Float3 centroid;              // mean of its voxel centres
+  Int3 min_cell, max_cell;      // the same box in grid cells, inclusive
+  std::vector<PartPair> parts;  // most voxels first, then by part_a, part_b
 };
-
-struct ClashOptions {};
 
 struct ClashReport {
-  std::vector<ClashRegion> regions;  // largest first
-  std::size_t voxels = 0;            // intersection voxels in all regions
-  double volume      = 0;
+  /// Largest first; ties ordered by min_cell (z, y, x), then max_cell. At most
+  /// ClashOptions::max_regions of them; the totals below count every region.
+  std::vector<ClashRegion> regions;
+  std::size_t total_regions = 0;
+  std::size_t voxels        = 0;  // intersection voxels of the frame
+  double volume             = 0;
+  std::vector<PartPair> parts;  // over every region, ordered as a region's
+  Grid grid;                    // the grid the voxels are in (cells -> world)
+  /// With ClashOptions::voxels: every intersection voxel's key, sorted, and the index of its
+  /// region in `regions` (kNotFound for a region beyond max_regions).
+  std::vector<Key> voxel_keys;
+  std::vector<std::uint32_t> voxel_regions;
 };
 
-/// The clash regions of `pipeline`'s last frame.
+struct ClashOptions {
+  std::size_t max_regions = 0;        // list only the largest N regions (0: all)
+  bool voxels             = false;    // also return the voxels and their regions (a PLY export)
+  Stream stream           = nullptr;  // where the CUDA backend queues its work
+};
+
+/// The clash report of `pipeline`'s last frame (call after run_frame, before the grid or a model
+/// changes). Intersection voxels are those both models occupy; regions are their 26-connected
+/// components; a region's part pairs come from the parts each model's points or triangles have in
+/// that voxel (Pipeline::set_model_parts; all part 0 where none were set). Runs on the pipeline's
+/// backend and reads the result back once; allocates its scratch per call. Synchronizes
+/// options.stream.
 [[nodiscard]] ClashReport compute_clash_report(const Pipeline& pipeline,
                                                const ClashOptions& options = {});
 

@@ -1,6 +1,7 @@
 // CuckooRef: the trivially copyable view of a built cuckoo table that kernels (and the CPU
 // backend's loops) probe through, like cuCollections' static_set_ref. Lookups only: at most four
 // probes per key (Alcantara et al., GPU Computing Gems ch. 4); CuckooTable::ref() hands one out.
+// CuckooMultiRef adds the chapter's multivalue lists: every value of a key, in one more read.
 #pragma once
 
 #include <voxhash/detail/hash.hpp>
@@ -123,6 +124,37 @@ struct CuckooRef {
     VOXHASH_UNROLL
     for (int k = 0; k < K; ++k)
       id[k] = slot[k] == kNotFound ? kNotFound : slot_rank[slot[k]];
+  }
+};
+
+/// Where one key's values lie in a multivalue table's value list.
+struct ValueRange {
+  std::uint32_t begin = 0;
+  std::uint32_t count = 0;
+};
+
+/// A cuckoo table built with BuildOptions::multivalue (the chapter's multivalue table: the keys'
+/// values grouped by key, and per key the range of its values, reached through its slot); valid
+/// until the table's next build.
+struct CuckooMultiRef {
+  CuckooRef table;
+  const ValueRange* slot_range = nullptr;  // per slot: the range of the key whose first copy it is
+  const Value* values          = nullptr;  // every input value, grouped by key, input order within
+
+  /// The range of `key`'s values; count 0 when absent.
+  VOXHASH_HD ValueRange find_range(Key key) const {
+    const std::uint32_t s = table.find_slot(key);
+    return s == kNotFound ? ValueRange{} : slot_range[s];
+  }
+
+  VOXHASH_HD std::uint32_t count(Key key) const { return find_range(key).count; }
+
+  /// Writes every value of `key`, in input order, from out[0]; returns how many.
+  VOXHASH_HD std::uint32_t find_all(Key key, Value* out) const {
+    const ValueRange r = find_range(key);
+    for (std::uint32_t j = 0; j < r.count; ++j)
+      out[j] = values[r.begin + j];
+    return r.count;
   }
 };
 

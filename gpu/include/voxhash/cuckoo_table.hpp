@@ -1,6 +1,7 @@
 // CuckooTable: Alcantara et al.'s GPU cuckoo hash table (GPU Computing Gems, ch. 4) behind the
 // HashTable interface, with the set/compacting variant for duplicate keys: every unique key gets a
-// dense id 0..u-1 and the unique keys are listed. ref() is what kernels probe through.
+// dense id 0..u-1 and the unique keys are listed. ref() is what kernels probe through; multi_ref()
+// also reaches every value of a key (the multivalue variant, built only when asked).
 #pragma once
 
 #include <voxhash/cuckoo_ref.hpp>
@@ -14,6 +15,10 @@ class CuckooTable : public HashTable {
 
   /// The table as device code (or CPU loops) see it. Valid until the next build.
   [[nodiscard]] virtual CuckooRef ref() const = 0;
+
+  /// The table with every value of every key; throws InvalidInput unless the last build had
+  /// BuildOptions::multivalue. Valid until the next build.
+  [[nodiscard]] virtual CuckooMultiRef multi_ref() const = 0;
 };
 
 }  // namespace voxhash

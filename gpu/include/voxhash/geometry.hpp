@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace voxhash {
@@ -30,12 +31,15 @@ struct RigidTransform {
   Float3 translation{};
 };
 
-/// A triangle mesh: what OBJ (and later other formats) load into, and what the pipeline voxelizes.
+/// A triangle mesh: what OBJ and the other mesh formats load into, and what the pipeline voxelizes.
+/// Parts are the named pieces of a model (OBJ `o` / `g`, glTF nodes, ...), one id per triangle.
 struct Mesh {
-  std::vector<Float3> vertices;          // as read: a non-finite one stays, so indices hold
-  std::vector<std::uint32_t> triangles;  // 3 vertex indices per triangle, all finite vertices
-  std::size_t non_finite_vertices = 0;   // vertices with a NaN / Inf coordinate
-  std::size_t dropped_triangles   = 0;   // triangles that used one of them, left out of triangles
+  std::vector<Float3> vertices;               // as read: a non-finite one stays, so indices hold
+  std::vector<std::uint32_t> triangles;       // 3 vertex indices per triangle, all finite vertices
+  std::vector<std::uint32_t> triangle_parts;  // part id per triangle (empty = all part 0)
+  std::vector<std::string> part_names;        // name of each part id (OBJ o/g, glTF node...)
+  std::size_t non_finite_vertices = 0;        // vertices with a NaN / Inf coordinate
+  std::size_t dropped_triangles   = 0;  // triangles that used one of them, left out of triangles
 };
 
 }  // namespace voxhash

@@ -33,6 +33,10 @@ struct BuildOptions {
   /// cuckoo table for heavily duplicated input can be sized by this instead of n; if the build
   /// fails at that size it falls back to the size for n.
   std::size_t expected_unique = 0;
+  /// Cuckoo only: also keep every value of every key (the chapter's multivalue table): the values
+  /// grouped by key in input order, and per slot the range of its key's values (CuckooTable::
+  /// multi_ref()). Implies unique_ids and multiplicities; one sort of the input pairs more.
+  bool multivalue = false;
 
   // Cuckoo (Alcantara): slots = ceil(cuckoo_space * n) (or * expected_unique); eviction chains of
   // at most max_chain exchanges (0 = 7 lg n, the chapter's limit); at most max_attempts builds with

@@ -1,8 +1,9 @@
-// Loading models and point clouds, and writing voxel exports (the voxhash_io target). OBJ meshes
-// are sampled area-weighted into N points; a vertex-only OBJ, PLY (ASCII or binary little-endian,
-// float x/y/z vertex properties) and XYZ text are taken as point clouds. Every failure throws
-// voxhash::InvalidInput whose message names the file (and the line where there is one);
-// docs/RELIABILITY.md lists them.
+// Loading models and point clouds, and writing voxel exports (the voxhash_io target). Meshes are
+// sampled area-weighted into N points: OBJ through tinyobjloader, every other mesh format (PLY with
+// faces, STL, glTF / GLB, FBX, COLLADA, 3DS, OFF, ...) through the Open Asset Import Library. A
+// vertex-only OBJ or PLY (ASCII or binary little-endian) and XYZ text are point clouds. Every
+// failure throws voxhash::InvalidInput whose message names the file (and the line where there is
+// one); docs/RELIABILITY.md lists them.
 #pragma once
 
 #include <voxhash/geometry.hpp>
@@ -21,25 +22,35 @@ namespace voxhash {
 
 struct PointCloud {
   std::vector<Float3> points;
-  std::size_t dropped_non_finite = 0;  // NaN / Inf points (OBJ: vertices) skipped while loading
-  std::size_t dropped_triangles  = 0;  // OBJ triangles with a non-finite vertex, never sampled
+  std::vector<std::uint32_t> point_parts;  // part id per point (empty = all part 0)
+  std::vector<std::string> part_names;     // name of each part id (the mesh's parts when sampled)
+  std::size_t dropped_non_finite = 0;  // NaN / Inf points (meshes: vertices) skipped while loading
+  std::size_t dropped_triangles  = 0;  // mesh triangles with a non-finite vertex, never sampled
   std::string source;                  // file path, or a description of the generator
-  Mesh mesh;  // the triangles the points were sampled on (an OBJ with faces), else empty
+  Mesh mesh;  // the triangles the points were sampled on (a file with faces), else empty
 };
 
-/// Reads an OBJ's vertices and triangles (faces with more than three corners are fan-triangulated);
-/// triangles with a non-finite vertex are dropped and counted. Other OBJ statements are ignored.
+/// Reads an OBJ's vertices, triangles and parts (faces with more than three corners are
+/// fan-triangulated; each `o` or `g` statement names the part of the faces after it, `g a b` naming
+/// "a b", faces before any naming part ""); triangles with a non-finite vertex are dropped and
+/// counted. Parts with the same name share an id; triangle_parts is left empty for a single part.
+/// Normals, texture coordinates, materials and the other statements are not used.
 [[nodiscard]] Mesh load_obj_mesh(const std::filesystem::path& path);
 
 /// Samples `count` points uniformly by area on the mesh's triangles (deterministic for a seed).
+/// With `point_parts`, also writes each sample's triangle's part id there (left empty when the
+/// mesh's triangle_parts is).
 [[nodiscard]] std::vector<Float3> sample_surface(const Mesh& mesh,
                                                  std::size_t count,
-                                                 std::uint64_t seed);
+                                                 std::uint64_t seed,
+                                                 std::vector<std::uint32_t>* point_parts = nullptr);
 
-/// Loads any supported file as points: an OBJ with faces is sampled into `samples` points (and
-/// keeps its triangles in `mesh`, for Pipeline::set_model's mesh overload); an OBJ without faces,
-/// a PLY or an XYZ file is read as it is. Non-finite points are dropped and counted, and so are an
-/// OBJ's triangles that use a non-finite vertex.
+/// Loads any supported file as points, choosing the reader by extension (any letter case): a file
+/// with faces (.obj, a .ply with a face element, .stl, .gltf, .glb and every other extension the
+/// Open Asset Import Library reads) is sampled into `samples` points, which carry their triangle's
+/// part, and keeps its triangles in `mesh` for Pipeline::set_model's mesh overload; a vertex-only
+/// OBJ or PLY and an XYZ file are read as they are. Non-finite points are dropped and counted, and
+/// so are triangles that use a non-finite vertex.
 [[nodiscard]] PointCloud load_point_cloud(const std::filesystem::path& path,
                                           std::size_t samples,
                                           std::uint64_t seed = 1);

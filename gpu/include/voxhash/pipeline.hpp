@@ -103,14 +103,27 @@ struct FrameStats {
   double probe_keys_per_s = 0;  // unique voxels probed per second
 };
 
+/// Front ends warn when more than this share of a model's points fall outside the grid (the model
+/// is then partly or wholly missing from the frame).
+inline constexpr double kOutsideGridWarning = 0.01;
+
+/// The share of the model's points that fell outside the grid; 0 for a model without points.
+[[nodiscard]] inline double outside_grid_fraction(const ModelFrameStats& s) {
+  return s.points ? static_cast<double>(s.outside_grid) / static_cast<double>(s.points) : 0.0;
+}
+
 /// Where run_frame writes what a renderer draws. A null pointer means an internal buffer.
 struct FrameTargets {
   /// Model i's animated points: backend memory with room for all of its points (e.g. a
   /// CUDA-mapped GL buffer).
   std::array<Float3*, 2> points{};
-  /// Model i's voxel instances grouped by label: backend memory with room for as many instances
-  /// as the model has points (a model has at most one voxel per point).
+  /// Model i's voxel instances grouped by label: backend memory with room for
+  /// instance_capacity[i] instances.
   std::array<VoxelInstance*, 2> instances{};
+  /// Room in instances[i]; 0 means as many as model i has points (a point cloud has at most one
+  /// voxel per point; a mesh can have more). A model whose voxels exceed it gets no instances this
+  /// frame (its ranges are empty; ModelFrameStats::voxels says how much room it needs).
+  std::array<std::size_t, 2> instance_capacity{};
   /// false: no instances this frame (headless runs that only read statistics or voxels).
   bool write_instances = true;
 };
@@ -121,9 +134,26 @@ struct ModelVoxels {
   std::vector<VoxelLabel> labels;
 };
 
+/// Peak memory a Pipeline with this configuration needs for models of points[0] and points[1]
+/// points, computed before anything is allocated: in the backend's memory every buffer and table
+/// a frame holds (internal points and instances included, every point taken as its own voxel, the
+/// tables at the size for all points), and in host memory the models' rest points a front end
+/// holds to pass to set_model (12 bytes a point). An upper bound for Pipeline's own allocations.
+[[nodiscard]] MemoryEstimate estimate_frame_bytes(const PipelineConfig& config,
+                                                  std::array<std::size_t, 2> points);
+
+/// require_memory for estimate_frame_bytes: throws OutOfMemory naming the point counts, the grid,
+/// the bytes needed and the bytes available when a frame would not fit in free memory. Front ends
+/// call it before loading models and creating the pipeline.
+void check_frame_memory(Backend backend,
+                        const PipelineConfig& config,
+                        std::array<std::size_t, 2> points);
+
 namespace detail {
 class PipelineBackend;
 }
+struct ClashOptions;
+struct ClashReport;
 
 class Pipeline {
  public:
@@ -139,13 +169,20 @@ class Pipeline {
   [[nodiscard]] const Grid& grid() const;
 
   /// Sets model `index` (0 or 1) from rest-pose points on the host (copied to the backend;
-  /// synchronous). Non-finite points throw InvalidInput (loaders drop them first).
+  /// synchronous). Non-finite points throw InvalidInput (loaders drop them first); on that or on
+  /// OutOfMemory the model keeps its previous points.
   void set_model(int index, std::span<const Float3> rest_points);
   /// Sets model `index` from a closed triangle mesh (copied to the backend): its voxels are every
   /// voxel its triangles touch (no holes at any resolution; the animation moves the vertices);
   /// rest_points (e.g. sample_surface(mesh, ...)) are only animated and drawn. Indices out of
   /// range or non-finite vertices throw InvalidInput.
   void set_model(int index, const Mesh& mesh, std::span<const Float3> rest_points);
+  /// Part ids of model `index` (what the clash report names): one per point of a point-cloud
+  /// model, or one per triangle of a mesh model (set_model(index, mesh, ...) takes
+  /// mesh.triangle_parts itself). Empty: every voxel is part 0. set_model resets them, so call this
+  /// after it. Copied to the backend (synchronous); a size that matches neither throws
+  /// InvalidInput.
+  void set_model_parts(int index, std::span<const std::uint32_t> parts);
   /// Takes effect on the next frame; no output voxel changes with the algorithm.
   void set_algorithm(TableKind kind);
   void set_grid(const GridParams& grid);
@@ -157,7 +194,10 @@ class Pipeline {
   /// Runs one frame at `time` seconds on `stream` (ignored by the CPU backend). The statistics,
   /// voxels and labels are complete on return (the frame reads its counts back, which waits for
   /// the stream); the instances are queued last and are complete once `stream` is synchronized,
-  /// so a caller can unmap interop buffers on the same stream without waiting here.
+  /// so a caller can unmap interop buffers on the same stream without waiting here. If it throws
+  /// (OutOfMemory from an allocation inside the frame, ...), the pipeline holds no frame (voxels,
+  /// labels, instances and download are empty) but keeps its models and configuration, and the
+  /// next run_frame starts afresh.
   FrameStats run_frame(double time, const FrameTargets& targets = {}, Stream stream = nullptr);
 
   /// The last frame's voxels of model `index` (backend memory, unspecified order) and labels.
@@ -173,10 +213,13 @@ class Pipeline {
   [[nodiscard]] ModelVoxels download(int index) const;
 
  private:
+  friend ClashReport compute_clash_report(const Pipeline&, const ClashOptions&);
+
   Backend m_backend;
   PipelineConfig m_config;
   Grid m_grid;
   std::unique_ptr<detail::PipelineBackend> m_impl;
+  bool m_has_frame = false;  // the last run_frame completed
 };
 
 }  // namespace voxhash

@@ -117,6 +117,19 @@ struct SceneDefaults {
   int resolution     = 256;      // voxels along the grid's longest axis
 };
 
+/// The points model `index` is sampled into: its own count, else the scene's, else the default.
+/// (A point-cloud file keeps its own count.)
+[[nodiscard]] std::size_t scene_model_points(const Scene& scene,
+                                             int index,
+                                             const SceneDefaults& defaults);
+
+/// The configuration to check memory with before the models are read (estimate_frame_bytes,
+/// check_frame_memory): the scene's algorithm and a grid with at least as many cells as the one
+/// fitted to the models can have (given bounds: that grid; a resolution: its cube; a voxel size
+/// without bounds: 1024^3), so the estimate bounds the frame's from above. Front ends check the
+/// real configuration again once the models are loaded.
+[[nodiscard]] PipelineConfig scene_memory_config(const Scene& scene, const SceneDefaults& defaults);
+
 /// A model read and placed in scene units: for MotionKind::Keyframes scaled only (the pipeline
 /// applies each frame's pose), otherwise scaled, rotated and translated.
 struct PlacedModel {
@@ -149,8 +162,8 @@ struct LoadedScene {
 /// The pipeline animation of the scene's motion at rest (no deformation unless a swing asks).
 [[nodiscard]] AnimationParams scene_animation(const SceneMotion& motion);
 
-/// Hands both placed models to `pipeline` (meshes through the mesh overload) and poses them at
-/// `time`.
+/// Hands both placed models to `pipeline` (meshes through the mesh overload, with their triangles'
+/// part ids; point clouds with their points' part ids) and poses them at `time`.
 void set_scene_models(Pipeline& pipeline, const LoadedScene& scene, double time);
 /// Sets each model's keyframed pose at `time` (MotionKind::Keyframes; otherwise does nothing).
 void pose_scene(Pipeline& pipeline, const Scene& scene, double time);

@@ -3,11 +3,13 @@
 // ExecBackend<Exec> for its executor. Plain C++, so dispatch.cpp needs no CUDA header.
 #pragma once
 
+#include "clash/clash_raw.hpp"
 #include "pipeline/pipeline_backend.hpp"
 
 #include <voxhash/backend.hpp>
 #include <voxhash/device_limits.hpp>
 #include <voxhash/hash_table.hpp>
+#include <voxhash/join.hpp>
 #include <voxhash/keys.hpp>
 #include <voxhash/sorted_array.hpp>
 #include <voxhash/timer.hpp>
@@ -44,6 +46,15 @@ class BackendImpl {
   [[nodiscard]] virtual std::unique_ptr<PipelineBackend> make_pipeline()                     = 0;
   [[nodiscard]] virtual std::unique_ptr<MarkTimer> make_mark_timer(int marks, Stream stream) = 0;
   virtual void generate_keys(Key* out, std::size_t n, const KeySpec& spec, Stream stream)    = 0;
+  [[nodiscard]] virtual JoinResult join(const JoinInput& left,
+                                        const JoinInput& right,
+                                        const JoinOptions& options,
+                                        Stream stream)                                       = 0;
+  /// The clash regions of a pipeline of this backend (clash/clash_impl.hpp).
+  [[nodiscard]] virtual clash::RawClash find_clash_regions(const PipelineBackend& pipeline,
+                                                           const Grid& grid,
+                                                           bool with_voxels,
+                                                           Stream stream) = 0;
 };
 
 /// The backend's implementation; throws InvalidInput for Cuda in a build without CUDA.

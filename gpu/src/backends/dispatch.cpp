@@ -1,6 +1,7 @@
 // Picking the backend at run time: CUDA availability, backend names, and every backend-neutral
-// entry point of the public API (memory, device queries, tables, keys, timers), each handing its
-// call to the chosen backend's BackendImpl. The only place that knows whether CUDA is compiled in.
+// entry point of the public API (copies, device queries, tables, joins, keys, timers; allocations
+// go through memory.cpp), each handing its call to the chosen backend's BackendImpl. The only
+// place that knows whether CUDA is compiled in.
 #include "backends/backend_impl.hpp"
 
 #include <voxhash/backend.hpp>
@@ -8,6 +9,7 @@
 #include <voxhash/device_limits.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/hash_table.hpp>
+#include <voxhash/join.hpp>
 #include <voxhash/keys.hpp>
 #include <voxhash/sorted_array.hpp>
 #include <voxhash/timer.hpp>
@@ -92,6 +94,14 @@ std::unique_ptr<SortedArray> make_sorted_array(Backend backend) {
   return detail::backend_impl(backend).make_sorted_array();
 }
 
+JoinResult join(Backend backend,
+                const JoinInput& left,
+                const JoinInput& right,
+                const JoinOptions& options,
+                Stream stream) {
+  return detail::backend_impl(backend).join(left, right, options, stream);
+}
+
 void generate_keys(Backend backend, Key* out, std::size_t n, const KeySpec& spec, Stream stream) {
   detail::backend_impl(backend).generate_keys(out, n, spec, stream);
 }
@@ -110,14 +120,6 @@ void copy_bytes(
 }
 
 namespace detail {
-
-void* allocate(Backend backend, std::size_t bytes) {
-  return backend_impl(backend).allocate(bytes);
-}
-
-void deallocate(Backend backend, void* ptr) noexcept {
-  if (ptr) backend_impl(backend).deallocate(ptr);
-}
 
 void fill_bytes_async(Backend backend, void* ptr, int byte, std::size_t bytes, Stream stream) {
   backend_impl(backend).fill_bytes_async(ptr, byte, bytes, stream);

@@ -1,13 +1,16 @@
 // ExecBackend<Exec>: the part of a BackendImpl that is the same on every backend, written once
-// over the executor: the tables, the sorted array, the pipeline, the timer, key generation and the
-// device limits. Each backend's translation unit derives from it (memory, device queries, the
-// limits' sizes) and is the only place these templates are instantiated for its executor.
+// over the executor: the tables, the sorted array, the joins, the pipeline, the clash regions,
+// the timer, key generation and the device limits. Each backend's translation unit derives from it
+// (memory, device queries, the limits' sizes) and is the only place these templates are
+// instantiated for its executor.
 #pragma once
 
 #include "backends/backend_impl.hpp"
 #include "backends/device_limits_impl.hpp"
+#include "clash/clash_impl.hpp"
 #include "core/keys.hpp"
 #include "exec/exec_timer.hpp"
+#include "join/join_impl.hpp"
 #include "pipeline/pipeline_impl.hpp"
 #include "tables/cuckoo_table_impl.hpp"
 #include "tables/hash_graph_impl.hpp"
@@ -37,6 +40,20 @@ class ExecBackend : public detail::BackendImpl {
     Exec exec(stream);
     core::generate_keys_with(exec, out, n, spec);
   }
+  JoinResult join(const JoinInput& left,
+                  const JoinInput& right,
+                  const JoinOptions& options,
+                  Stream stream) final {
+    return joins::JoinRun<Exec>(options, stream).run(left, right);
+  }
+
+  clash::RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
+                                     const Grid& grid,
+                                     bool with_voxels,
+                                     Stream stream) final {
+    return clash::find_clash_regions<Exec>(pipeline, grid, with_voxels, stream);
+  }
+
   DeviceLimits measure_device_limits(bool quick) final {
     return measure_limits<Exec>(limit_plan(quick), describe_device());
   }

@@ -38,6 +38,14 @@ VOXHASH_HD std::uint32_t atomic_add(std::uint32_t* address, std::uint32_t value)
 #endif
 }
 
+VOXHASH_HD void atomic_add(std::uint64_t* address, std::uint64_t value) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(reinterpret_cast<unsigned long long*>(address), static_cast<unsigned long long>(value));
+#else
+  std::atomic_ref<std::uint64_t>(*address).fetch_add(value, std::memory_order_relaxed);
+#endif
+}
+
 VOXHASH_HD void atomic_max(std::uint32_t* address, std::uint32_t value) {
 #if defined(__CUDA_ARCH__)
   atomicMax(address, value);
@@ -81,6 +89,19 @@ VOXHASH_HD void atomic_min(std::uint32_t* address, std::uint32_t value) {
 #endif
 }
 
+/// 64-bit atomic minimum; returns the old value.
+VOXHASH_HD std::uint64_t atomic_min(std::uint64_t* address, std::uint64_t value) {
+#if defined(__CUDA_ARCH__)
+  return atomicMin(reinterpret_cast<unsigned long long*>(address), value);
+#else
+  std::atomic_ref<std::uint64_t> ref(*address);
+  std::uint64_t seen = ref.load(std::memory_order_relaxed);
+  while (seen > value && !ref.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+  return seen;
+#endif
+}
+
 VOXHASH_HD void atomic_or(std::uint32_t* address, std::uint32_t bits) {
 #if defined(__CUDA_ARCH__)
   atomicOr(address, bits);
@@ -107,6 +128,15 @@ VOXHASH_HD std::uint32_t atomic_load(const std::uint32_t* address) {
   return *reinterpret_cast<const volatile std::uint32_t*>(address);
 #else
   return std::atomic_ref<std::uint32_t>(*const_cast<std::uint32_t*>(address))
+      .load(std::memory_order_relaxed);
+#endif
+}
+
+VOXHASH_HD std::uint64_t atomic_load(const std::uint64_t* address) {
+#if defined(__CUDA_ARCH__)
+  return *reinterpret_cast<const volatile std::uint64_t*>(address);
+#else
+  return std::atomic_ref<std::uint64_t>(*const_cast<std::uint64_t*>(address))
       .load(std::memory_order_relaxed);
 #endif
 }

@@ -132,14 +132,16 @@ VOXHASH_HD RayWalk walk_ray_segment(const View& other,
   return r;
 }
 
-/// Rays along the longest ray a grid of this size allows, in segments (directions have no zero
-/// component, so a ray leaves the grid before parameter max(resolution)).
+/// Segments of a ray that can start inside the grid: every direction has a component of
+/// magnitude kMaxDirectionComponent, so a ray leaves the grid before parameter
+/// max(resolution) / kMaxDirectionComponent. Segments are launched per ray up to this bound.
+inline constexpr std::int32_t kMaxDirectionComponent = 3;
 VOXHASH_HD std::uint32_t segments_per_ray(const Grid& g) {
   const std::int32_t longest =
       g.resolution.x > g.resolution.y
           ? (g.resolution.x > g.resolution.z ? g.resolution.x : g.resolution.z)
           : (g.resolution.y > g.resolution.z ? g.resolution.y : g.resolution.z);
-  return static_cast<std::uint32_t>(longest / kSegmentSpan + 1);
+  return static_cast<std::uint32_t>(longest / (kMaxDirectionComponent * kSegmentSpan) + 1);
 }
 
 /// Which sample slot and direction ray j of `round` uses, for a region with `samples` slots of
@@ -166,6 +168,47 @@ VOXHASH_HD int filled_samples(const Key* sample_key, std::uint32_t s, int sample
 /// A bijective hash of a voxel key: a region's samples are its voxels with the smallest ranks.
 VOXHASH_HD std::uint32_t sample_rank(Key key) {
   return detail::murmur_mix(key, 0x9E3779B9u);
+}
+
+/// A candidate sample as one ordered word: its rank above its key (ranks are distinct, so entries
+/// order as ranks do). kNoSample marks an empty slot.
+inline constexpr std::uint64_t kNoSample = ~std::uint64_t{0};
+VOXHASH_HD std::uint64_t sample_entry(Key key) {
+  return static_cast<std::uint64_t>(sample_rank(key)) << 32 | key;
+}
+
+/// Whether `rank` is among the k smallest ranks of the warp's active lanes in the same `group`
+/// (always true on the CPU): a voxel with k smaller ones in its own region is not among the
+/// region's k smallest, so only these lanes go on to insert_bottom_k. Ranks must be distinct.
+VOXHASH_HD bool among_warp_bottom_k(std::uint32_t group, std::uint32_t rank, int k) {
+#if defined(__CUDA_ARCH__)
+  unsigned left = __match_any_sync(__activemask(), group);
+  for (int j = 0; j < k && left; ++j) {
+    const std::uint32_t m = __reduce_min_sync(left, rank);
+    const unsigned hit    = __ballot_sync(left, rank == m);
+    if (rank == m) return true;
+    left &= ~hit;
+  }
+  return false;
+#else
+  (void)group, (void)rank, (void)k;
+  return true;
+#endif
+}
+
+/// Inserts `entry` into a bottom-k sketch of k ascending slots that many threads fill at once:
+/// each slot keeps the smaller of its value and the arriving one (atomic minimum), the larger
+/// moves on to the next slot. Whatever the interleaving, slot j ends with the (j+1)-th smallest
+/// entry inserted: a slot's final value is the minimum of the entries that reached it, and every
+/// entry but that minimum moves on. A slot already below the entry is passed by a read alone
+/// (slots only decrease), and an entry above the last slot stops at once.
+VOXHASH_HD void insert_bottom_k(std::uint64_t* slots, int k, std::uint64_t entry) {
+  if (atomic_load(&slots[k - 1]) < entry) return;
+  for (int j = 0; j < k && entry != kNoSample; ++j) {
+    if (atomic_load(&slots[j]) < entry) continue;
+    const std::uint64_t seen = atomic_min(&slots[j], entry);
+    if (seen > entry) entry = seen;
+  }
 }
 
 /// Adds one round's rays (crossings and grazing flags of kRaysPerRound rays) to a region's votes

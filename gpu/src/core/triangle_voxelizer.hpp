@@ -1,13 +1,15 @@
 // Conservative triangle voxelization, per element, shared by both backends: every voxel a
 // triangle touches (Akenine-Moller's triangle/box separating-axis test, with a small slack so
 // float rounding never drops a voxel), so a closed mesh gives a surface without holes at any
-// resolution. Work is split into (triangle, 4x4x4 tile of its bounding box) items for count ->
-// scan -> write on the GPU; point clouds get a coverage estimate from their voxel multiplicities.
+// resolution. Work is split into (triangle, 4x4x4 tile of its bounding box) items whose touched
+// voxels are one 64-bit mask (count -> scan -> write without testing twice); point clouds get a
+// coverage estimate from their voxel multiplicities.
 #pragma once
 
 #include <voxhash/detail/host_device.hpp>
 #include <voxhash/grid.hpp>
 
+#include <bit>
 #include <cstdint>
 
 namespace voxhash::core {
@@ -122,11 +124,41 @@ VOXHASH_HD std::uint32_t triangle_tile_count(const CellRange& r) {
   return static_cast<std::uint32_t>(t.x) * t.y * t.z;
 }
 
-/// Calls visit(key) for every voxel of tile `tile` (0 .. triangle_tile_count - 1) of range r that
-/// the triangle (voxel units) touches; returns how many. The whole tile is tested first.
-template <class Visit>
-VOXHASH_HD std::uint32_t for_each_tile_voxel(
-    const Grid& g, const CellRange& r, std::uint32_t tile, Vec3f a, Vec3f b, Vec3f c, Visit visit) {
+/// The voxels of one 4x4x4 tile that a triangle touches: bit (z * 4 + y) * 4 + x of mask is the
+/// voxel first + (x, y, z). What the count pass finds, the write pass reads back without testing.
+struct TileVoxels {
+  Int3 first;
+  std::uint64_t mask;
+};
+
+VOXHASH_HD int popcount64(std::uint64_t v) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(v);
+#else
+  return std::popcount(v);
+#endif
+}
+
+/// The lowest set bit of a non-zero v.
+VOXHASH_HD int lowest_bit64(std::uint64_t v) {
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(v)) - 1;
+#else
+  return std::countr_zero(v);
+#endif
+}
+
+/// Voxel `bit` of a tile starting at cell `first`.
+VOXHASH_HD Int3 tile_voxel(Int3 first, int bit) {
+  return {first.x + (bit & (kTileSide - 1)),
+          first.y + ((bit >> kTileShift) & (kTileSide - 1)),
+          first.z + (bit >> (2 * kTileShift))};
+}
+
+/// The voxels of tile `tile` (0 .. triangle_tile_count - 1) of range r that the triangle (voxel
+/// units) touches. The whole tile is tested first.
+VOXHASH_HD TileVoxels
+tile_voxels(const CellRange& r, std::uint32_t tile, Vec3f a, Vec3f b, Vec3f c) {
   const Int3 t     = r.tiles();
   const Int3 first = {r.lo.x + static_cast<std::int32_t>(tile % t.x) * kTileSide,
                       r.lo.y + static_cast<std::int32_t>((tile / t.x) % t.y) * kTileSide,
@@ -140,17 +172,17 @@ VOXHASH_HD std::uint32_t for_each_tile_voxel(
                              0.5f * (last.z - first.z + 1) + kOverlapSlack};
   const Vec3f tile_centre = {
       0.5f * (first.x + last.x + 1), 0.5f * (first.y + last.y + 1), 0.5f * (first.z + last.z + 1)};
-  if (!triangle_box_overlap(tile_centre, tile_half, a, b, c)) return 0;
-  std::uint32_t count = 0;
+  TileVoxels v = {first, 0};
+  if (!triangle_box_overlap(tile_centre, tile_half, a, b, c)) return v;
   for (std::int32_t z = first.z; z <= last.z; ++z)
     for (std::int32_t y = first.y; y <= last.y; ++y)
       for (std::int32_t x = first.x; x <= last.x; ++x) {
         const Vec3f centre = {x + 0.5f, y + 0.5f, z + 0.5f};
         if (!triangle_box_overlap(centre, {s, s, s}, a, b, c)) continue;
-        visit(g.key({x, y, z}));
-        ++count;
+        const int bit = ((z - first.z) * kTileSide + (y - first.y)) * kTileSide + (x - first.x);
+        v.mask |= std::uint64_t{1} << bit;
       }
-  return count;
+  return v;
 }
 
 /// The segment i of a partition given by its exclusive offsets (offsets[0] = 0, ascending) that
@@ -170,21 +202,19 @@ VOXHASH_HD std::uint32_t segment_of(const std::uint32_t* offsets,
   return lo;
 }
 
-/// Work item `item` of a mesh whose triangles' tile counts were scanned into tile_offsets: finds
-/// its triangle and tile and visits that tile's voxels (for_each_tile_voxel); returns how many.
-template <class Visit>
-VOXHASH_HD std::uint32_t for_each_item_voxel(const Grid& g,
-                                             const Float3* vertices,
-                                             const std::uint32_t* triangles,
-                                             const std::uint32_t* tile_offsets,
-                                             std::uint32_t triangle_count,
-                                             std::uint32_t item,
-                                             Visit visit) {
+/// Work item `item` of a mesh whose triangles' tile counts were scanned into tile_offsets: the
+/// voxels of its triangle's tile (tile_voxels).
+VOXHASH_HD TileVoxels item_voxels(const Grid& g,
+                                  const Float3* vertices,
+                                  const std::uint32_t* triangles,
+                                  const std::uint32_t* tile_offsets,
+                                  std::uint32_t triangle_count,
+                                  std::uint32_t item) {
   const std::uint32_t t = segment_of(tile_offsets, triangle_count, item);
   Vec3f v[3];
   triangle_in_voxel_units(g, vertices, triangles, t, v);
   const CellRange r = triangle_cells(g, v[0], v[1], v[2]);
-  return for_each_tile_voxel(g, r, item - tile_offsets[t], v[0], v[1], v[2], visit);
+  return tile_voxels(r, item - tile_offsets[t], v[0], v[1], v[2]);
 }
 
 /// What the voxel multiplicities of a point cloud say about its surface coverage.

@@ -3,6 +3,8 @@
 // standard library's; Event is a steady-clock timestamp.
 #pragma once
 
+#include "exec/tsan_tbb.hpp"
+
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
 
@@ -40,14 +42,23 @@ class CpuExec {
       body(0, n);
       return;
     }
-    oneapi::tbb::parallel_for(
-        oneapi::tbb::blocked_range<std::size_t>(0, n, kGrain),
-        [&](const oneapi::tbb::blocked_range<std::size_t>& r) { body(r.begin(), r.end()); });
+    tsan::ParallelLoop loop;  // what TBB synchronizes, told to ThreadSanitizer (TSan builds only)
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, n, kGrain),
+                              [&](const oneapi::tbb::blocked_range<std::size_t>& r) {
+                                loop.chunk_begin();
+                                body(r.begin(), r.end());
+                                loop.chunk_end();
+                              });
   }
 
   /// out[i] = in[0] + ... + in[i-1]; in and out may alias.
   void exclusive_sum(const std::uint32_t* in, std::uint32_t* out, std::size_t n) {
     std::exclusive_scan(in, in + n, out, std::uint32_t{0});
+  }
+
+  /// The same into 64-bit sums, which cannot overflow (a join's output offsets).
+  void exclusive_sum(const std::uint32_t* in, std::uint64_t* out, std::size_t n) {
+    std::exclusive_scan(in, in + n, out, std::uint64_t{0});
   }
 
   /// data[i] = max(data[0..i]), in place.

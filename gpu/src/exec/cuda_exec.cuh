@@ -31,6 +31,10 @@ struct NotEqual {
   __device__ bool operator()(std::uint32_t k) const { return k != drop; }
 };
 
+struct Plus64 {
+  __device__ std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const { return a + b; }
+};
+
 struct Max {
   __device__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const {
     return a > b ? a : b;
@@ -65,6 +69,19 @@ class CudaExec {
     std::size_t bytes = 0;
     VOXHASH_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, m_stream));
     VOXHASH_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp(bytes), bytes, in, out, n, m_stream));
+  }
+
+  /// The same into 64-bit sums, which cannot overflow (a join's output offsets): CUB's scan with a
+  /// 64-bit initial value accumulates in 64 bits.
+  void exclusive_sum(const std::uint32_t* in, std::uint64_t* out, std::size_t n) {
+    if (n == 0) return;
+    std::size_t bytes = 0;
+    const cuda::Plus64 plus;
+    const std::uint64_t zero = 0;
+    VOXHASH_CUDA_TRY(
+        cub::DeviceScan::ExclusiveScan(nullptr, bytes, in, out, plus, zero, n, m_stream));
+    VOXHASH_CUDA_TRY(
+        cub::DeviceScan::ExclusiveScan(temp(bytes), bytes, in, out, plus, zero, n, m_stream));
   }
 
   /// data[i] = max(data[0..i]), in place.

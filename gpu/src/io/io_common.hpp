@@ -1,5 +1,5 @@
 // Helpers shared by the model loaders: opening files with path-first error messages, walking text
-// line by line with line numbers, strict number parsing, and the point-cloud format readers that
+// line by line with line numbers, strict number parsing, and the format readers that
 // load_point_cloud dispatches to.
 #pragma once
 
@@ -59,11 +59,36 @@ void add_point(PointCloud& cloud, double x, double y, double z);
 // The format parsers work on the file's bytes (the fuzz targets call them directly); `path` only
 // names the file in messages.
 
-/// An OBJ's vertices and triangles (load_obj_mesh).
+/// An OBJ's vertices, triangles and parts (load_obj_mesh).
 [[nodiscard]] Mesh parse_obj(const std::filesystem::path& path, std::string_view text);
+
+/// A mesh read by the Open Asset Import Library from memory; `format_hint` is the format's file
+/// extension in lower case without the dot ("stl", "ply", "glb", ...), and only that format's
+/// readers may read it. Node names are the parts.
+[[nodiscard]] Mesh parse_assimp_mesh(const std::filesystem::path& path,
+                                     std::string_view bytes,
+                                     const std::string& format_hint);
+
+/// The same, reading the file itself (and the files it refers to, such as a glTF's buffers) with
+/// the readers of its extension only.
+[[nodiscard]] Mesh load_assimp_mesh(const std::filesystem::path& path);
+
+/// Whether the Open Asset Import Library has a reader for this extension (".stl", any case).
+[[nodiscard]] bool assimp_reads_extension(const std::string& extension);
 
 /// Appends the vertices of an ASCII or binary little-endian PLY file.
 void parse_ply_points(const std::filesystem::path& path, std::string_view bytes, PointCloud& cloud);
+
+/// A PLY is read as a mesh by the Open Asset Import Library when its header declares faces (a
+/// face or tristrips element with items) and no element with data precedes the vertex element
+/// (assimp 5.2 would take that element's values for vertices); then this returns the bytes to give
+/// assimp: the header without its comment, obj_info and blank lines, which assimp 5.2 misreads (one
+/// after an element line loses the element's properties, one between properties turns the values
+/// into zeros), and the data unchanged. Otherwise it returns nothing: the file is a point cloud for
+/// parse_ply_points. The header's faults are reported as parse_ply_points reports them, and every
+/// element's count is checked against the file's size first.
+[[nodiscard]] std::optional<std::string> ply_mesh_for_assimp(const std::filesystem::path& path,
+                                                             std::string_view bytes);
 
 /// Appends the points of an XYZ text file ("x y z [more columns]" per line, '#' comments).
 void parse_xyz_points(const std::filesystem::path& path, std::string_view text, PointCloud& cloud);

@@ -1,7 +1,8 @@
 // PLY point clouds: the header is parsed in full (elements, scalar and list properties of every
 // standard type) and its counts checked against the file's size; the vertex element's x/y/z are
 // read from ASCII or binary little-endian data, and whatever precedes it is skipped. Elements after
-// the vertex element are not read.
+// the vertex element are not read. A header that declares faces sends the file to the mesh reader
+// (ply_mesh_for_assimp).
 #include "io/io_common.hpp"
 
 #include <voxhash/io.hpp>
@@ -9,13 +10,14 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <optional>
 #include <string>
 #include <utility>
 
 namespace voxhash::io {
 namespace {
 
-enum class PlyFormat { Ascii, BinaryLittleEndian };
+enum class PlyFormat { Ascii, BinaryLittleEndian, BinaryBigEndian };
 
 enum class PlyType { Int8, UInt8, Int16, UInt16, Int32, UInt32, Float32, Float64 };
 
@@ -51,7 +53,8 @@ struct PlyElement {
 };
 
 struct PlyHeader {
-  PlyFormat format = PlyFormat::Ascii;
+  PlyFormat format        = PlyFormat::Ascii;
+  std::size_t format_line = 0;
   std::vector<PlyElement> elements;
   std::size_t vertex_element = 0;        // index into elements
   std::vector<std::size_t> vertex_axis;  // per vertex property: 0, 1, 2 for x, y, z, else kNoAxis
@@ -169,14 +172,12 @@ PlyHeader parse_header(const std::filesystem::path& path, LineReader& lines) {
       } else if (fields[1] == "binary_little_endian") {
         header.format = PlyFormat::BinaryLittleEndian;
       } else if (fields[1] == "binary_big_endian") {
-        fail(path,
-             at_line(number) +
-                 "binary_big_endian PLY is unsupported (convert it to binary_little_endian or "
-                 "ascii)");
+        header.format = PlyFormat::BinaryBigEndian;
       } else {
         fail(path, at_line(number) + "unknown PLY format '" + std::string(fields[1]) + "'");
       }
-      has_format = true;
+      has_format         = true;
+      header.format_line = number;
     } else if (keyword == "element") {
       if (fields.size() != 3) fail(path, at_line(number) + "expected 'element <name> <count>'");
       const std::optional<std::uint64_t> count = parse_count(fields[2]);
@@ -247,15 +248,16 @@ std::uint64_t min_element_bytes(const PlyElement& element, PlyFormat format) {
   return bytes;
 }
 
-/// Up front, before anything is allocated or read: the elements up to the vertex element must fit
-/// in the `data_size` bytes after the header, so a count that promises more data than the file
-/// holds is an error here, not a long loop or a huge reservation.
+/// Up front, before anything is allocated or read: elements 0 to `last` must fit in the
+/// `data_size` bytes after the header, so a count that promises more data than the file holds is
+/// an error here, not a long loop or a huge reservation.
 void check_counts_fit(const std::filesystem::path& path,
                       const PlyHeader& header,
-                      std::uint64_t data_size) {
+                      std::uint64_t data_size,
+                      std::size_t last) {
   // ASCII: the last line may lack its line end.
   std::uint64_t remaining = data_size + (header.format == PlyFormat::Ascii ? 1 : 0);
-  for (std::size_t e = 0; e <= header.vertex_element; ++e) {
+  for (std::size_t e = 0; e <= last; ++e) {
     const PlyElement& element = header.elements[e];
     const std::uint64_t bytes = min_element_bytes(element, header.format);
     if (bytes == 0) continue;
@@ -377,14 +379,51 @@ void parse_ply_points(const std::filesystem::path& path,
                       std::string_view bytes,
                       PointCloud& cloud) {
   LineReader lines(bytes);
-  const PlyHeader header      = parse_header(path, lines);
+  const PlyHeader header = parse_header(path, lines);
+  if (header.format == PlyFormat::BinaryBigEndian) {
+    fail(path,
+         at_line(header.format_line) +
+             "binary_big_endian PLY point clouds are unsupported (convert it to "
+             "binary_little_endian or ascii)");
+  }
   const std::string_view data = bytes.substr(lines.offset());
-  check_counts_fit(path, header, data.size());
+  check_counts_fit(path, header, data.size(), header.vertex_element);
   if (header.format == PlyFormat::Ascii) {
     read_ascii(path, header, lines, cloud);
   } else {
     read_binary(path, header, data, cloud);
   }
+}
+
+std::optional<std::string> ply_mesh_for_assimp(const std::filesystem::path& path,
+                                               std::string_view bytes) {
+  LineReader lines(bytes);
+  const PlyHeader header = parse_header(path, lines);
+  const auto has_data    = [](const PlyElement& element) {
+    return element.count > 0 && !element.properties.empty();
+  };
+  const auto first = header.elements.begin();
+  const auto faces = std::find_if(first, header.elements.end(), [&](const PlyElement& element) {
+    return (element.name == "face" || element.name == "tristrips") && has_data(element);
+  });
+  if (faces == header.elements.end() ||
+      std::any_of(first, first + static_cast<std::ptrdiff_t>(header.vertex_element), has_data)) {
+    return std::nullopt;
+  }
+  // Every count against the file's size: assimp reserves what the header promises (a 400-byte
+  // file declaring 64294967295 faces asked for 66 GB).
+  check_counts_fit(path, header, bytes.size() - lines.offset(), header.elements.size() - 1);
+  // The header again, each line once with "\n", less what assimp misreads; the data as it is.
+  std::string cleaned;
+  LineReader again(bytes);
+  while (again.offset() < lines.offset()) {
+    const std::string_view line                = *again.next();
+    const std::vector<std::string_view> fields = split_whitespace(line);
+    if (fields.empty() || fields[0] == "comment" || fields[0] == "obj_info") continue;
+    cleaned.append(line).push_back('\n');
+  }
+  cleaned.append(bytes.substr(lines.offset()));
+  return cleaned;
 }
 
 }  // namespace voxhash::io

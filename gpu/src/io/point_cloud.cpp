@@ -1,6 +1,8 @@
-// load_point_cloud: picks the reader by file extension (.obj, .ply, .xyz, any letter case) and
-// makes sure the result holds points. An OBJ with faces is sampled on its surface; one without
-// faces contributes its vertices.
+// load_point_cloud: picks the reader by file extension (any letter case) and makes sure the result
+// holds points. OBJ goes to tinyobjloader, XYZ and vertex-only PLY to voxhash's point readers, and
+// every other mesh (a PLY with faces, STL, glTF, ...) to the Open Asset Import Library. A mesh with
+// triangles is sampled on its surface, each point keeping its triangle's part; a mesh without
+// triangles contributes its vertices.
 #include "io/io_common.hpp"
 
 #include <voxhash/error.hpp>
@@ -8,17 +10,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
 #include <utility>
 
 namespace voxhash {
 namespace {
 
-void read_obj_points(const std::filesystem::path& path,
-                     std::size_t samples,
-                     std::uint64_t seed,
-                     PointCloud& cloud) {
-  Mesh mesh               = load_obj_mesh(path);
+void points_from_mesh(const std::filesystem::path& path,
+                      Mesh mesh,
+                      std::size_t samples,
+                      std::uint64_t seed,
+                      PointCloud& cloud) {
   cloud.dropped_triangles = mesh.dropped_triangles;
   if (mesh.triangles.empty() && mesh.dropped_triangles > 0) {
     io::fail(path,
@@ -34,11 +37,12 @@ void read_obj_points(const std::filesystem::path& path,
   }
   cloud.dropped_non_finite = mesh.non_finite_vertices;
   try {
-    cloud.points = sample_surface(mesh, samples, seed);
+    cloud.points = sample_surface(mesh, samples, seed, &cloud.point_parts);
   } catch (const InvalidInput& error) {
     io::fail(path, error.what());
   }
-  cloud.mesh = std::move(mesh);
+  cloud.part_names = mesh.part_names;
+  cloud.mesh       = std::move(mesh);
 }
 
 }  // namespace
@@ -54,13 +58,25 @@ PointCloud load_point_cloud(const std::filesystem::path& path,
   PointCloud cloud;
   cloud.source = path.string();
   if (extension == ".obj") {
-    read_obj_points(path, samples, seed, cloud);
-  } else if (extension == ".ply") {
-    io::parse_ply_points(path, io::read_file(path), cloud);
+    points_from_mesh(path, load_obj_mesh(path), samples, seed, cloud);
   } else if (extension == ".xyz") {
     io::parse_xyz_points(path, io::read_file(path), cloud);
+  } else if (extension == ".ply") {
+    // Point clouds stay with voxhash's reader: assimp rejects a PLY without faces, and this reader
+    // checks the header's counts against the file's size before it allocates (issue 9).
+    const std::string bytes = io::read_file(path);
+    if (const std::optional<std::string> mesh = io::ply_mesh_for_assimp(path, bytes)) {
+      points_from_mesh(path, io::parse_assimp_mesh(path, *mesh, "ply"), samples, seed, cloud);
+    } else {
+      io::parse_ply_points(path, bytes, cloud);
+    }
+  } else if (!extension.empty() && io::assimp_reads_extension(extension)) {
+    points_from_mesh(path, io::load_assimp_mesh(path), samples, seed, cloud);
   } else {
-    io::fail(path, "unsupported file extension '" + extension + "' (expected .obj, .ply or .xyz)");
+    io::fail(path,
+             "unsupported file extension '" + extension +
+                 "' (expected .obj, .ply, .xyz, .stl, .gltf, .glb or another format the Open Asset "
+                 "Import Library reads)");
   }
   if (cloud.points.empty()) {
     io::fail(path,

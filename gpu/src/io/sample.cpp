@@ -1,6 +1,7 @@
 // Area-weighted surface sampling: a cumulative area table picks each sample's triangle by binary
 // search, and barycentric coordinates (1 - sqrt(r1), sqrt(r1)(1 - r2), sqrt(r1) r2) place it
 // uniformly inside. Work is in double; the random stream is std::mt19937_64, so a seed reproduces.
+// Each sample can carry its triangle's part id.
 #include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
 
@@ -34,7 +35,10 @@ double triangle_area(Double3 a, Double3 b, Double3 c) {
 
 }  // namespace
 
-std::vector<Float3> sample_surface(const Mesh& mesh, std::size_t count, std::uint64_t seed) {
+std::vector<Float3> sample_surface(const Mesh& mesh,
+                                   std::size_t count,
+                                   std::uint64_t seed,
+                                   std::vector<std::uint32_t>* point_parts) {
   if (mesh.triangles.size() % 3 != 0) {
     throw InvalidInput("sample_surface: " + std::to_string(mesh.triangles.size()) +
                        " triangle indices is not a multiple of 3");
@@ -48,6 +52,13 @@ std::vector<Float3> sample_surface(const Mesh& mesh, std::size_t count, std::uin
   }
   const std::size_t triangle_count = mesh.triangles.size() / 3;
   if (triangle_count == 0) throw InvalidInput("sample_surface: the mesh has no triangles");
+  const bool with_parts = point_parts != nullptr && !mesh.triangle_parts.empty();
+  if (with_parts && mesh.triangle_parts.size() != triangle_count) {
+    throw InvalidInput("sample_surface: " + std::to_string(mesh.triangle_parts.size()) +
+                       " triangle part ids for " + std::to_string(triangle_count) + " triangles");
+  }
+  if (point_parts != nullptr) point_parts->clear();
+  if (with_parts) point_parts->reserve(count);
 
   std::vector<double> cumulative_area(triangle_count);
   double total_area = 0;
@@ -86,6 +97,7 @@ std::vector<Float3> sample_surface(const Mesh& mesh, std::size_t count, std::uin
     samples.push_back({static_cast<float>(wa * a.x + wb * b.x + wc * c.x),
                        static_cast<float>(wa * a.y + wb * b.y + wc * c.y),
                        static_cast<float>(wa * a.z + wb * b.z + wc * c.z)});
+    if (with_parts) point_parts->push_back(mesh.triangle_parts[t]);
   }
   return samples;
 }

@@ -15,13 +15,17 @@ namespace voxhash::pipeline {
 
 /// Scratch of one model's triangle voxelization, kept across frames.
 struct VoxelizeBuffers {
-  explicit VoxelizeBuffers(Backend b) : tile_offsets(b, 0), voxel_offsets(b, 0) {}
+  explicit VoxelizeBuffers(Backend b)
+      : tile_offsets(b, 0), voxel_offsets(b, 0), tile_first(b, 0), tile_mask(b, 0) {}
   Buffer<std::uint32_t> tile_offsets, voxel_offsets;
+  Buffer<Key> tile_first;           // per item: the key of its tile's first cell
+  Buffer<std::uint64_t> tile_mask;  // per item: the tile's voxels the triangle touches
 };
 
 /// Keys of every voxel a triangle touches, written to `keys` (resized; duplicates where triangles
-/// share a voxel); returns how many. Count -> scan -> write twice: tiles per triangle (one thread
-/// per triangle), then voxels per (triangle, tile) item (one thread per item). Synchronizes.
+/// share a voxel); returns how many. Tiles per triangle (one thread per triangle) -> scan; the
+/// voxels of each (triangle, tile) item as a mask (one thread per item) -> scan of their counts;
+/// the masks' voxels written (one thread per item). Synchronizes (twice, for the two sizes).
 template <class Exec>
 std::size_t voxelize_triangles(Exec& exec,
                                Grid g,
@@ -47,12 +51,21 @@ std::size_t voxelize_triangles(Exec& exec,
   if (items == 0) return 0;
 
   b.voxel_offsets.resize(std::size_t{items} + 1);
+  b.tile_first.resize(items);
+  b.tile_mask.resize(items);
   std::uint32_t* offsets = b.voxel_offsets.data();
+  Key* first             = b.tile_first.data();
+  std::uint64_t* mask    = b.tile_mask.data();
   exec.for_each(std::size_t{items} + 1, [=] VOXHASH_LAMBDA(std::uint32_t item) {
-    offsets[item] = item == items
-                        ? 0
-                        : core::for_each_item_voxel(
-                              g, vertices, triangles, tiles, triangle_count, item, [](Key) {});
+    if (item == items) {
+      offsets[item] = 0;
+      return;
+    }
+    const core::TileVoxels v =
+        core::item_voxels(g, vertices, triangles, tiles, triangle_count, item);
+    first[item]   = g.key(v.first);
+    mask[item]    = v.mask;
+    offsets[item] = static_cast<std::uint32_t>(core::popcount64(v.mask));
   });
   exec.exclusive_sum(offsets, offsets, std::size_t{items} + 1);
   const std::uint32_t total = exec.read(&offsets[items]);
@@ -60,8 +73,9 @@ std::size_t voxelize_triangles(Exec& exec,
   Key* out = keys.data();
   exec.for_each(items, [=] VOXHASH_LAMBDA(std::uint32_t item) {
     std::uint32_t at = offsets[item];
-    core::for_each_item_voxel(
-        g, vertices, triangles, tiles, triangle_count, item, [&](Key k) { out[at++] = k; });
+    const Int3 tile  = g.cell(first[item]);
+    for (std::uint64_t m = mask[item]; m != 0; m &= m - 1)
+      out[at++] = g.key(core::tile_voxel(tile, core::lowest_bit64(m)));
   });
   return total;
 }
@@ -92,15 +106,16 @@ core::Coverage point_coverage(Exec& exec,
     core::aggregate_add(&c[0], pv[id] == 1);
     core::aggregate_add(&c[1], pv[id] == 2);
   });
-  const std::uint32_t f1 = exec.read(&c[0]), f2 = exec.read(&c[1]);
-  return core::estimate_coverage(static_cast<double>(key_count), unique, f1, f2);
+  std::uint32_t f[2];
+  exec.copy_to_host(f, c, 2);
+  return core::estimate_coverage(static_cast<double>(key_count), unique, f[0], f[1]);
 }
 
 /// Scratch of the robust inside test, kept across frames.
 struct InsideBuffers {
   explicit InsideBuffers(Backend b)
-      : comp_index(b, 0),
-        sample_rank(b, 0),
+      : sample_slots(b, 0),
+        comp_index(b, 0),
         sample_key(b, 0),
         subjects(b, 0),
         picked(b, 0),
@@ -112,15 +127,18 @@ struct InsideBuffers {
         more(b, 0),
         flags(b, 0),
         label(b, 0) {}
-  Buffer<std::uint32_t> comp_index, sample_rank, sample_key, subjects, picked, crossings, grazing,
-      votes_in, votes_out, counts;
+  Buffer<std::uint64_t> sample_slots;  // per region, its bottom-k sketch of sample entries
+  Buffer<std::uint32_t> comp_index, sample_key, subjects, picked, crossings, grazing, votes_in,
+      votes_out, counts;
   Buffer<std::uint8_t> more, flags;
   Buffer<VoxelLabel> label;
 };
 
 /// The `components` regions (their roots in roots[]) pick up to kSamplesPerRegion voxels each:
 /// those with the smallest sample_rank of their keys, in rank order (kEmptyKey where a region is
-/// smaller), into b.sample_key[region * kSamplesPerRegion + slot].
+/// smaller), into b.sample_key[region * kSamplesPerRegion + slot]. One pass over the voxels: each
+/// inserts its (rank, key) entry into its region's bottom-k sketch (core::insert_bottom_k), after
+/// a warp-level cut to the k smallest of each region's lanes; then one thread per slot.
 template <class Exec>
 void pick_samples(Exec& exec,
                   const Key* voxels,
@@ -132,53 +150,39 @@ void pick_samples(Exec& exec,
                   InsideBuffers& b) {
   constexpr int K = core::kSamplesPerRegion;
   b.comp_index.resize(n);
-  b.sample_rank.resize(std::size_t{components} * K);
+  b.sample_slots.resize(std::size_t{components} * K);
   b.sample_key.resize(std::size_t{components} * K);
-  std::uint32_t* comp = b.comp_index.data();
-  std::uint32_t* rank = b.sample_rank.data();
-  std::uint32_t* key  = b.sample_key.data();
+  std::uint32_t* comp  = b.comp_index.data();
+  std::uint64_t* slots = b.sample_slots.data();
+  Key* key             = b.sample_key.data();
   exec.for_each(components, [=] VOXHASH_LAMBDA(std::uint32_t r) { comp[roots[r]] = r; });
-  exec.fill(rank, std::size_t{components} * K, kEmptyKey);
-  exec.fill(key, std::size_t{components} * K, kEmptyKey);
-  for (int j = 0; j < K; ++j) {
-    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
-      if (state[id] != 0) return;
-      const std::uint32_t base = comp[parent[id]] * K;
-      const std::uint32_t h    = core::sample_rank(voxels[id]);
-      if (h != kEmptyKey && (j == 0 || h > rank[base + j - 1])) {
-        core::aggregate_min_at(rank, base + j, h);
-      }
-    });
-  }
+  exec.fill(slots, std::size_t{components} * K, core::kNoSample);
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
     if (state[id] != 0) return;
-    const std::uint32_t base = comp[parent[id]] * K;
-    const std::uint32_t h    = core::sample_rank(voxels[id]);
-    for (int j = 0; j < K; ++j)
-      if (h != kEmptyKey && rank[base + j] == h) key[base + j] = voxels[id];
+    const std::uint32_t region = comp[parent[id]];
+    const std::uint32_t h      = core::sample_rank(voxels[id]);
+    if (h == kEmptyKey || !core::among_warp_bottom_k(region, h, K)) return;
+    core::insert_bottom_k(&slots[std::size_t{region} * K], K, core::sample_entry(voxels[id]));
+  });
+  exec.for_each(std::size_t{components} * K, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    key[i] = slots[i] == core::kNoSample ? kEmptyKey : static_cast<Key>(slots[i]);
   });
 }
-
-struct InsideResult {
-  std::uint32_t low_confidence = 0;  // regions decided without a clear majority
-  std::uint32_t thin_features  = 0;  // regions whose samples are sure of opposite answers
-};
 
 /// Labels `count` subjects by rays from their samples (b.sample_key, `samples` slots each) through
 /// the other model's voxels (`dilate`: a sampled surface; see core::surface_at): b.label[r] and
 /// b.flags[r] per subject. Rounds of kRaysPerRound rays per undecided subject, one thread per ray
-/// segment. Synchronizes.
+/// segment; the host waits once per round that leaves subjects for another (to size it).
 template <class Exec, class View>
-InsideResult robust_inside_test(Exec& exec,
-                                View other,
-                                core::BlockMask other_mask,
-                                Grid g,
-                                bool dilate,
-                                std::uint32_t count,
-                                int samples,
-                                InsideBuffers& b) {
-  InsideResult result;
-  if (count == 0) return result;
+void robust_inside_test(Exec& exec,
+                        View other,
+                        core::BlockMask other_mask,
+                        Grid g,
+                        bool dilate,
+                        std::uint32_t count,
+                        int samples,
+                        InsideBuffers& b) {
+  if (count == 0) return;
   constexpr int R = core::kRaysPerRound;
   b.subjects.resize(count);
   b.picked.resize(count);
@@ -240,6 +244,7 @@ InsideResult robust_inside_test(Exec& exec,
                                     &label[s]);
       more[a]               = flags[s] & core::kRegionMoreRays;
     });
+    if (round + 1 == rounds) break;  // the last round decides every subject
     const auto next = static_cast<std::uint32_t>(exec.select_flagged_indices(more, picked, active));
     exec.for_each(next, [=] VOXHASH_LAMBDA(std::uint32_t i) { picked[i] = subjects[picked[i]]; });
     b.subjects.swap(b.picked);
@@ -247,15 +252,19 @@ InsideResult robust_inside_test(Exec& exec,
     picked   = b.picked.data();
     active   = next;
   }
-  std::uint32_t* c = b.counts.data();
+}
+
+/// b.counts = how many of the last test's `count` subjects were flagged low confidence and thin
+/// (read them after later tests: only this writes b.counts).
+template <class Exec>
+void count_region_flags_async(Exec& exec, std::uint32_t count, InsideBuffers& b) {
+  const std::uint8_t* flags = b.flags.data();
+  std::uint32_t* c          = b.counts.data();
   exec.fill(c, 2, 0u);
   exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) {
     core::aggregate_add(&c[0], (flags[r] & core::kRegionLowConfidence) != 0);
     core::aggregate_add(&c[1], (flags[r] & core::kRegionThinFeature) != 0);
   });
-  result.low_confidence = exec.read(&c[0]);
-  result.thin_features  = exec.read(&c[1]);
-  return result;
 }
 
 /// dst[index[r]] = b.label[r] for r < count: the test's verdicts back to voxel or root ids.

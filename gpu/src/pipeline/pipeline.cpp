@@ -82,6 +82,11 @@ void Pipeline::set_model(int index, const Mesh& mesh, std::span<const Float3> re
   m_impl->set_model(index, mesh, rest_points);
 }
 
+void Pipeline::set_model_parts(int index, std::span<const std::uint32_t> parts) {
+  if (index != 0 && index != 1) throw InvalidInput("model index must be 0 or 1");
+  m_impl->set_model_parts(index, parts);
+}
+
 void Pipeline::set_algorithm(TableKind kind) {
   m_config.algorithm = kind;
 }
@@ -101,19 +106,25 @@ void Pipeline::set_model_transform(int index, const RigidTransform& transform) {
 }
 
 FrameStats Pipeline::run_frame(double time, const FrameTargets& targets, Stream stream) {
-  return m_impl->run_frame(m_config, m_grid, time, targets, stream);
+  m_has_frame            = false;  // a frame that throws may leave its tables half built
+  const FrameStats stats = m_impl->run_frame(m_config, m_grid, time, targets, stream);
+  m_has_frame            = true;
+  return stats;
 }
 
 std::span<const Key> Pipeline::voxels(int index) const {
+  if (!m_has_frame) return {};
   return m_impl->voxels(index);
 }
 std::span<const VoxelLabel> Pipeline::labels(int index) const {
+  if (!m_has_frame) return {};
   return m_impl->labels(index);
 }
 std::span<const Float3> Pipeline::points(int index) const {
   return m_impl->points(index);
 }
 std::span<const VoxelInstance> Pipeline::instances(int index) const {
+  if (!m_has_frame) return {};
   return m_impl->instances(index);
 }
 

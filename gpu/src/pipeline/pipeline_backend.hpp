@@ -4,19 +4,32 @@
 
 #include "core/animation.hpp"
 
+#include <voxhash/buffer.hpp>
 #include <voxhash/grid.hpp>
 #include <voxhash/pipeline.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 
 namespace voxhash::detail {
+
+/// A model's (voxel key, part id) pairs of the last frame, in backend memory: keys[j] belongs to
+/// part parts[j] (parts null: part 0) for j < count. Keys repeat (several points or triangles per
+/// voxel), and a point outside the grid has kEmptyKey, which matches no voxel.
+struct PartPairs {
+  const Key* keys            = nullptr;
+  const std::uint32_t* parts = nullptr;
+  std::size_t count          = 0;
+};
 
 class PipelineBackend {
  public:
   virtual ~PipelineBackend()                                             = default;
   virtual void set_model(int index, std::span<const Float3> rest_points) = 0;
   virtual void set_model(int index, const Mesh& mesh, std::span<const Float3> rest_points) = 0;
+  virtual void set_model_parts(int index, std::span<const std::uint32_t> parts)            = 0;
   virtual FrameStats run_frame(const PipelineConfig& config,
                                const Grid& grid,
                                double time,
@@ -26,6 +39,9 @@ class PipelineBackend {
   [[nodiscard]] virtual std::span<const VoxelLabel> labels(int index) const                = 0;
   [[nodiscard]] virtual std::span<const Float3> points(int index) const                    = 0;
   [[nodiscard]] virtual std::span<const VoxelInstance> instances(int index) const          = 0;
+  /// Model `index`'s part pairs of the last frame; `scratch` holds the part ids where they must
+  /// be worked out (a mesh's, per voxel its triangles wrote). Synchronous.
+  [[nodiscard]] virtual PartPairs part_pairs(int index, Buffer<std::uint32_t>& scratch) const = 0;
 };
 
 /// The backend's PipelineImpl (made in dispatch.cpp); throws InvalidInput for Cuda in a build

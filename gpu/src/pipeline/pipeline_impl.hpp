@@ -7,6 +7,7 @@
 
 #include "pipeline/frame_steps.hpp"
 #include "pipeline/inside_steps.hpp"
+#include "pipeline/part_steps.hpp"
 #include "pipeline/pipeline_backend.hpp"
 #include "tables/cuckoo_table_impl.hpp"
 #include "tables/hash_graph_impl.hpp"
@@ -79,11 +80,9 @@ FillResult flood_fill(Exec& exec,
   VoxelLabel* component_label = b.labels_next.data();  // indexed by root id
   timer.record(FillMark::ComponentsDone);
   pick_samples(exec, voxels, n, b.state.data(), b.parent.data(), b.roots.data(), r.components, ib);
-  const InsideResult regions = robust_inside_test(
-      exec, other, other_mask, g, dilate, r.components, core::kSamplesPerRegion, ib);
+  robust_inside_test(exec, other, other_mask, g, dilate, r.components, core::kSamplesPerRegion, ib);
   scatter_verdicts(exec, b.roots.data(), r.components, ib, component_label);
-  r.low_confidence = regions.low_confidence;
-  r.thin_features  = regions.thin_features;
+  count_region_flags_async(exec, r.components, ib);
   timer.record(FillMark::InsideDone);
   label_from_components(exec, n, b.state.data(), b.parent.data(), component_label, b.labels.data());
   for (int round = 0; round < kVoteRounds; ++round) {
@@ -98,6 +97,10 @@ FillResult flood_fill(Exec& exec,
   robust_inside_test(exec, other, other_mask, g, dilate, r.undecided, 1, ib);
   scatter_verdicts(exec, b.roots.data(), r.undecided, ib, b.labels.data());
   timer.record(FillMark::UndecidedDone);
+  std::uint32_t flagged[2];  // low confidence, thin features (the one wait of the fill's end)
+  exec.copy_to_host(flagged, ib.counts.data(), 2);
+  r.low_confidence = flagged[0];
+  r.thin_features  = flagged[1];
   r.near_ms        = timer.elapsed_ms(FillMark::Begin, FillMark::NearDone);
   r.components_ms  = timer.elapsed_ms(FillMark::NearDone, FillMark::ComponentsDone);
   r.inside_test_ms = timer.elapsed_ms(FillMark::ComponentsDone, FillMark::InsideDone) +
@@ -121,11 +124,15 @@ class PipelineImpl final : public detail::PipelineBackend {
       throw InvalidInput("model " + std::to_string(index) + ": too many points (max 2^31 - 1)");
     }
     Model& m = m_models.at(index);
-    m.rest   = Buffer<Float3>::from_host(Exec::kBackend, rest);
-    m.animated.resize(rest.size());
+    // Both buffers are allocated before either is replaced: on OutOfMemory the model is unchanged.
+    Buffer<Float3> rest_points = Buffer<Float3>::from_host(Exec::kBackend, rest);
+    Buffer<Float3> animated(Exec::kBackend, rest.size());
+    m.rest           = std::move(rest_points);
+    m.animated       = std::move(animated);
     m.points         = m.animated.data();
     m.instances      = nullptr;
     m.triangle_count = 0;
+    m.parts.resize(0);
   }
 
   void set_model(int index, const Mesh& mesh, std::span<const Float3> rest) override {
@@ -133,6 +140,10 @@ class PipelineImpl final : public detail::PipelineBackend {
     if (mesh.triangles.size() % 3 != 0 || mesh.triangles.size() / 3 >= 0x80000000ull) {
       throw InvalidInput(what + std::to_string(mesh.triangles.size()) +
                          " triangle indices: not a multiple of 3, or over 2^31 - 1 triangles");
+    }
+    if (!mesh.triangle_parts.empty() && mesh.triangle_parts.size() != mesh.triangles.size() / 3) {
+      throw InvalidInput(what + std::to_string(mesh.triangle_parts.size()) + " part ids for " +
+                         std::to_string(mesh.triangles.size() / 3) + " triangles");
     }
     for (const std::uint32_t t : mesh.triangles) {
       if (t >= mesh.vertices.size()) {
@@ -152,6 +163,18 @@ class PipelineImpl final : public detail::PipelineBackend {
     m.triangles      = Buffer<std::uint32_t>::from_host(Exec::kBackend,
                                                    std::span<const std::uint32_t>(mesh.triangles));
     m.triangle_count = static_cast<std::uint32_t>(mesh.triangles.size() / 3);
+    set_model_parts(index, mesh.triangle_parts);
+  }
+
+  void set_model_parts(int index, std::span<const std::uint32_t> parts) override {
+    Model& m                = m_models.at(index);
+    const std::size_t items = m.triangle_count ? m.triangle_count : count(m);
+    if (!parts.empty() && parts.size() != items) {
+      throw InvalidInput("model " + std::to_string(index) + ": " + std::to_string(parts.size()) +
+                         " part ids for " + std::to_string(items) +
+                         (m.triangle_count ? " triangles" : " points"));
+    }
+    m.parts = Buffer<std::uint32_t>::from_host(Exec::kBackend, parts);
   }
 
   FrameStats run_frame(const PipelineConfig& config,
@@ -258,6 +281,28 @@ class PipelineImpl final : public detail::PipelineBackend {
     const Model& m = m_models.at(i);
     return {m.instances, m.instances ? m.unique : 0};
   }
+  [[nodiscard]] detail::PartPairs part_pairs(int i, Buffer<std::uint32_t>& scratch) const override {
+    const Model& m        = m_models.at(i);
+    const std::size_t ids = m.triangle_count ? m.voxelize.tile_offsets.size() : m.keys_all.size();
+    if (!m.parts.empty() && ids != m.parts.size() + (m.triangle_count ? 1 : 0)) {
+      throw InvalidInput("model " + std::to_string(i) +
+                         " changed since the last frame: run a frame before reading its parts");
+    }
+    if (!m.triangle_count) return {m.keys_all.data(), m.parts.data(), m.keys_all.size()};
+    if (m.parts.empty() || m.key_count == 0) return {m.keys.data(), nullptr, m.key_count};
+    scratch.resize(m.key_count);
+    Exec exec(m_exec.stream());
+    key_parts_of_triangles(exec,
+                           m.voxelize.tile_offsets.data(),
+                           m.triangle_count,
+                           m.voxelize.voxel_offsets.data(),
+                           static_cast<std::uint32_t>(m.voxelize.voxel_offsets.size() - 1),
+                           m.parts.data(),
+                           m.key_count,
+                           scratch.data());
+    exec.synchronize();
+    return {m.keys.data(), scratch.data(), m.key_count};
+  }
 
  private:
   using Cuckoo = tables::CuckooTableImpl<Exec>;
@@ -279,6 +324,8 @@ class PipelineImpl final : public detail::PipelineBackend {
     Buffer<Float3> rest_vertices{Exec::kBackend, 0}, vertices{Exec::kBackend, 0};
     Buffer<std::uint32_t> triangles{Exec::kBackend, 0};
     std::uint32_t triangle_count = 0;
+    // Part id per point (a point cloud) or per triangle (a mesh); empty: all part 0.
+    Buffer<std::uint32_t> parts{Exec::kBackend, 0};
     VoxelizeBuffers voxelize{Exec::kBackend};
     InsideBuffers inside{Exec::kBackend};
     Buffer<std::uint32_t> per_voxel{Exec::kBackend, 0}, coverage_counts{Exec::kBackend, 0};
@@ -374,6 +421,12 @@ class PipelineImpl final : public detail::PipelineBackend {
     m.instances = nullptr;
     if (!targets.write_instances) return;
     if (targets.instances[i]) {
+      const std::size_t room =
+          targets.instance_capacity[i] ? targets.instance_capacity[i] : count(m);
+      if (m.unique > room) {  // the caller's buffer is too small: write nothing
+        r = {};
+        return;
+      }
       m.instances = targets.instances[i];
     } else {
       m.own_instances.resize(m.unique);

@@ -323,16 +323,36 @@ GridParams fit_grid(const Scene& scene,
   return params;
 }
 
+std::size_t scene_model_points(const Scene& scene, int index, const SceneDefaults& defaults) {
+  const std::size_t own = scene.models[static_cast<std::size_t>(index)].points;
+  return own > 0 ? own : (scene.points > 0 ? scene.points : defaults.points);
+}
+
+PipelineConfig scene_memory_config(const Scene& scene, const SceneDefaults& defaults) {
+  PipelineConfig config;
+  config.animation = scene_animation(scene.motion);
+  config.algorithm = scene.algorithm.value_or(TableKind::Cuckoo);
+  if (scene.grid.bounds) {
+    config.grid = fit_grid(scene, {}, defaults.resolution);
+  } else {
+    constexpr int kLargestCube = 1024;
+    const int r                = scene.grid.voxel_size > 0   ? kLargestCube
+                                 : scene.grid.resolution > 0 ? scene.grid.resolution
+                                                             : defaults.resolution;
+    config.grid.resolution     = {r, r, r};
+  }
+  return config;
+}
+
 LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults) {
   LoadedScene loaded;
   loaded.scene = scene;
   for (int i = 0; i < 2; ++i) {
-    const SceneModel& model = scene.models[i];
-    const std::string field = "models[" + std::to_string(i) + "]";
-    PlacedModel& placed     = loaded.models[i];
-    placed.name             = model.name;
-    const std::size_t points =
-        model.points > 0 ? model.points : (scene.points > 0 ? scene.points : defaults.points);
+    const SceneModel& model  = scene.models[i];
+    const std::string field  = "models[" + std::to_string(i) + "]";
+    PlacedModel& placed      = loaded.models[i];
+    placed.name              = model.name;
+    const std::size_t points = scene_model_points(scene, i, defaults);
     try {
       placed.cloud = load_point_cloud(model.path, points, static_cast<std::uint64_t>(i) + 1);
     } catch (const InvalidInput& e) {
@@ -380,6 +400,7 @@ void set_scene_models(Pipeline& pipeline, const LoadedScene& scene, double time)
     const PointCloud& cloud = scene.models[i].cloud;
     if (cloud.mesh.triangles.empty()) {
       pipeline.set_model(i, cloud.points);
+      pipeline.set_model_parts(i, cloud.point_parts);
     } else {
       pipeline.set_model(i, cloud.mesh, cloud.points);
     }

@@ -4,7 +4,8 @@
 // Build: fill slots with ∅, one insertion per key (eviction chains of at most 7 lg n exchanges),
 // restart with fresh constants if any chain hit the limit; then the compacting clean-up: flag the
 // first copy of each key, prefix-sum the flags into dense ids, list the unique keys and count each
-// key's multiplicity.
+// key's multiplicity. Multivalue (only when asked): the chapter's value lists, as a CSR over the
+// dense ids (offsets by an exclusive scan of the counts, values sorted by id), reached per slot.
 #pragma once
 
 #include "core/cuckoo.hpp"
@@ -15,6 +16,7 @@
 #include <voxhash/error.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -70,6 +72,34 @@ void cuckoo_count_input(
     Exec& exec, CuckooRef view, const Key* keys, std::uint32_t n, std::uint32_t* counts) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     core::atomic_add(&counts[view.find_id(keys[i])], 1u);
+  });
+}
+
+/// Multivalue, step one: each input pair's dense id and value, to be sorted by id.
+template <class Exec>
+void cuckoo_stage_values(Exec& exec,
+                         CuckooRef view,
+                         const Key* keys,
+                         const Value* values,
+                         std::uint32_t n,
+                         std::uint32_t* ids,
+                         Value* staged) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    ids[i]    = view.find_id(keys[i]);
+    staged[i] = value_or_index(values, i);
+  });
+}
+
+/// Multivalue, step two: each first-copy slot's range in the sorted values (others empty).
+template <class Exec>
+void cuckoo_slot_ranges(Exec& exec,
+                        CuckooRef view,
+                        const std::uint32_t* offsets,
+                        ValueRange* ranges) {
+  exec.for_each(view.size, [=] VOXHASH_LAMBDA(std::uint32_t s) {
+    const std::uint32_t id = view.slot_rank[s];
+    ranges[s] =
+        core::is_first_copy(view, s) ? ValueRange{offsets[id], view.counts[id]} : ValueRange{};
   });
 }
 
@@ -144,8 +174,11 @@ class CuckooTableImpl final : public CuckooTable {
           << " exchanges each time); give the table more space or a longer chain limit";
       throw BuildFailed(msg.str());
     }
-    if (m_options.unique_ids) compact(keys, static_cast<std::uint32_t>(n), stats);
-    stats.bytes    = m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes();
+    if (m_options.unique_ids || m_options.multivalue) {
+      compact(keys, static_cast<std::uint32_t>(n), stats);
+    }
+    if (m_options.multivalue) build_value_lists(keys, values, static_cast<std::uint32_t>(n));
+    stats.bytes    = held_bytes();
     return m_stats = stats;
   }
 
@@ -214,6 +247,37 @@ class CuckooTableImpl final : public CuckooTable {
   [[nodiscard]] const Key* unique_keys() const override { return m_unique.data(); }
   [[nodiscard]] const BuildStats& stats() const override { return m_stats; }
   [[nodiscard]] CuckooRef ref() const override { return m_view; }
+  /// The multivalue lists for the last build (which had unique ids; the same keys[0..n) and
+  /// values passed again), as BuildOptions::multivalue builds them, for a caller that first looks
+  /// at the unique count (a join of a unique-key side needs none): values sorted by dense id (a
+  /// stable sort: input order within a key), offsets by an exclusive scan of the counts, each
+  /// first-copy slot's range. Synchronizes.
+  void build_value_lists(const Key* keys, const Value* values, std::uint32_t n) {
+    require_unique_ids("build_value_lists");
+    if (n == 0 || m_multi.values) return;
+    if (!m_view.counts) count_multiplicities(keys, n);
+    const auto unique = static_cast<std::uint32_t>(m_unique.size());
+    Buffer<std::uint32_t> ids(Exec::kBackend, n), sorted_ids(Exec::kBackend, n);
+    Buffer<Value> staged(Exec::kBackend, n);
+    m_values.resize(n);
+    cuckoo_stage_values(m_exec, m_view, keys, values, n, ids.data(), staged.data());
+    const int end_bit = std::max(1, static_cast<int>(std::bit_width(unique - 1)));
+    m_exec.sort_pairs(ids.data(), sorted_ids.data(), staged.data(), m_values.data(), n, end_bit);
+    Buffer<std::uint32_t>& offsets = ids;  // free after the sort
+    m_exec.exclusive_sum(m_counts.data(), offsets.data(), unique);
+    m_ranges.resize(m_view.size);
+    cuckoo_slot_ranges(m_exec, m_view, offsets.data(), m_ranges.data());
+    m_multi       = CuckooMultiRef{m_view, m_ranges.data(), m_values.data()};
+    m_stats.bytes = held_bytes();
+    m_exec.synchronize();  // the scratch is freed on return
+  }
+
+  [[nodiscard]] CuckooMultiRef multi_ref() const override {
+    if (m_view.size != 0 && !m_multi.values) {
+      throw InvalidInput("cuckoo table: multi_ref needs a build with BuildOptions::multivalue");
+    }
+    return m_multi;
+  }
 
  private:
   void require_unique_ids(const char* what) const {
@@ -223,8 +287,16 @@ class CuckooTableImpl final : public CuckooTable {
     }
   }
 
+  [[nodiscard]] std::size_t held_bytes() const {
+    return m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes() +
+           m_ranges.bytes() + m_values.bytes();
+  }
+
   void clear() {
-    m_view = CuckooRef{};
+    m_view  = CuckooRef{};
+    m_multi = CuckooMultiRef{};
+    m_ranges.resize(0);
+    m_values.resize(0);
     m_unique.resize(0);
     m_counts.resize(0);
     m_rank.resize(0);
@@ -254,14 +326,17 @@ class CuckooTableImpl final : public CuckooTable {
     m_view.slot_rank = m_rank.data();
     m_unique.resize(unique);
     cuckoo_list_unique(m_exec, m_view, m_flags.data(), m_unique.data());
-    if (m_options.multiplicities) {
-      m_counts.resize(unique);
-      m_exec.fill(m_counts.data(), unique, 0u);
-      cuckoo_count_input(m_exec, m_view, keys, n, m_counts.data());
-      m_view.counts = m_counts.data();
-    }
+    if (m_options.multiplicities || m_options.multivalue) count_multiplicities(keys, n);
     stats.unique_keys = unique;
     m_flags.resize(0);
+  }
+
+  void count_multiplicities(const Key* keys, std::uint32_t n) {
+    const auto unique = static_cast<std::uint32_t>(m_unique.size());
+    m_counts.resize(unique);
+    m_exec.fill(m_counts.data(), unique, 0u);
+    cuckoo_count_input(m_exec, m_view, keys, n, m_counts.data());
+    m_view.counts = m_counts.data();
   }
 
   BuildOptions m_options;
@@ -273,7 +348,10 @@ class CuckooTableImpl final : public CuckooTable {
   Buffer<std::uint32_t> m_rank{Exec::kBackend, 0};
   Buffer<Key> m_unique{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_counts{Exec::kBackend, 0};
+  Buffer<ValueRange> m_ranges{Exec::kBackend, 0};
+  Buffer<Value> m_values{Exec::kBackend, 0};
   CuckooRef m_view{};
+  CuckooMultiRef m_multi{};
   BuildStats m_stats{};
 };
 

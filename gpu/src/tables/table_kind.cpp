@@ -35,8 +35,12 @@ std::size_t estimate_bytes(TableKind kind, std::size_t n, const BuildOptions& op
   switch (kind) {
     case TableKind::Cuckoo: {
       // Slots; with unique ids also the flags / ranks per slot and the unique keys and counts.
+      // Multivalue: the per-slot ranges and the values, and the sort's ids, staged values and
+      // scratch while they are built.
       const auto slots = static_cast<std::size_t>(std::ceil(options.cuckoo_space * keys));
-      return 8 * slots + (options.unique_ids ? 8 * slots + 8 * n : 0);
+      const bool ids   = options.unique_ids || options.multivalue;
+      return 8 * slots + (ids ? 8 * slots + 8 * n : 0) +
+             (options.multivalue ? 8 * slots + 24 * n : 0);
     }
     case TableKind::HashGraphV1:
       // Offsets and edges, the per-vertex cursor, and the intersect probe's V2 query graph.

@@ -1,10 +1,8 @@
-// CUDA-GL interop (cuda-samples' simpleGL pattern: register the GL buffers once, then per frame
-// map all four in ONE call on the bridge's stream, let the pipeline write its points and voxel
-// instances into them on that stream, unmap on it: no wait on the host) and the same frame into
-// plain device buffers, which --timing compares against.
-#include "viewer/cuda_bridges.hpp"
-#include "viewer/gl.hpp"
-#include "viewer/stopwatch.hpp"
+// The render buffer's CUDA bridges (built only with CUDA): CUDA-GL interop (cuda-samples' simpleGL
+// pattern: register the GL buffers once, then per frame map all four in ONE call on the bridge's
+// stream, let the pipeline write its points and voxel instances into them on that stream, unmap on
+// it: no wait on the host) and the same frame into plain device buffers, which --timing compares.
+#include "viewer/render_buffer.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
@@ -51,6 +49,25 @@ class CudaInteropBridge final : public BufferBridge {
 
   void reserve(const std::array<std::size_t, 2>& points) override {
     if (!m_buffers.reserve(points) && m_registered) return;
+    register_buffers();
+  }
+
+  FrameStats run_frame(Pipeline& pipeline, double time) override {
+    const FrameStats stats = run_mapped(pipeline, time);
+    bool grew              = false;
+    for (int i = 0; i < 2; ++i)
+      grew |= m_buffers.reserve_voxels(i, stats.model[i].voxels);
+    if (!grew) return stats;
+    // A mesh's voxels outgrew its instance buffer (the frame wrote none for it): register the
+    // larger buffer and run the frame again.
+    register_buffers();
+    return run_mapped(pipeline, time);
+  }
+
+ private:
+  static constexpr int kResources = 4;  // points of models 0 and 1, then their voxels
+
+  void register_buffers() {
     unregister();
     for (int i = 0; i < 2; ++i) {
       check(cudaGraphicsGLRegisterBuffer(
@@ -64,8 +81,9 @@ class CudaInteropBridge final : public BufferBridge {
     m_registered = true;
   }
 
-  FrameStats run_frame(Pipeline& pipeline, double time) override {
-    Stopwatch watch;
+  /// One frame into the mapped GL buffers.
+  FrameStats run_mapped(Pipeline& pipeline, double time) {
+    LapClock watch;
     m_times = {};
     check(cudaGraphicsMapResources(kResources, m_resources, m_stream.get()),
           "cudaGraphicsMapResources");
@@ -80,8 +98,9 @@ class CudaInteropBridge final : public BufferBridge {
       }
       FrameTargets targets;
       for (int i = 0; i < 2; ++i) {
-        targets.points[i]    = static_cast<Float3*>(mapped[i]);
-        targets.instances[i] = static_cast<VoxelInstance*>(mapped[2 + i]);
+        targets.points[i]            = static_cast<Float3*>(mapped[i]);
+        targets.instances[i]         = static_cast<VoxelInstance*>(mapped[2 + i]);
+        targets.instance_capacity[i] = m_buffers.voxel_capacity(i);
       }
       stats            = pipeline.run_frame(time, targets, m_stream.handle());
       m_times.pipeline = watch.lap();
@@ -101,9 +120,6 @@ class CudaInteropBridge final : public BufferBridge {
     m_times.unmap = watch.lap();
     return stats;
   }
-
- private:
-  static constexpr int kResources = 4;  // points of models 0 and 1, then their voxels
 
   void unregister() noexcept {
     for (auto*& resource : m_resources) {
@@ -131,17 +147,31 @@ class PlainDeviceBridge final : public BufferBridge {
   void reserve(const std::array<std::size_t, 2>& points) override {
     for (int i = 0; i < 2; ++i) {
       m_points[i].resize(points[i]);
-      m_instances[i].resize(points[i]);
+      if (m_instances[i].size() < points[i]) m_instances[i].resize(points[i]);
     }
   }
 
   FrameStats run_frame(Pipeline& pipeline, double time) override {
-    Stopwatch watch;
+    FrameStats stats = run_once(pipeline, time);
+    bool grew        = false;
+    for (int i = 0; i < 2; ++i) {
+      const std::size_t voxels = stats.model[i].voxels;
+      if (voxels <= m_instances[i].size()) continue;
+      m_instances[i].resize(voxels + voxels / 4);  // a mesh: more voxels than points
+      grew = true;
+    }
+    return grew ? run_once(pipeline, time) : stats;
+  }
+
+ private:
+  FrameStats run_once(Pipeline& pipeline, double time) {
+    LapClock watch;
     m_times = {};
     FrameTargets targets;
     for (int i = 0; i < 2; ++i) {
-      targets.points[i]    = m_points[i].data();
-      targets.instances[i] = m_instances[i].data();
+      targets.points[i]            = m_points[i].data();
+      targets.instances[i]         = m_instances[i].data();
+      targets.instance_capacity[i] = m_instances[i].size();
     }
     const FrameStats stats = pipeline.run_frame(time, targets, m_stream.handle());
     m_times.pipeline       = watch.lap();
@@ -150,7 +180,6 @@ class PlainDeviceBridge final : public BufferBridge {
     return stats;
   }
 
- private:
   bool m_timing;
   OwnedStream m_stream;
   std::array<Buffer<Float3>, 2> m_points{Buffer<Float3>(Backend::Cuda, 0),

@@ -1,0 +1,62 @@
+// Writing a ClashReport (voxhash/clash.hpp) for people and tools: JSON (schema voxhash-clash/1,
+// through nlohmann-json), CSV (one row per region and part pair, for spreadsheets) and a PLY of
+// only the clash band's voxels coloured by region. What `voxhash clash` calls; the model and part
+// names, and what the report was run on (scene, time, per-model counts), come from the caller.
+#pragma once
+
+#include <voxhash/clash.hpp>
+#include <voxhash/pipeline.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace voxhash::clash {
+
+/// Names for a report: each model's, and each model's part names by part id. A part id without a
+/// name is written "part N"; an empty model name "model A" / "model B".
+struct ClashNames {
+  std::array<std::string, 2> models;
+  std::array<std::vector<std::string>, 2> parts;
+
+  [[nodiscard]] std::string model(int index) const;
+  [[nodiscard]] std::string part(int model, std::uint32_t id) const;
+};
+
+/// What a report was run on, for the JSON (`voxhash clash` fills it from its scene and frame).
+struct ClashRun {
+  std::string command_line;
+  std::string scene_file, scene_name, unit;  // the scene and its length unit
+  std::string backend, algorithm;
+  double time = 0;                          // seconds: the pose checked
+  std::array<std::string, 2> paths;         // each model's file
+  std::array<ModelFrameStats, 2> models{};  // the frame's counts per model
+  std::vector<std::string> warnings;        // one line each
+};
+
+/// The report as JSON: models (names, part names), grid, totals (regions, voxels, volume, part
+/// pairs over all regions) and the listed regions ranked by size, each with its rank, voxels,
+/// volume, world box, centroid, cell box and part pairs (names and ids). With `run`, also the
+/// command line, scene, backend, algorithm, time and warnings, and each model's file, points and
+/// counts (voxels, intersection, inside, outside, outside the grid, and whether that is over
+/// kOutsideGridWarning). World units are the models' (volumes in units cubed). Throws
+/// InvalidInput when the file cannot be written.
+void write_clash_json(const ClashReport& report,
+                      const std::string& path,
+                      const ClashNames& names = {},
+                      const ClashRun* run     = nullptr);
+
+/// The report as CSV: a header, then one row per (region, part pair) in rank order: rank,
+/// voxels, volume, the world box, the centroid, the two model names, the two parts (id and name)
+/// and the pair's voxels. Throws InvalidInput when the file cannot be written.
+void write_clash_csv(const ClashReport& report,
+                     const std::string& path,
+                     const ClashNames& names = {});
+
+/// A binary PLY point cloud of the clash band: every intersection voxel's centre, coloured by its
+/// region (a palette cycled by rank; grey beyond the listed regions). Needs a report computed
+/// with ClashOptions::voxels; throws InvalidInput without them or when the file cannot be written.
+void write_clash_ply(const ClashReport& report, const std::string& path);
+
+}  // namespace voxhash::clash

@@ -1,0 +1,166 @@
+// Every Buffer allocation of either backend passes through here: the bytes held and their peak
+// per backend, the fault-injection budget (set_allocation_budget or VOXHASH_ALLOC_BUDGET), and the
+// up-front check of an estimate against free memory (require_memory) with its one-line message.
+#include "backends/backend_impl.hpp"
+
+#include <voxhash/backend.hpp>
+#include <voxhash/buffer.hpp>
+#include <voxhash/error.hpp>
+
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace voxhash {
+namespace {
+
+/// One backend's counters; the mutex also orders budget checks with the bytes they reserve.
+struct Ledger {
+  std::mutex mutex;
+  AllocationStats stats;
+  std::optional<std::size_t> budget;  // set_allocation_budget's; nullopt: the environment's
+};
+
+Ledger& ledger(Backend backend) {
+  static auto* const ledgers = new std::array<Ledger, 2>;  // never destroyed, as the backends
+  return (*ledgers)[backend == Backend::Cuda ? 1 : 0];
+}
+
+/// VOXHASH_ALLOC_BUDGET: nullopt when unset or empty; throws InvalidInput when malformed.
+std::optional<std::size_t> environment_budget() {
+  const char* text = std::getenv("VOXHASH_ALLOC_BUDGET");
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  const std::string_view value(text);
+  std::size_t bytes       = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), bytes);
+  const std::string_view suffix(end, value.data() + value.size() - end);
+  int shift = -1;
+  if (suffix.empty()) shift = 0;
+  if (suffix.size() == 1) {
+    const char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(suffix[0])));
+    shift           = unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : -1;
+  }
+  if (error != std::errc{} || end == value.data() || shift < 0 ||
+      bytes > (std::numeric_limits<std::size_t>::max() >> shift)) {
+    throw InvalidInput("VOXHASH_ALLOC_BUDGET='" + std::string(value) +
+                       "' is not a byte count (e.g. 64M)");
+  }
+  return bytes << shift;
+}
+
+std::string_view memory_name(Backend backend) {
+  return backend == Backend::Cuda ? "GPU memory" : "host memory";
+}
+
+}  // namespace
+
+std::string format_bytes(std::size_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value                          = static_cast<double>(bytes) / 1024.0;
+  int unit                              = 0;
+  while (value >= 1024.0 && unit < 5) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text,
+                sizeof text,
+                value >= 100  ? "%.0f %s"
+                : value >= 10 ? "%.1f %s"
+                              : "%.2f %s",
+                value,
+                kUnits[unit]);
+  return text;
+}
+
+AllocationStats allocation_stats(Backend backend) {
+  Ledger& l = ledger(backend);
+  const std::lock_guard lock(l.mutex);
+  return l.stats;
+}
+
+void reset_allocation_peak(Backend backend) {
+  Ledger& l = ledger(backend);
+  const std::lock_guard lock(l.mutex);
+  l.stats.peak = l.stats.in_use;
+}
+
+void set_allocation_budget(Backend backend, std::optional<std::size_t> budget) {
+  Ledger& l = ledger(backend);
+  const std::lock_guard lock(l.mutex);
+  l.budget = budget;
+}
+
+std::optional<std::size_t> allocation_budget(Backend backend) {
+  Ledger& l = ledger(backend);
+  {
+    const std::lock_guard lock(l.mutex);
+    if (l.budget) return l.budget;
+  }
+  return environment_budget();
+}
+
+void require_memory(Backend backend, const MemoryEstimate& need, std::string_view what) {
+  const auto check = [&](Backend memory, std::size_t bytes) {
+    const std::size_t free = free_memory(memory);
+    if (bytes <= free && free - bytes >= kMemoryHeadroom) return;
+    throw OutOfMemory(std::string(what) + " needs " + format_bytes(bytes) + " of " +
+                      std::string(memory_name(memory)) + "; " + format_bytes(free) +
+                      " is available");
+  };
+  if (backend == Backend::Cpu) {
+    check(Backend::Cpu, need.backend_bytes + need.host_bytes);
+    return;
+  }
+  check(Backend::Cuda, need.backend_bytes);
+  check(Backend::Cpu, need.host_bytes);
+}
+
+namespace detail {
+
+void* allocate(Backend backend, std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  const std::optional<std::size_t> budget = allocation_budget(backend);
+  Ledger& l                               = ledger(backend);
+  {
+    const std::lock_guard lock(l.mutex);
+    if (budget && (bytes > *budget || l.stats.in_use > *budget - bytes)) {
+      ++l.stats.failures;
+      throw OutOfMemory(std::string(backend == Backend::Cuda ? "GPU" : "host") +
+                        " out of memory: could not allocate " + format_bytes(bytes) +
+                        " (allocation budget " + format_bytes(*budget) + ", " +
+                        format_bytes(l.stats.in_use) + " in use)");
+    }
+    l.stats.in_use += bytes;  // reserved before the allocation, so concurrent ones see it
+    if (l.stats.in_use > l.stats.peak) l.stats.peak = l.stats.in_use;
+  }
+  try {
+    void* ptr = backend_impl(backend).allocate(bytes);
+    const std::lock_guard lock(l.mutex);
+    ++l.stats.allocations;
+    return ptr;
+  } catch (...) {
+    const std::lock_guard lock(l.mutex);
+    l.stats.in_use -= bytes;
+    ++l.stats.failures;
+    throw;
+  }
+}
+
+void deallocate(Backend backend, void* ptr, std::size_t bytes) noexcept {
+  if (!ptr) return;
+  backend_impl(backend).deallocate(ptr);
+  Ledger& l = ledger(backend);
+  const std::lock_guard lock(l.mutex);
+  l.stats.in_use -= bytes;
+}
+
+}  // namespace detail
+}  // namespace voxhash

@@ -1,0 +1,263 @@
+// Meshes in the formats the Open Asset Import Library reads (everything but OBJ, XYZ and
+// vertex-only PLY): the scene's node tree is walked with each node's accumulated transform, so
+// every node's meshes land in model space as the node's part. Only aiProcess_ValidateDataStructure
+// runs; polygons are fan-triangulated and positions welded here, because Debian's assimp 5.2.5 has
+// its assertions on and aiProcess_Triangulate aborts the process on a 300-byte PLY, and
+// aiProcess_JoinIdenticalVertices merges a NaN vertex into a finite one (docs/RELIABILITY.md).
+#include "io/io_common.hpp"
+
+#include <voxhash/io.hpp>
+
+#include <algorithm>
+#include <assimp/BaseImporter.h>
+#include <assimp/DefaultIOSystem.h>
+#include <assimp/Importer.hpp>
+#include <assimp/config.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <bit>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace voxhash::io {
+namespace {
+
+constexpr unsigned kImportSteps = aiProcess_ValidateDataStructure;
+
+/// The files a model may refer to (a glTF's buffers, ...), opened for reading only and only when
+/// they are regular files: a reference to a FIFO, a device or a directory cannot block or flood the
+/// reader.
+class RegularFilesOnly : public Assimp::DefaultIOSystem {
+ public:
+  bool Exists(const char* file) const override {
+    std::error_code error;  // DefaultIOSystem::Exists would fopen it, which blocks on a FIFO
+    return file != nullptr && std::filesystem::is_regular_file(file, error);
+  }
+  Assimp::IOStream* Open(const char* file, const char* mode) override {
+    const bool read_only =
+        mode != nullptr && std::string_view(mode).find_first_of("wa+") == std::string_view::npos;
+    return read_only && Exists(file) ? DefaultIOSystem::Open(file, mode) : nullptr;
+  }
+};
+
+/// For a model read from memory: no file at all beside it.
+class NoFiles : public Assimp::DefaultIOSystem {
+ public:
+  bool Exists(const char*) const override { return false; }
+  Assimp::IOStream* Open(const char*, const char*) override { return nullptr; }
+};
+
+/// Whether an importer's space-separated extension list names `extension` (lower case, no dot).
+bool lists_extension(const char* extensions, std::string_view extension) {
+  std::string_view rest = extensions == nullptr ? "" : extensions;
+  while (!rest.empty()) {
+    const std::size_t end = std::min(rest.find(' '), rest.size());
+    if (rest.substr(0, end) == extension) return true;
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+  }
+  return false;
+}
+
+/// An importer that reads through `files` (it takes ownership) with only the readers of
+/// `extension` (lower case, no dot) registered: assimp otherwise sniffs a file its extension's
+/// reader rejects, and its PLY reader crashed on a 171-byte .gltf holding a broken binary PLY.
+/// No skeleton stand-ins: bones are not geometry (FBX, COLLADA, ...).
+std::unique_ptr<Assimp::Importer> make_importer(Assimp::IOSystem* files,
+                                                std::string_view extension) {
+  auto importer = std::make_unique<Assimp::Importer>();
+  importer->SetIOHandler(files);
+  importer->SetPropertyBool(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, true);
+  for (std::size_t i = importer->GetImporterCount(); i > 0; --i) {
+    const aiImporterDesc* info = importer->GetImporterInfo(i - 1);
+    if (info != nullptr && lists_extension(info->mFileExtensions, extension)) continue;
+    // UnregisterLoader hands the reader back without deleting it.
+    std::unique_ptr<Assimp::BaseImporter> reader(importer->GetImporter(i - 1));
+    if (importer->UnregisterLoader(reader.get()) != AI_SUCCESS) (void)reader.release();
+  }
+  return importer;
+}
+
+/// The extension of `path` in lower case, without its dot.
+std::string lower_extension(const std::filesystem::path& path) {
+  std::string extension = path.extension().string();
+  if (!extension.empty()) extension.erase(0, 1);
+  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) {
+    return static_cast<char>(std::tolower(c));
+  });
+  return extension;
+}
+
+/// A position's bit pattern, with -0 as +0, for welding identical positions.
+struct PositionKey {
+  std::uint32_t x, y, z;
+  bool operator==(const PositionKey&) const = default;
+};
+
+struct PositionKeyHash {
+  std::size_t operator()(const PositionKey& key) const {
+    std::uint64_t h = key.x;
+    h               = h * 0x9E3779B97F4A7C15ull ^ key.y;
+    h               = h * 0x9E3779B97F4A7C15ull ^ key.z;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+std::uint32_t bits(float value) {
+  return std::bit_cast<std::uint32_t>(value == 0.0f ? 0.0f : value);
+}
+
+bool is_finite(Float3 p) {
+  return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
+}
+
+class SceneBuilder {
+ public:
+  SceneBuilder(const std::filesystem::path& path, const aiScene& scene)
+      : m_path(path), m_scene(scene) {}
+
+  /// Walks the node tree depth-first (iteratively: a file decides how deep it is); a node that
+  /// appears twice is visited once.
+  void add_nodes() {
+    std::vector<std::pair<const aiNode*, aiMatrix4x4>> pending{{m_scene.mRootNode, aiMatrix4x4()}};
+    std::unordered_set<const aiNode*> visited;
+    while (!pending.empty()) {
+      const auto [node, parent] = pending.back();
+      pending.pop_back();
+      if (node == nullptr || !visited.insert(node).second) continue;
+      const aiMatrix4x4 transform = parent * node->mTransformation;
+      for (unsigned m = 0; m < node->mNumMeshes; ++m) {
+        if (node->mMeshes[m] >= m_scene.mNumMeshes) continue;  // ValidateDataStructure forbids it
+        add_mesh(*m_scene.mMeshes[node->mMeshes[m]], transform, node->mName.C_Str());
+      }
+      for (unsigned c = node->mNumChildren; c > 0; --c)
+        pending.emplace_back(node->mChildren[c - 1], transform);
+    }
+  }
+
+  /// The mesh, with triangles that use a non-finite vertex dropped and counted.
+  Mesh finish() {
+    std::vector<bool> finite(m_mesh.vertices.size());
+    for (std::size_t v = 0; v < m_mesh.vertices.size(); ++v) {
+      finite[v] = is_finite(m_mesh.vertices[v]);
+      if (!finite[v]) ++m_mesh.non_finite_vertices;
+    }
+    const bool several_parts = m_mesh.part_names.size() > 1;
+    for (std::size_t t = 0; t < m_triangle_parts.size(); ++t) {
+      const std::uint32_t* corner = &m_triangles[3 * t];
+      if (finite[corner[0]] && finite[corner[1]] && finite[corner[2]]) {
+        m_mesh.triangles.insert(m_mesh.triangles.end(), corner, corner + 3);
+        if (several_parts) m_mesh.triangle_parts.push_back(m_triangle_parts[t]);
+      } else {
+        ++m_mesh.dropped_triangles;
+      }
+    }
+    return std::move(m_mesh);
+  }
+
+ private:
+  void add_mesh(const aiMesh& mesh, const aiMatrix4x4& transform, std::string part_name) {
+    if (mesh.mVertices == nullptr) return;
+    if (part_name.empty()) part_name = mesh.mName.C_Str();
+    m_local.resize(mesh.mNumVertices);
+    for (unsigned v = 0; v < mesh.mNumVertices; ++v)
+      m_local[v] = add_vertex(transform * mesh.mVertices[v]);
+    std::optional<std::uint32_t> part;
+    for (unsigned f = 0; f < mesh.mNumFaces; ++f) {
+      const aiFace& face = mesh.mFaces[f];
+      if (face.mNumIndices < 3 || face.mIndices == nullptr) continue;  // points and lines
+      const unsigned* index = face.mIndices;
+      const auto outside    = [&](unsigned i) { return i >= mesh.mNumVertices; };
+      if (std::any_of(index, index + face.mNumIndices, outside)) continue;  // ValidateDS forbids it
+      if (!part) part = part_id(part_name);
+      for (unsigned k = 1; k + 1 < face.mNumIndices; ++k) {
+        m_triangles.insert(m_triangles.end(),
+                           {m_local[index[0]], m_local[index[k]], m_local[index[k + 1]]});
+        m_triangle_parts.push_back(*part);
+      }
+    }
+  }
+
+  std::uint32_t add_vertex(const aiVector3D& position) {
+    const Float3 p{position.x, position.y, position.z};
+    const auto next = static_cast<std::uint32_t>(m_mesh.vertices.size());
+    if (m_mesh.vertices.size() == std::numeric_limits<std::uint32_t>::max()) {
+      fail(m_path, "more than 2^32 - 1 vertices");
+    }
+    if (is_finite(p)) {
+      const auto [found, added] =
+          m_welded.try_emplace(PositionKey{bits(p.x), bits(p.y), bits(p.z)}, next);
+      if (!added) return found->second;
+    }
+    m_mesh.vertices.push_back(p);
+    return next;
+  }
+
+  std::uint32_t part_id(const std::string& name) {
+    const auto [found, added] =
+        m_part_ids.try_emplace(name, static_cast<std::uint32_t>(m_mesh.part_names.size()));
+    if (added) m_mesh.part_names.push_back(name);
+    return found->second;
+  }
+
+  const std::filesystem::path& m_path;
+  const aiScene& m_scene;
+  Mesh m_mesh;
+  std::vector<std::uint32_t> m_triangles;       // before non-finite vertices are dropped
+  std::vector<std::uint32_t> m_triangle_parts;  // one per triangle above
+  std::vector<std::uint32_t> m_local;           // the current aiMesh's vertices in m_mesh
+  std::unordered_map<PositionKey, std::uint32_t, PositionKeyHash> m_welded;
+  std::map<std::string, std::uint32_t, std::less<>> m_part_ids;
+};
+
+Mesh mesh_from_scene(const std::filesystem::path& path,
+                     const aiScene* scene,
+                     const Assimp::Importer& importer) {
+  if (scene == nullptr) {
+    fail(path,
+         std::string("the Open Asset Import Library cannot read it: ") + importer.GetErrorString());
+  }
+  if (scene->mRootNode == nullptr || scene->mNumMeshes == 0) fail(path, "the file holds no meshes");
+  SceneBuilder builder(path, *scene);
+  builder.add_nodes();
+  return builder.finish();
+}
+
+}  // namespace
+
+bool assimp_reads_extension(const std::string& extension) {
+  return Assimp::Importer().IsExtensionSupported(extension);
+}
+
+Mesh load_assimp_mesh(const std::filesystem::path& path) {
+  (void)open_input(path);  // the same messages as every loader for missing or unreadable files
+  const auto importer = make_importer(new RegularFilesOnly, lower_extension(path));
+  // From the path, not from memory: a glTF's buffers and images may be files beside it.
+  return mesh_from_scene(path, importer->ReadFile(path.string(), kImportSteps), *importer);
+}
+
+Mesh parse_assimp_mesh(const std::filesystem::path& path,
+                       std::string_view bytes,
+                       const std::string& format_hint) {
+  if (bytes.empty()) fail(path, "the file is empty");
+  const auto importer = make_importer(new NoFiles, format_hint);
+  return mesh_from_scene(
+      path,
+      importer->ReadFileFromMemory(bytes.data(), bytes.size(), kImportSteps, format_hint.c_str()),
+      *importer);
+}
+
+}  // namespace voxhash::io
