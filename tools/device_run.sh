@@ -2,9 +2,9 @@
 # One device-machine call's worth of GPU work (see ../shared/device/README.md): the gpu-labelled
 # tests, then the benchmarks, logs and JSON under $OUT. Run from the repo root on the GPU machine
 # with build/ (built here for sm_90) and .gl/ (tools/prepare_device.sh) carried:
-# `tools/device_run.sh [tests] [tables] [frame] [quick] [sweeps] [render] [sanitize] [oom] [soak]`
-# (default: tests tables frame); render times the viewer's own frame offscreen (EGL, CUDA-GL interop
-# vs device buffers); sanitize runs the gpu test binaries under compute-sanitizer memcheck and
+# `tools/device_run.sh [tests] [tables] [frame] [join] [quick] [sweeps] [render] [sanitize] [oom]
+# [soak]` (default: tests tables frame); join runs `bench join`; render times the viewer's own
+# frame offscreen (EGL, CUDA-GL interop vs device buffers); sanitize runs the gpu test binaries under compute-sanitizer memcheck and
 # racecheck (VOXHASH_SANITIZE_FILTER: a gtest filter to keep it inside one call); oom shows the two
 # out-of-memory errors on the GPU (a run refused up front, an allocation failing inside a frame);
 # soak runs frames for VOXHASH_SOAK_MINUTES (default 8, inside one call's 10 minutes) and samples
@@ -29,6 +29,8 @@ for step in $steps; do
         --json "$out/frame-8M-1024.json" >"$out/frame-8M-1024.txt" 2>&1
       ./build/app/voxhash bench frame --all-algos --points 1M --res 512 --frames 100 \
         --json "$out/frame-1M-512.json" >"$out/frame-1M-512.txt" 2>&1 ;;
+    join)
+      ./build/app/voxhash bench join --json "$out/join.json" >"$out/join.txt" 2>"$out/join.err" ;;
     quick)
       ./build/app/voxhash bench frame --all-algos --quick \
         --json "$out/frame-quick.json" >"$out/frame-quick.txt" 2>&1 ;;
@@ -44,7 +46,7 @@ for step in $steps; do
       for tool in memcheck racecheck; do
         extra=()
         [ $tool = memcheck ] && extra=(--leak-check full)
-        for test in build/tests/test_tables_gpu build/tests/test_pipeline_gpu; do
+        for test in build/tests/test_*_gpu; do
           log=$out/sanitize-$tool-$(basename "$test").log
           "$sanitizer" --tool $tool --error-exitcode 3 "${extra[@]}" "$test" \
             --gtest_filter="${VOXHASH_SANITIZE_FILTER:-*}" >"$log" 2>&1
@@ -69,7 +71,7 @@ for step in $steps; do
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
 done
-for f in "$out"/*.txt; do echo "== $f"; grep -E "insert|find-hit|find-miss|build|probe-|total|identical|read8_dram|exch8_dram|sort_pairs" "$f" | cut -c1-110 | head -40; done
+for f in "$out"/*.txt; do echo "== $f"; grep -E "join|insert|find-hit|find-miss|build|probe-|total|identical|read8_dram|exch8_dram|sort_pairs" "$f" | cut -c1-110 | head -40; done
 [ -f "$out/gpu-tests.log" ] && cp "$out/gpu-tests.log" "$final/"
 [ -f "$out/sanitize-summary.txt" ] && cp "$out/sanitize-summary.txt" "$final/"
 [ -f "$out/soak.txt" ] && cp "$out/soak.txt" "$final/"
