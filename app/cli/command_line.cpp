@@ -433,7 +433,8 @@ class CommandLine {
         "clash",
         "One frame of a scene without a window, and its clash report: the intersection\n"
         "voxels grouped into 26-connected clash regions with their size, volume, bounding box\n"
-        "and centroid in scene units, ranked by size; per-model totals.");
+        "and centroid in scene units, ranked by size, and the parts of each model that meet\n"
+        "in them; per-model totals.");
     add_scene_flags(*m_clash, m_clash_scene, true);
     add_points(*m_clash, m_clash_points, "(default 1M on CUDA, 200k on CPU)");
     add_resolution(*m_clash, m_clash_resolution, "(default 512 on CUDA, 256 on CPU)");
