@@ -17,7 +17,7 @@
 namespace voxhash::test {
 
 inline constexpr TableKind kAllKinds[] = {
-    TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2};
+    TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2, TableKind::BucketedCuckoo};
 
 /// n keys drawn from `distinct` random values (average multiplicity n / distinct), never the
 /// sentinel.
