@@ -358,9 +358,7 @@ std::string model_name(const std::string& path, const char* asset) {
 
 int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   std::vector<TableKind> algorithms{options.algorithm};
-  if (options.all_algorithms) {
-    algorithms = {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2};
-  }
+  if (options.all_algorithms) algorithms.assign(kTableKinds.begin(), kTableKinds.end());
   std::vector<PipelineConfig> configs;
   for (const TableKind algorithm : algorithms) {
     PipelineConfig config;
@@ -394,7 +392,8 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   const PointCloud model_b =
       model_points(options.model_b, "assets/torus.obj", true, options.points, 2);
   if (model_a.points.size() != options.points || model_b.points.size() != options.points) {
-    check_memory({model_a.points.size(), model_b.points.size()});  // point clouds come with their own counts
+    check_memory(
+        {model_a.points.size(), model_b.points.size()});  // point clouds come with their own counts
   }
 
   std::vector<std::unique_ptr<Pipeline>> pipelines;

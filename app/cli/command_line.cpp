@@ -32,7 +32,7 @@ const std::vector<std::string> kBackendNames{"cpu", "cuda", "auto"};
 
 std::vector<std::string> algorithm_names() {
   std::vector<std::string> names;
-  for (const TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2})
+  for (const TableKind kind : kTableKinds)
     names.emplace_back(to_string(kind));
   return names;
 }

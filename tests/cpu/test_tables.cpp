@@ -248,35 +248,14 @@ TEST(BucketedCuckooTable, EarlyExitInvariantAndProbeCounts) {
     const auto keys      = random_keys(300000, 100000, 50);
     auto table           = make_table(TableKind::BucketedCuckoo, kCpu, options);
     table->build(keys.data(), nullptr, keys.size());
-    const BucketedCuckooRef view = dynamic_cast<BucketedCuckooTable&>(*table).ref();
-    const auto full              = [&](std::uint32_t b) {
-      for (int j = 0; j < detail::kBucketSlots; ++j) {
-        if (detail::entry_key(view.slots[b * detail::kBucketSlots + j]) == kEmptyKey) return false;
-      }
-      return true;
-    };
-    std::size_t stored = 0, misplaced = 0, not_full_before = 0;
-    for (std::uint32_t s = 0; s < view.buckets * detail::kBucketSlots; ++s) {
-      const Key k = detail::entry_key(view.slots[s]);
-      if (k == kEmptyKey) continue;
-      ++stored;
-      const std::uint32_t b = s / detail::kBucketSlots;
-      int f                 = 0;
-      while (f < detail::kBucketFunctions && view.bucket(f, k) != b)
-        ++f;
-      misplaced += f == detail::kBucketFunctions;
-      for (int before = 0; before < f; ++before)
-        not_full_before += !full(view.bucket(before, k));
-    }
-    EXPECT_GE(stored, 100000u);
-    EXPECT_EQ(misplaced, 0u);
-    EXPECT_EQ(not_full_before, 0u);
+    check_bucketed_invariant(kCpu, *table);
 
     // Unique keys at load 0.8 need ~1.10 buckets per hit and ~1.58 per miss (a sequential
     // simulation of 4M keys); generous bounds, the parallel build's order varies.
     const auto unique = random_keys(400000, 400000, 51);
     auto unique_table = make_table(TableKind::BucketedCuckoo, kCpu, options);
     unique_table->build(unique.data(), nullptr, unique.size());
+    check_bucketed_invariant(kCpu, *unique_table);
     const BucketedCuckooRef u = dynamic_cast<BucketedCuckooTable&>(*unique_table).ref();
     const auto misses         = absent_keys(unique, 100000, 52);
     double hit_probes = 0, miss_probes = 0;

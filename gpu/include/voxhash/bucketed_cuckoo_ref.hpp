@@ -51,11 +51,16 @@ VOXHASH_HD std::uint32_t bucket_masks(const CuckooEntry (&e)[S], int first, Key 
   return m;
 }
 
-/// Reads a lane's S slots starting at `part` (a table no thread writes to any more).
+/// Reads a lane's S slots starting at `part` (a table no thread writes to any more): in 16-byte
+/// loads on the GPU.
 template <int S>
 VOXHASH_HD void load_part(const CuckooEntry* part, CuckooEntry (&e)[S]) {
 #if defined(__CUDA_ARCH__)
-  if constexpr (S % 2 == 0) {
+  constexpr bool kPairs = S % 2 == 0;
+#else
+  constexpr bool kPairs = false;
+#endif
+  if constexpr (kPairs) {
     const auto* pairs = reinterpret_cast<const SlotPair*>(part);
     VOXHASH_UNROLL
     for (int j = 0; j < S / 2; ++j) {
@@ -63,12 +68,11 @@ VOXHASH_HD void load_part(const CuckooEntry* part, CuckooEntry (&e)[S]) {
       e[2 * j]         = p.entry[0];
       e[2 * j + 1]     = p.entry[1];
     }
-    return;
+  } else {
+    VOXHASH_UNROLL
+    for (int j = 0; j < S; ++j)
+      e[j] = part[j];
   }
-#endif
-  VOXHASH_UNROLL
-  for (int j = 0; j < S; ++j)
-    e[j] = part[j];
 }
 
 /// The first entry among a lane's slots whose key is `key` (or the last slot's entry).
@@ -119,23 +123,26 @@ struct BucketedCuckooRef {
     }
     VOXHASH_UNROLL
     for (int f = 0; f < detail::kBucketFunctions; ++f) {
-      std::uint32_t b[K]  = {};
-      CuckooEntry e[K][S] = {};
+      std::uint32_t b[K] = {}, mask[K] = {};
+      CuckooEntry first[K] = {};  // the lane's first entry with the key, if it has one
       VOXHASH_UNROLL
       for (int k = 0; k < K; ++k) {
         if (!pending[k]) continue;
         b[k] = bucket(f, key[k]);
-        detail::load_part(slots + std::size_t{b[k]} * detail::kBucketSlots + lane * S, e[k]);
+        CuckooEntry e[S];
+        detail::load_part(slots + std::size_t{b[k]} * detail::kBucketSlots + lane * S, e);
+        mask[k]  = detail::bucket_masks(e, lane * S, key[k]);
+        first[k] = detail::first_with_key(e, key[k]);
       }
       VOXHASH_UNROLL
       for (int k = 0; k < K; ++k) {
         if (!pending[k]) continue;  // the same on every lane of the tile
-        const std::uint32_t m     = tile.reduce_or(detail::bucket_masks(e[k], lane * S, key[k]));
+        const std::uint32_t m     = tile.reduce_or(mask[k]);
         const std::uint32_t match = m & detail::kBucketSlotMask;
         if (match) {
           const int s = detail::lowest_bit(match);
           slot[k]     = b[k] * detail::kBucketSlots + static_cast<std::uint32_t>(s);
-          entry[k]    = tile.shfl(detail::first_with_key(e[k], key[k]), s / S);
+          entry[k]    = tile.shfl(first[k], s / S);
         }
         pending[k] = !match && !(m >> detail::kBucketSlots);
       }
