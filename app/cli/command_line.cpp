@@ -161,7 +161,8 @@ void add_algorithm(CLI::App& app, std::string& algorithm) {
              "--algo",
              algorithm,
              algorithm_names(),
-             "hash table: cuckoo, hashgraph-v1 or hashgraph-v2 (default cuckoo)");
+             "hash table: cuckoo, hashgraph-v1, hashgraph-v2 or bcht (bucketed cuckoo;\n"
+             "default cuckoo)");
 }
 
 void add_backend(CLI::App& app, std::string& backend) {
