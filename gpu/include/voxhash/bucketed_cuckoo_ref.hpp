@@ -20,7 +20,7 @@ namespace voxhash {
 
 namespace detail {
 inline constexpr int kBucketSlots              = 8;  // 8 pairs of 8 bytes: 64 bytes, two sectors
-inline constexpr int kBucketFunctions          = 3;
+inline constexpr int kBucketFunctions          = 3;  // bucket() selects among three
 inline constexpr std::uint32_t kBucketSlotMask = (1u << kBucketSlots) - 1;
 
 /// Index of the lowest set bit of a non-zero x.
@@ -98,9 +98,13 @@ struct BucketedCuckooRef {
   const std::uint32_t* slot_rank = nullptr;  // dense id of the key whose first copy is in a slot
   const std::uint32_t* counts    = nullptr;  // multiplicity per dense id
 
-  /// The bucket function `function` maps `key` to.
+  /// The bucket function `function` maps `key` to. The constants are selected, not indexed, so a
+  /// run-time function (an insertion's) does not put the ref in local memory on the GPU.
   VOXHASH_HD std::uint32_t bucket(int function, Key key) const {
-    return detail::cuckoo_hash(hash[function], key, buckets);
+    const detail::CuckooHashConstants c = function == 0   ? hash[0]
+                                          : function == 1 ? hash[1]
+                                                          : hash[2];
+    return detail::cuckoo_hash(c, key, buckets);
   }
 
   /// Finds K keys at once on `tile` (every lane gets the same answers), reading function i's
