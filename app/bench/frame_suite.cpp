@@ -372,7 +372,7 @@ class OutsideGridWatch {
 int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   std::vector<TableKind> algorithms{options.algorithm};
   if (options.all_algorithms) {
-    algorithms = {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2};
+    algorithms.assign(kTableKinds.begin(), kTableKinds.end());
   }
   const Scene& scene           = options.scene;
   const SceneDefaults defaults = {options.points, options.resolution};

@@ -1,10 +1,12 @@
-// `voxhash bench tables`: build and lookup rates of cuckoo, HashGraph V1/V2 and a sorted-array
-// baseline on generated keys, each also as a fraction of its bound (cuckoo inserts: exch8_dram;
-// HashGraph and sorted builds: sort_pairs; lookups: read8_dram). The default set is the papers'
+// `voxhash bench tables`: build and lookup rates of cuckoo, HashGraph V1/V2, bucketed cuckoo (bcht)
+// and a sorted-array baseline on generated keys, each also as a fraction of its bound (cuckoo and
+// bcht inserts: exch8_dram; HashGraph and sorted builds: sort_pairs; lookups: read8_dram), and for
+// bcht the buckets (and 32-byte sectors) each operation reads. The default set is the papers'
 // headline figures, --sweep their axes; every figure is a median of timed runs after a warm-up.
 #include "bench/suites.hpp"
 
 #include <voxhash/backend.hpp>
+#include <voxhash/bucketed_cuckoo_table.hpp>
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/hash_graph.hpp>
@@ -26,7 +28,7 @@
 namespace voxhash::bench {
 namespace {
 
-enum class Algo { Cuckoo, HashGraphV1, HashGraphV2, SortedArray };
+enum class Algo { Cuckoo, HashGraphV1, HashGraphV2, Bcht, SortedArray };
 
 std::string algo_name(Algo algo) {
   switch (algo) {
@@ -36,13 +38,15 @@ std::string algo_name(Algo algo) {
       return std::string(to_string(TableKind::HashGraphV1));
     case Algo::HashGraphV2:
       return std::string(to_string(TableKind::HashGraphV2));
+    case Algo::Bcht:
+      return std::string(to_string(TableKind::BucketedCuckoo));
     case Algo::SortedArray:
       return "sorted-array";
   }
   return "?";
 }
 
-constexpr double kDefaultSpace = 1.25;  // cuckoo slots per key
+constexpr double kDefaultSpace = 1.25;  // cuckoo (and bcht) slots per key
 constexpr double kDefaultLoad  = 1.0;   // HashGraph keys per vertex
 
 constexpr std::array kHitsAndMisses{0.0, 1.0};
@@ -102,11 +106,51 @@ std::size_t table_bytes(Algo algo, std::size_t n, double param, bool cuckoo_ids)
     case Algo::HashGraphV2:
       options.load = param;
       return estimate_bytes(TableKind::HashGraphV2, n, options);
+    case Algo::Bcht:
+      options.cuckoo_space = param;
+      return estimate_bytes(TableKind::BucketedCuckoo, n, options);
     case Algo::SortedArray:
       return estimate_sorted_array_bytes(n);
   }
   return 0;
 }
+
+/// What bcht lookups cost in memory traffic, counted on a host copy of the table (a client of the
+/// public ref alone): the mean buckets BucketedCuckooRef::probes reads for a sample of keys, and
+/// the 32-byte sectors that is (a bucket is 64 bytes). Does nothing for other tables.
+class BucketProbes {
+ public:
+  static constexpr std::size_t kSample = std::size_t{1} << 20;
+
+  BucketProbes(const HashTable& table, Backend backend) : m_backend(backend) {
+    const auto* bucketed = dynamic_cast<const BucketedCuckooTable*>(&table);
+    if (!bucketed) return;
+    m_ref = bucketed->ref();
+    m_slots.resize(std::size_t{m_ref.buckets} * detail::kBucketSlots);
+    copy_bytes(
+        m_slots.data(), Backend::Cpu, m_ref.slots, backend, m_slots.size() * sizeof(CuckooEntry));
+    m_ref.slots = m_slots.data();
+  }
+
+  /// Adds `name` (mean buckets read) and sectors_per_op to `r`, from up to kSample of keys[0..n)
+  /// (backend memory), spread over the array.
+  void add_to(Result& r, const Key* keys, std::size_t n, const char* name) const {
+    if (m_slots.empty() || n == 0) return;
+    std::vector<Key> host(n);
+    copy_bytes(host.data(), Backend::Cpu, keys, m_backend, n * sizeof(Key));
+    const std::size_t step = std::max<std::size_t>(1, n / kSample);
+    double buckets = 0, sampled = 0;
+    for (std::size_t i = 0; i < n; i += step, ++sampled)
+      buckets += m_ref.probes(host[i]);
+    r.extra.emplace_back(name, buckets / sampled);
+    r.extra.emplace_back("sectors_per_op", 2 * buckets / sampled);
+  }
+
+ private:
+  Backend m_backend;
+  BucketedCuckooRef m_ref{};
+  std::vector<CuckooEntry> m_slots;
+};
 
 /// The two ends of one timed run.
 enum class Span { Start, Stop, Count };
@@ -131,6 +175,7 @@ class TablesBench {
     m_sweep = "default";
     if (make_workload(m_sizes.cuckoo, 1)) {
       bench(Algo::Cuckoo, kDefaultSpace, kHitsAndMisses, true);
+      bench(Algo::Bcht, kDefaultSpace, kHitsAndMisses, true);
       bench(Algo::SortedArray, kNone, kHitsAndMisses, false);
     }
     for (const std::size_t n : m_sizes.graph) {
@@ -148,8 +193,10 @@ class TablesBench {
     switch (sweep) {
       case Sweep::Load:
         if (!make_workload(m_sizes.sweep, 1)) return;
-        for (const double space : kCuckooSpaces)
+        for (const double space : kCuckooSpaces) {
           bench(Algo::Cuckoo, space, kHitsAndMisses, false);
+          bench(Algo::Bcht, space, kHitsAndMisses, false);
+        }
         for (const double load : kGraphLoads) {
           bench(Algo::HashGraphV1, load, kHits, false);
           bench(Algo::HashGraphV2, load, kHits, false);
@@ -177,6 +224,7 @@ class TablesBench {
     bench(Algo::Cuckoo, kDefaultSpace, miss_fractions, true);
     bench(Algo::HashGraphV1, kDefaultLoad, miss_fractions, false);
     bench(Algo::HashGraphV2, kDefaultLoad, miss_fractions, false);
+    bench(Algo::Bcht, kDefaultSpace, miss_fractions, true);
     bench(Algo::SortedArray, kNone, miss_fractions, false);
   }
 
@@ -219,18 +267,19 @@ class TablesBench {
   }
 
   /// Runs one algorithm on the current workload: its builds, then lookups for each miss fraction.
-  /// `param` is the cuckoo space or the HashGraph load.
+  /// `param` is the (bucketed) cuckoo space or the HashGraph load.
   void bench(Algo algo, double param, std::span<const double> miss_fractions, bool cuckoo_ids) {
     std::string what = algo_name(algo) + " " + std::to_string(m_work.keys) + " keys x" +
                        std::to_string(static_cast<int>(m_work.multiplicity));
-    if (algo == Algo::Cuckoo) what += ", space " + number(param);
+    if (algo == Algo::Cuckoo || algo == Algo::Bcht) what += ", space " + number(param);
     if (algo == Algo::HashGraphV1 || algo == Algo::HashGraphV2) what += ", load " + number(param);
     if (!fits(table_bytes(algo, m_work.keys, param, cuckoo_ids), what)) return;
     std::cerr << "[tables] " << m_sweep << ": " << what << std::endl;
     try {
       switch (algo) {
         case Algo::Cuckoo:
-          bench_cuckoo(param, miss_fractions, cuckoo_ids);
+        case Algo::Bcht:
+          bench_cuckoo(algo, param, miss_fractions, cuckoo_ids);
           break;
         case Algo::HashGraphV1:
           bench_hash_graph(TableKind::HashGraphV1, param, miss_fractions);
@@ -249,31 +298,44 @@ class TablesBench {
     }
   }
 
-  void bench_cuckoo(double space, std::span<const double> miss_fractions, bool with_ids) {
+  /// Cuckoo or bcht: inserts (no ids), lookups, and with `with_ids` the full build (dense ids and
+  /// multiplicities). bcht results also say how many buckets each operation reads.
+  void bench_cuckoo(Algo algo,
+                    double space,
+                    std::span<const double> miss_fractions,
+                    bool with_ids) {
+    const TableKind kind = algo == Algo::Bcht ? TableKind::BucketedCuckoo : TableKind::Cuckoo;
     BuildOptions options;
     options.cuckoo_space = space;
     options.unique_ids   = false;
     const double load    = 1.0 / space;
     {
-      const auto table = make_table(TableKind::Cuckoo, m_backend, options);
+      const auto table = make_table(kind, m_backend, options);
       const Timing t =
           measure([&] { table->build(m_work.build_keys.data(), nullptr, m_work.keys); });
-      add(build_result(Algo::Cuckoo, "insert", load, t, "exch8_dram", table->stats(), space));
+      Result insert = build_result(algo, "insert", load, t, "exch8_dram", table->stats(), space);
+      const BucketProbes probes(*table, m_backend);
+      // Buckets that reach each stored key: what a hit reads, and about what its insert read.
+      probes.add_to(insert, m_work.build_keys.data(), m_work.keys, "buckets_per_key");
+      add(std::move(insert));
       for (const double f : miss_fractions) {
-        lookup(Algo::Cuckoo,
-               f == 0   ? "find-hit"
-               : f == 1 ? "find-miss"
-                        : "find",
-               load,
-               f,
-               [&](const Key* q, std::size_t n, Value* out) { table->find_async(q, n, out); });
+        Result r =
+            lookup(algo,
+                   f == 0   ? "find-hit"
+                   : f == 1 ? "find-miss"
+                            : "find",
+                   load,
+                   f,
+                   [&](const Key* q, std::size_t n, Value* out) { table->find_async(q, n, out); });
+        probes.add_to(r, m_work.queries.data(), m_work.keys, "buckets_per_query");
+        add(std::move(r));
       }
     }
     if (!with_ids) return;
     options.unique_ids = true;
-    const auto table   = make_table(TableKind::Cuckoo, m_backend, options);
+    const auto table   = make_table(kind, m_backend, options);
     const Timing t = measure([&] { table->build(m_work.build_keys.data(), nullptr, m_work.keys); });
-    add(build_result(Algo::Cuckoo, "build", load, t, "exch8_dram", table->stats(), space));
+    add(build_result(algo, "build", load, t, "exch8_dram", table->stats(), space));
   }
 
   void bench_hash_graph(TableKind kind, double load, std::span<const double> miss_fractions) {
@@ -290,13 +352,13 @@ class TablesBench {
       generate_queries(f);
       for (const ProbeMethod method : {ProbeMethod::Standard, ProbeMethod::Intersect}) {
         graph.set_probe_method(method);
-        lookup(
+        add(lookup(
             algo,
             method == ProbeMethod::Standard ? "probe-standard" : "probe-intersect",
             load,
             f,
             [&](const Key* q, std::size_t n, Value* out) { graph.find_async(q, n, out, scratch); },
-            false);
+            false));
       }
     }
   }
@@ -309,31 +371,31 @@ class TablesBench {
     r.extra.emplace_back("bytes", static_cast<double>(sorted->bytes()));
     add(std::move(r));
     for (const double f : miss_fractions) {
-      lookup(Algo::SortedArray,
-             f == 0   ? "find-hit"
-             : f == 1 ? "find-miss"
-                      : "find",
-             kNone,
-             f,
-             [&](const Key* q, std::size_t n, Value* out) { sorted->find_async(q, n, out); });
+      add(lookup(Algo::SortedArray,
+                 f == 0   ? "find-hit"
+                 : f == 1 ? "find-miss"
+                          : "find",
+                 kNone,
+                 f,
+                 [&](const Key* q, std::size_t n, Value* out) { sorted->find_async(q, n, out); }));
     }
   }
 
   /// Times find(queries, n, out) with queries holding the given fraction of misses (generated here
   /// unless `generate` is false because the caller already did).
-  void lookup(Algo algo,
-              const char* operation,
-              double load,
-              double miss_fraction,
-              const std::function<void(const Key*, std::size_t, Value*)>& find,
-              bool generate = true) {
+  Result lookup(Algo algo,
+                const char* operation,
+                double load,
+                double miss_fraction,
+                const std::function<void(const Key*, std::size_t, Value*)>& find,
+                bool generate = true) {
     if (generate) generate_queries(miss_fraction);
     const Timing t =
         measure([&] { find(m_work.queries.data(), m_work.queries.size(), m_work.out.data()); });
     Result r = result(algo, operation, load, t, m_work.queries.size(), "read8_dram");
     r.extra.emplace_back("queries", static_cast<double>(m_work.queries.size()));
     r.extra.emplace_back("miss_fraction", miss_fraction);
-    add(std::move(r));
+    return r;
   }
 
   Result build_result(Algo algo,
@@ -345,7 +407,7 @@ class TablesBench {
                       double space) {
     Result r = result(algo, operation, load, t, m_work.keys, bound);
     if (!std::isnan(space)) r.extra.emplace_back("space", space);
-    if (algo == Algo::Cuckoo) {
+    if (algo == Algo::Cuckoo || algo == Algo::Bcht) {
       r.extra.emplace_back("attempts", stats.attempts);
       r.extra.emplace_back("longest_chain", stats.longest_chain);
       r.extra.emplace_back("chain_limit", stats.chain_limit);

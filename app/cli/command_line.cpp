@@ -36,7 +36,7 @@ const std::vector<std::string> kBackendNames{"cpu", "cuda", "auto"};
 
 std::vector<std::string> algorithm_names() {
   std::vector<std::string> names;
-  for (const TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2})
+  for (const TableKind kind : kTableKinds)
     names.emplace_back(to_string(kind));
   return names;
 }
@@ -214,7 +214,8 @@ void add_algorithm(CLI::App& app, std::string& algorithm) {
              "--algo",
              algorithm,
              algorithm_names(),
-             "hash table: cuckoo, hashgraph-v1 or hashgraph-v2 (default cuckoo)");
+             "hash table: cuckoo, hashgraph-v1, hashgraph-v2 or bcht (bucketed cuckoo;\n"
+             "default cuckoo)");
 }
 
 void add_backend(CLI::App& app, std::string& backend) {
@@ -321,7 +322,7 @@ class CommandLine {
     m_view->footer(
         "Keys: left drag orbit, right/middle drag pan, scroll zoom, Space pause, N single step,\n"
         "R reset, V vsync, H panel, F12 screenshot, F11 export voxels (voxhash-voxels-NNN.ply),\n"
-        "1/2/3 algorithm, Esc quit.\n"
+        "1/2/3/4 algorithm, Esc quit.\n"
         "Headless benchmarks: voxhash bench --help.");
   }
 

@@ -196,12 +196,12 @@ void Panel::draw_status(AppState& state,
 void Panel::draw_algorithm(AppState& state) {
   ImGui::Separator();
   ImGui::TextUnformatted("algorithm (effective next frame)");
-  for (const TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+  for (const TableKind kind : kTableKinds) {
     const std::string_view name = to_string(kind);
     char label[32];
     std::snprintf(label, sizeof(label), "%.*s", static_cast<int>(name.size()), name.data());
     if (ImGui::RadioButton(label, state.settings().algorithm == kind)) state.set_algorithm(kind);
-    if (kind != TableKind::HashGraphV2) ImGui::SameLine();
+    if (kind != kTableKinds.back()) ImGui::SameLine();
   }
 }
 

@@ -1,6 +1,6 @@
 // viewer::run: the one frame loop, over either kind of GlContext. Mouse: left drag orbits, right /
 // middle drag pans, wheel zooms. Keys: Space pause, N step, R reset, V vsync, H panel, F12
-// screenshot, F11 voxel export, 1/2/3 algorithm, Esc. With --frames N: N fixed 1/60 s steps, then
+// screenshot, F11 voxel export, 1/2/3/4 algorithm, Esc. With --frames N: N fixed 1/60 s steps, then
 // the screenshot, the voxel export and the --timing summary.
 #include "viewer/context.hpp"
 #include "viewer/gl.hpp"
@@ -117,6 +117,9 @@ void apply_key(int key, ViewerSession& session, KeyRequests& requests) {
       break;
     case GLFW_KEY_3:
       state.set_algorithm(TableKind::HashGraphV2);
+      break;
+    case GLFW_KEY_4:
+      state.set_algorithm(TableKind::BucketedCuckoo);
       break;
     case GLFW_KEY_ESCAPE:
       requests.quit = true;

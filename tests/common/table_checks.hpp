@@ -3,6 +3,7 @@
 // so an element that was never written fails the comparison.
 #pragma once
 
+#include <voxhash/bucketed_cuckoo_table.hpp>
 #include <voxhash/buffer.hpp>
 #include <voxhash/hash_graph.hpp>
 #include <voxhash/hash_table.hpp>
@@ -17,7 +18,7 @@
 namespace voxhash::test {
 
 inline constexpr TableKind kAllKinds[] = {
-    TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2};
+    TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2, TableKind::BucketedCuckoo};
 
 /// n keys drawn from `distinct` random values (average multiplicity n / distinct), never the
 /// sentinel.
@@ -129,6 +130,40 @@ inline void check_table(Backend backend,
   std::sort(unique.begin(), unique.end());
   EXPECT_TRUE(std::adjacent_find(unique.begin(), unique.end()) == unique.end())
       << "unique keys repeat";
+}
+
+/// A bucketed cuckoo table's placement, read back to the host: every stored key sits in one of
+/// its buckets, and every bucket before that one in probe order is full (what lets lookups stop at
+/// the first bucket with a free slot).
+inline void check_bucketed_invariant(Backend backend, const HashTable& table) {
+  BucketedCuckooRef view = dynamic_cast<const BucketedCuckooTable&>(table).ref();
+  std::vector<CuckooEntry> slots(std::size_t{view.buckets} * detail::kBucketSlots);
+  copy_bytes(slots.data(), Backend::Cpu, view.slots, backend, slots.size() * sizeof(CuckooEntry));
+  view.slots      = slots.data();
+  const auto full = [&](std::uint32_t b) {
+    for (int j = 0; j < detail::kBucketSlots; ++j) {
+      if (detail::entry_key(slots[std::size_t{b} * detail::kBucketSlots + j]) == kEmptyKey) {
+        return false;
+      }
+    }
+    return true;
+  };
+  std::size_t stored = 0, misplaced = 0, not_full_before = 0;
+  for (std::size_t s = 0; s < slots.size(); ++s) {
+    const Key k = detail::entry_key(slots[s]);
+    if (k == kEmptyKey) continue;
+    ++stored;
+    const auto b = static_cast<std::uint32_t>(s / detail::kBucketSlots);
+    int f        = 0;
+    while (f < detail::kBucketFunctions && view.bucket(f, k) != b)
+      ++f;
+    misplaced += f == detail::kBucketFunctions;
+    for (int before = 0; before < f; ++before)
+      not_full_before += !full(view.bucket(before, k));
+  }
+  EXPECT_GE(stored, table.unique_count());
+  EXPECT_EQ(misplaced, 0u);
+  EXPECT_EQ(not_full_before, 0u);
 }
 
 /// HashGraph's CSR invariants: offsets start at 0, never decrease, end at n; every edge sits in

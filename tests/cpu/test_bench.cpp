@@ -6,6 +6,7 @@
 #include "cli/command_line.hpp"
 
 #include <voxhash/backend.hpp>
+#include <voxhash/hash_table.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -131,7 +132,7 @@ TEST(bench, QuickTablesWriteJsonAndCsv) {
   for (const double fraction : values_of(json, "fraction_of_bound"))
     EXPECT_GT(fraction, 0);
   EXPECT_EQ(values_of(json, "suite").size(), rates.size());
-  for (const char* algorithm : {"cuckoo", "hashgraph-v1", "hashgraph-v2", "sorted-array"}) {
+  for (const char* algorithm : {"cuckoo", "hashgraph-v1", "hashgraph-v2", "bcht", "sorted-array"}) {
     EXPECT_NE(json.find(key_of("algorithm") + '"' + algorithm + '"'), std::string::npos)
         << algorithm;
   }
@@ -204,15 +205,15 @@ TEST(bench, FrameAllAlgorithmsAgree) {
   const std::string json = read_text(json_path);
   expect_header(json);
   EXPECT_NE(json.find("\"outputs_identical\": true"), std::string::npos);
-  // Three algorithms with the same stages each (at least animate ... flood_fill, total).
+  // Every algorithm with the same stages each (at least animate ... flood_fill, total).
   const std::size_t results = values_of(json, "suite").size();
-  EXPECT_GE(results, 3u * 6u);
-  for (const char* algorithm : {"cuckoo", "hashgraph-v1", "hashgraph-v2"}) {
-    const std::string tag = key_of("algorithm") + '"' + algorithm + '"';
+  EXPECT_GE(results, kTableKinds.size() * 6u);
+  for (const TableKind kind : kTableKinds) {
+    const std::string tag = key_of("algorithm") + '"' + std::string(to_string(kind)) + '"';
     std::size_t count     = 0;
     for (auto pos = json.find(tag); pos != std::string::npos; pos = json.find(tag, pos + 1))
       ++count;
-    EXPECT_EQ(3 * count, results) << algorithm;
+    EXPECT_EQ(kTableKinds.size() * count, results) << to_string(kind);
   }
 }
 

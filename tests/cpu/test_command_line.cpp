@@ -182,6 +182,16 @@ TEST(CommandLine, ViewTakesTheSameFlags) {
   EXPECT_EQ(r.view->height, 800);
 }
 
+TEST(CommandLine, EveryAlgorithmNameIsAccepted) {
+  for (const TableKind kind : kTableKinds) {
+    const std::string name(to_string(kind));
+    const Outcome r = run({"bench", "frame", "--backend", "cpu", "--algo", name});
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    ASSERT_TRUE(r.bench.has_value());
+    EXPECT_EQ(r.bench->algorithm, kind) << name;
+  }
+}
+
 TEST(CommandLine, BenchDefaultsFollowTheBackendAndQuick) {
   const Outcome quick = run({"bench", "frame", "--backend", "cpu"});
   ASSERT_EQ(quick.exit_code, 0) << quick.err;

@@ -43,7 +43,7 @@ TEST(Pipeline, AlgorithmsGiveIdenticalFrames) {
   const auto t = torus({0, 0, 0}, 0.7f, 0.3f, 100000, 5);
   const auto s = sphere({0.6f, 0.1f, 0}, 0.5f, 80000, 6);
   std::vector<SceneResult> results;
-  for (TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+  for (TableKind kind : kTableKinds) {
     results.push_back(run_scene(kCpu, static_config(96, kind), t, s));
   }
   for (int m = 0; m < 2; ++m) {
@@ -62,10 +62,12 @@ TEST(Pipeline, SwitchingAlgorithmBetweenFramesKeepsTheOutput) {
   pipeline.set_model(1, b.points);
   pipeline.run_frame(0);
   const auto first = pipeline.download(0);
-  pipeline.set_algorithm(TableKind::HashGraphV1);
-  pipeline.run_frame(0);
-  EXPECT_EQ(pipeline.download(0).keys, first.keys);
-  EXPECT_TRUE(pipeline.download(0).labels == first.labels);
+  for (const TableKind kind : {TableKind::HashGraphV1, TableKind::BucketedCuckoo}) {
+    pipeline.set_algorithm(kind);
+    pipeline.run_frame(0);
+    EXPECT_EQ(pipeline.download(0).keys, first.keys) << to_string(kind);
+    EXPECT_TRUE(pipeline.download(0).labels == first.labels) << to_string(kind);
+  }
 }
 
 TEST(Pipeline, ModelsApartHaveNoIntersection) {

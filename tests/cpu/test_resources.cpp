@@ -28,9 +28,8 @@
 namespace voxhash::test {
 namespace {
 
-constexpr Backend kCpu            = Backend::Cpu;
-constexpr TableKind kAlgorithms[] = {
-    TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2};
+constexpr Backend kCpu     = Backend::Cpu;
+constexpr auto kAlgorithms = kTableKinds;
 
 /// Sets the CPU backend's allocation budget for one scope.
 class BudgetScope {

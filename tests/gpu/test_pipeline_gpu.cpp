@@ -59,7 +59,7 @@ TEST(GpuPipeline, SpheresAndTorusMatchGroundTruthAndCpu) {
   const auto b = sphere({0.3f, 0, 0}, 0.8f, 200000, 2);
   const auto t = torus({0, 0, 0}, 0.7f, 0.3f, 300000, 3);
   const auto s = sphere({0.7f, 0, 0.2f}, 0.45f, 150000, 4);
-  for (TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+  for (TableKind kind : kTableKinds) {
     SCOPED_TRACE(std::string(to_string(kind)));
     const auto config = static_config(128, kind);
     const auto gpu    = run_scene(Backend::Cuda, config, a, b);
@@ -94,7 +94,7 @@ TEST(GpuPipeline, LargeFrameMatchesCpuForEveryAlgorithm) {
   PipelineConfig config     = static_config(512, TableKind::Cuckoo);
   config.animation.offset_b = {0.55f, 0.05f, 0.1f};
   std::vector<SceneResult> results;
-  for (TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+  for (TableKind kind : kTableKinds) {
     config.algorithm = kind;
     results.push_back(run_frame_at(Backend::Cuda, config, t, s, 0.0));
     results.push_back(run_frame_at(Backend::Cpu, config, t, s, 0.0));
@@ -117,7 +117,7 @@ TEST(GpuPipeline, AnimatedFramesAgreeAcrossAlgorithms) {
   for (double time : {2.0, 2.5, 3.0}) {  // the models overlap
     SCOPED_TRACE("t = " + std::to_string(time));
     std::vector<SceneResult> results;
-    for (TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+    for (TableKind kind : kTableKinds) {
       config.algorithm = kind;
       results.push_back(run_frame_at(Backend::Cuda, config, t, s, time));
     }
@@ -139,8 +139,11 @@ TEST(GpuPipeline, SparseAnimatedFramesAgreeAcrossAlgorithmsAndRuns) {
   for (double time : {1.5, 2.0, 2.5, 3.0, 3.5}) {
     SCOPED_TRACE("t = " + std::to_string(time));
     std::vector<SceneResult> results;
-    for (TableKind kind :
-         {TableKind::Cuckoo, TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+    for (TableKind kind : {TableKind::Cuckoo,
+                           TableKind::Cuckoo,
+                           TableKind::HashGraphV1,
+                           TableKind::HashGraphV2,
+                           TableKind::BucketedCuckoo}) {
       config.algorithm = kind;
       results.push_back(run_frame_at(Backend::Cuda, config, t, s, time));
     }

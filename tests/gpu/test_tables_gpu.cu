@@ -1,8 +1,10 @@
 // Hash-table tests on the CUDA backend (label gpu): the same checks as the CPU tests, the CUDA
-// backend compared with the CPU backend, and kernels probing through the tables' device views.
+// backend compared with the CPU backend, kernels probing through the tables' device views, and the
+// bucketed table's load 0.95 builds and early-exit invariant under the GPU's concurrency.
 // Skipped, saying why, where no CUDA device exists.
 #include "common/table_checks.hpp"
 
+#include <voxhash/bucketed_cuckoo_table.hpp>
 #include <voxhash/cuckoo_table.hpp>
 #include <voxhash/error.hpp>
 
@@ -142,6 +144,36 @@ TEST(GpuCuckoo, ForcedFailureRestartsThenClearError) {
   EXPECT_EQ(table->unique_count(), 0u);
 }
 
+TEST(GpuBucketedCuckoo, ForcedFailureRestartsThenClearError) {
+  REQUIRE_CUDA();
+  BuildOptions options;
+  options.cuckoo_space = 1.0;
+  options.max_chain    = 2;
+  options.max_attempts = 3;
+  auto table           = make_table(TableKind::BucketedCuckoo, kCuda, options);
+  const auto keys      = random_keys(1 << 20, 1 << 20, 34);
+  auto d               = Buffer<Key>::from_host(kCuda, keys);
+  EXPECT_THROW(table->build(d.data(), nullptr, keys.size()), BuildFailed);
+  EXPECT_EQ(d.to_host(), keys);
+  EXPECT_EQ(table->unique_count(), 0u);
+}
+
+TEST(GpuBucketedCuckoo, Load095BuildsAndEarlyExitInvariantHolds) {
+  REQUIRE_CUDA();
+  BuildOptions options;
+  options.cuckoo_space = 1.0 / 0.95;
+  for (const std::size_t distinct : {std::size_t{1} << 22, std::size_t{1} << 18}) {
+    const auto keys    = random_keys(1 << 22, distinct, 35);
+    auto table         = make_table(TableKind::BucketedCuckoo, kCuda, options);
+    auto d             = Buffer<Key>::from_host(kCuda, keys);
+    const BuildStats s = table->build(d.data(), nullptr, keys.size());
+    EXPECT_EQ(s.unique_keys, distinct);
+    EXPECT_LE(s.attempts, 2);
+    check_bucketed_invariant(kCuda, *table);
+    check_table(kCuda, TableKind::BucketedCuckoo, keys, options);
+  }
+}
+
 /// One thread per query: find through a view in device code (what the flood fill does).
 template <class View>
 __global__ void probe_view_kernel(View view,
@@ -201,6 +233,11 @@ void check_device_view(TableKind kind) {
 TEST(GpuDeviceView, CuckooViewProbesFromAKernel) {
   REQUIRE_CUDA();
   check_device_view<CuckooTable>(TableKind::Cuckoo);
+}
+
+TEST(GpuDeviceView, BucketedCuckooViewProbesFromAKernel) {
+  REQUIRE_CUDA();
+  check_device_view<BucketedCuckooTable>(TableKind::BucketedCuckoo);
 }
 
 TEST(GpuDeviceView, HashGraphViewProbesFromAKernel) {

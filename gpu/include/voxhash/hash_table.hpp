@@ -7,6 +7,7 @@
 #include <voxhash/backend.hpp>
 #include <voxhash/types.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -15,10 +16,15 @@
 
 namespace voxhash {
 
-enum class TableKind { Cuckoo, HashGraphV1, HashGraphV2 };
+enum class TableKind { Cuckoo, HashGraphV1, HashGraphV2, BucketedCuckoo };
+
+/// Every kind, in the order front ends list them.
+inline constexpr std::array kTableKinds{
+    TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2, TableKind::BucketedCuckoo};
 
 [[nodiscard]] std::string_view to_string(TableKind kind);
-/// Parses "cuckoo", "hashgraph-v1" or "hashgraph-v2" (also "v1", "v2"); throws InvalidInput.
+/// Parses "cuckoo", "hashgraph-v1", "hashgraph-v2" (also "v1", "v2") or "bcht" (also
+/// "bucketed-cuckoo"); throws InvalidInput.
 [[nodiscard]] TableKind parse_table_kind(std::string_view name);
 
 struct BuildOptions {
@@ -38,9 +44,9 @@ struct BuildOptions {
   /// multi_ref()). Implies unique_ids and multiplicities; one sort of the input pairs more.
   bool multivalue = false;
 
-  // Cuckoo (Alcantara): slots = ceil(cuckoo_space * n) (or * expected_unique); eviction chains of
-  // at most max_chain exchanges (0 = 7 lg n, the chapter's limit); at most max_attempts builds with
-  // fresh constants.
+  // Cuckoo (Alcantara) and bucketed cuckoo: slots = ceil(cuckoo_space * n) (or * expected_unique;
+  // bucketed: rounded up to whole buckets); eviction chains of at most max_chain exchanges (0 =
+  // 7 lg n, the chapter's limit); at most max_attempts builds with fresh constants.
   double cuckoo_space     = 1.25;
   std::uint32_t max_chain = 0;
   int max_attempts        = 8;
@@ -55,7 +61,7 @@ struct BuildStats {
   int attempts                = 0;  // builds tried (cuckoo restarts = attempts - 1)
   std::uint32_t longest_chain = 0;  // longest eviction chain of the successful attempt (cuckoo)
   std::uint32_t chain_limit   = 0;  // the eviction chain limit used (cuckoo)
-  std::size_t slots           = 0;  // cuckoo slots, or HashGraph vertices (hash range)
+  std::size_t slots           = 0;  // cuckoo slots (all buckets' slots), or HashGraph vertices
   std::size_t bytes           = 0;  // device (or host) memory the table holds
 };
 

@@ -76,7 +76,8 @@ struct JoinResult {
 
 /// Joins `left` with `right` on `backend` (inputs in its memory) and returns the output rows.
 /// Runs on `stream` and synchronizes it (the output size is read back). Throws InvalidInput for a
-/// kEmptyKey on either side or more than 2^31 - 1 rows on one side; OutOfMemory, before the
+/// kEmptyKey on either side, more than 2^31 - 1 rows on one side, or a hash join on the bucketed
+/// cuckoo table (not a join build side yet); OutOfMemory, before the
 /// output is allocated, when the output (quoted in rows and bytes) exceeds the backend's free
 /// memory or options.max_output_bytes; BuildFailed if the build side's cuckoo table cannot be
 /// built. The inputs are never written.

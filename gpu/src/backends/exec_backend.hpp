@@ -12,6 +12,7 @@
 #include "exec/exec_timer.hpp"
 #include "join/join_impl.hpp"
 #include "pipeline/pipeline_impl.hpp"
+#include "tables/bucketed_cuckoo_table_impl.hpp"
 #include "tables/cuckoo_table_impl.hpp"
 #include "tables/hash_graph_impl.hpp"
 #include "tables/sorted_array_impl.hpp"
@@ -25,6 +26,9 @@ class ExecBackend : public detail::BackendImpl {
  public:
   std::unique_ptr<HashTable> make_table(TableKind kind, const BuildOptions& options) final {
     if (kind == TableKind::Cuckoo) return std::make_unique<tables::CuckooTableImpl<Exec>>(options);
+    if (kind == TableKind::BucketedCuckoo) {
+      return std::make_unique<tables::BucketedCuckooTableImpl<Exec>>(options);
+    }
     return std::make_unique<tables::HashGraphImpl<Exec>>(kind, options);
   }
   std::unique_ptr<SortedArray> make_sorted_array() final {

@@ -30,6 +30,37 @@ VOXHASH_HD std::uint64_t atomic_exchange(std::uint64_t* address, std::uint64_t v
 #endif
 }
 
+/// Atomically replaces `*address` with `value` if it holds `expected`; returns the old value.
+VOXHASH_HD std::uint64_t atomic_cas(std::uint64_t* address,
+                                    std::uint64_t expected,
+                                    std::uint64_t value) {
+#if defined(__CUDA_ARCH__)
+  return atomicCAS(reinterpret_cast<unsigned long long*>(address), expected, value);
+#else
+  std::atomic_ref<std::uint64_t>(*address).compare_exchange_strong(
+      expected, value, std::memory_order_relaxed);
+  return expected;
+#endif
+}
+
+/// Reads two neighbouring 8-byte words (16-byte aligned) that other threads may be writing, each
+/// read whole: on the GPU one 16-byte relaxed load from L2 (never a stale L1 line), on the CPU two
+/// relaxed atomic loads.
+VOXHASH_HD void atomic_load_pair(const std::uint64_t* address,
+                                 std::uint64_t& first,
+                                 std::uint64_t& second) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+               : "=l"(first), "=l"(second)
+               : "l"(address)
+               : "memory");
+#else
+  auto* words = const_cast<std::uint64_t*>(address);
+  first       = std::atomic_ref<std::uint64_t>(words[0]).load(std::memory_order_relaxed);
+  second      = std::atomic_ref<std::uint64_t>(words[1]).load(std::memory_order_relaxed);
+#endif
+}
+
 VOXHASH_HD std::uint32_t atomic_add(std::uint32_t* address, std::uint32_t value) {
 #if defined(__CUDA_ARCH__)
   return atomicAdd(address, value);

@@ -1,12 +1,14 @@
 // CpuExec: how the shared algorithm templates run on the CPU backend. for_each runs a per-element
-// function over [0, n) with oneTBB (parallel_for over a blocked_range); scans and sorts are the
-// standard library's; Event is a steady-clock timestamp.
+// function over [0, n) with oneTBB (parallel_for over a blocked_range), for_each_tile the same with
+// each element's tile the calling thread alone; scans and sorts are the standard library's; Event
+// is a steady-clock timestamp.
 #pragma once
 
 #include "exec/tsan_tbb.hpp"
 
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
+#include <voxhash/detail/tile.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -49,6 +51,17 @@ class CpuExec {
                                 body(r.begin(), r.end());
                                 loop.chunk_end();
                               });
+  }
+
+  /// The tile of bucketed tables' per-element functions: on the CPU one thread holds a bucket,
+  /// whatever the lanes a GPU tile would have.
+  template <int Lanes>
+  using Tile = detail::SerialTile;
+
+  /// f(tile, i) for i in [0, n), each on a tile of its own.
+  template <int Lanes, class F>
+  void for_each_tile(std::size_t n, F f) {
+    for_each(n, [&](std::uint32_t i) { f(detail::SerialTile{}, i); });
   }
 
   /// out[i] = in[0] + ... + in[i-1]; in and out may alias.

@@ -1,10 +1,12 @@
 // CudaExec: how the shared algorithm templates run on the CUDA backend. for_each launches a thin
-// kernel (one thread per element) calling the per-element function; scans and sorts are CUB's;
+// kernel (one thread per element) calling the per-element function, for_each_tile one with a tile
+// of lanes per element (exec/cuda_tile.cuh); scans and sorts are CUB's;
 // Event is a CUDA event recorded on the stream. Everything is asynchronous on the executor's
 // stream except read(), write() and the selects, which wait for it.
 #pragma once
 
 #include "exec/cuda_check.cuh"
+#include "exec/cuda_tile.cuh"
 
 #include <voxhash/buffer.hpp>
 
@@ -24,6 +26,15 @@ template <class F>
 __global__ void for_each_kernel(std::uint32_t n, F f) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) f(i);
+}
+
+/// Tile t (Lanes consecutive threads) calls f(tile, t) for t < n.
+template <int Lanes, class F>
+__global__ void for_each_tile_kernel(std::uint32_t n, F f) {
+  const CudaTile<Lanes> tile{cg::tiled_partition<Lanes>(cg::this_thread_block())};
+  const auto t =
+      static_cast<std::uint32_t>((std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / Lanes);
+  if (t < n) f(tile, t);
 }
 
 struct NotEqual {
@@ -61,6 +72,21 @@ class CudaExec {
     if (n == 0) return;
     const auto blocks = static_cast<unsigned>((n + block_size - 1) / block_size);
     cuda::for_each_kernel<<<blocks, block_size, 0, m_stream>>>(static_cast<std::uint32_t>(n), f);
+    VOXHASH_CUDA_CHECK_LAUNCH();
+  }
+
+  template <int Lanes>
+  using Tile = cuda::CudaTile<Lanes>;
+
+  /// f(tile, t) for t in [0, n), each on a tile of Lanes lanes (blocks of 128 threads).
+  template <int Lanes, class F>
+  void for_each_tile(std::size_t n, F f) {
+    if (n == 0) return;
+    constexpr unsigned kBlock = 128;
+    static_assert(kBlock % Lanes == 0, "a tile never spans two blocks");
+    const auto blocks = static_cast<unsigned>((n * Lanes + kBlock - 1) / kBlock);
+    cuda::for_each_tile_kernel<Lanes>
+        <<<blocks, kBlock, 0, m_stream>>>(static_cast<std::uint32_t>(n), f);
     VOXHASH_CUDA_CHECK_LAUNCH();
   }
 

@@ -132,6 +132,12 @@ class JoinRun {
       : m_options(options), m_stream(stream), m_exec(stream) {}
 
   JoinResult run(const JoinInput& left, const JoinInput& right) {
+    if (m_options.algorithm == JoinAlgorithm::Hash &&
+        m_options.table == TableKind::BucketedCuckoo) {
+      throw InvalidInput(
+          "join: the bucketed cuckoo table (bcht) has no multivalue lists yet; "
+          "build the join on cuckoo or hashgraph");
+    }
     tables::check_size(left.rows, "join (left side)");
     tables::check_size(right.rows, "join (right side)");
     JoinResult result;

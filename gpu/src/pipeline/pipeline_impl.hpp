@@ -9,6 +9,7 @@
 #include "pipeline/inside_steps.hpp"
 #include "pipeline/part_steps.hpp"
 #include "pipeline/pipeline_backend.hpp"
+#include "tables/bucketed_cuckoo_table_impl.hpp"
 #include "tables/cuckoo_table_impl.hpp"
 #include "tables/hash_graph_impl.hpp"
 
@@ -234,6 +235,11 @@ class PipelineImpl final : public detail::PipelineBackend {
                      std::array{std::get<Cuckoo>(m_models[0].table).ref(),
                                 std::get<Cuckoo>(m_models[1].table).ref()},
                      stats);
+    } else if (config.algorithm == TableKind::BucketedCuckoo) {
+      probe_and_fill(g,
+                     std::array{std::get<Bucketed>(m_models[0].table).ref(),
+                                std::get<Bucketed>(m_models[1].table).ref()},
+                     stats);
     } else {
       probe_and_fill(g,
                      std::array{std::get<Graph>(m_models[0].table).ref(),
@@ -305,15 +311,16 @@ class PipelineImpl final : public detail::PipelineBackend {
   }
 
  private:
-  using Cuckoo = tables::CuckooTableImpl<Exec>;
-  using Graph  = tables::HashGraphImpl<Exec>;
+  using Cuckoo   = tables::CuckooTableImpl<Exec>;
+  using Graph    = tables::HashGraphImpl<Exec>;
+  using Bucketed = tables::BucketedCuckooTableImpl<Exec>;
 
   struct Model {
     Buffer<Float3> rest{Exec::kBackend, 0}, animated{Exec::kBackend, 0};
     Float3* points = nullptr;  // where the last frame's animated points are
     Buffer<Key> keys_all{Exec::kBackend, 0}, keys{Exec::kBackend, 0};
     std::size_t key_count = 0;
-    std::variant<std::monostate, Cuckoo, Graph> table;
+    std::variant<std::monostate, Cuckoo, Graph, Bucketed> table;
     const Key* voxels    = nullptr;  // the table's unique keys: the model's voxels
     std::uint32_t unique = 0;
     FillBuffers fill{Exec::kBackend};
@@ -335,6 +342,7 @@ class PipelineImpl final : public detail::PipelineBackend {
 
   static HashTable& table(Model& m) {
     if (auto* cuckoo = std::get_if<Cuckoo>(&m.table)) return *cuckoo;
+    if (auto* bucketed = std::get_if<Bucketed>(&m.table)) return *bucketed;
     return std::get<Graph>(m.table);
   }
 
@@ -343,13 +351,19 @@ class PipelineImpl final : public detail::PipelineBackend {
   /// as the expected number of distinct keys.
   void prepare_tables(const PipelineConfig& config) {
     for (Model& m : m_models) {
-      const bool cuckoo = config.algorithm == TableKind::Cuckoo;
+      const bool cuckoo   = config.algorithm == TableKind::Cuckoo;
+      const bool bucketed = config.algorithm == TableKind::BucketedCuckoo;
       if (cuckoo && !std::holds_alternative<Cuckoo>(m.table)) {
         m.table.template emplace<Cuckoo>(config.table_options);
         m.voxels = nullptr;
         m.unique = 0;
-      } else if (!cuckoo && (!std::holds_alternative<Graph>(m.table) ||
-                             std::get<Graph>(m.table).kind() != config.algorithm)) {
+      } else if (bucketed && !std::holds_alternative<Bucketed>(m.table)) {
+        m.table.template emplace<Bucketed>(config.table_options);
+        m.voxels = nullptr;
+        m.unique = 0;
+      } else if (!cuckoo && !bucketed &&
+                 (!std::holds_alternative<Graph>(m.table) ||
+                  std::get<Graph>(m.table).kind() != config.algorithm)) {
         m.table.template emplace<Graph>(config.algorithm, config.table_options);
         m.voxels = nullptr;
         m.unique = 0;

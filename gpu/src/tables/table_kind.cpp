@@ -17,6 +17,8 @@ std::string_view to_string(TableKind kind) {
       return "hashgraph-v1";
     case TableKind::HashGraphV2:
       return "hashgraph-v2";
+    case TableKind::BucketedCuckoo:
+      return "bcht";
   }
   return "?";
 }
@@ -25,8 +27,9 @@ TableKind parse_table_kind(std::string_view name) {
   if (name == "cuckoo") return TableKind::Cuckoo;
   if (name == "hashgraph-v1" || name == "v1") return TableKind::HashGraphV1;
   if (name == "hashgraph-v2" || name == "v2") return TableKind::HashGraphV2;
+  if (name == "bcht" || name == "bucketed-cuckoo") return TableKind::BucketedCuckoo;
   throw InvalidInput("unknown algorithm '" + std::string(name) +
-                     "' (expected cuckoo, hashgraph-v1 or hashgraph-v2)");
+                     "' (expected cuckoo, hashgraph-v1, hashgraph-v2 or bcht)");
 }
 
 std::size_t estimate_bytes(TableKind kind, std::size_t n, const BuildOptions& options) {
@@ -41,6 +44,13 @@ std::size_t estimate_bytes(TableKind kind, std::size_t n, const BuildOptions& op
       const bool ids   = options.unique_ids || options.multivalue;
       return 8 * slots + (ids ? 8 * slots + 8 * n : 0) +
              (options.multivalue ? 8 * slots + 24 * n : 0);
+    }
+    case TableKind::BucketedCuckoo: {
+      // Slots in whole buckets of 8; with unique ids also the flags / ranks per slot and the
+      // unique keys and counts.
+      const auto slots =
+          (static_cast<std::size_t>(std::ceil(options.cuckoo_space * keys)) + 7) / 8 * 8;
+      return 8 * slots + (options.unique_ids ? 8 * slots + 8 * n : 0);
     }
     case TableKind::HashGraphV1:
       // Offsets and edges, the per-vertex cursor, and the intersect probe's V2 query graph.

@@ -1,0 +1,22 @@
+// BucketedCuckooTable: bucketed cuckoo hashing (BCHT: Awad et al., "Better GPU Hash Tables", and
+// BGHT's bcht) behind the HashTable interface: buckets of 8 key-value slots, three hash functions,
+// one cooperative tile per key on the GPU. Like CuckooTable it has the set/compacting variant:
+// every unique key gets a dense id 0..u-1 and the unique keys are listed. ref() is what kernels
+// probe through. Sized by BuildOptions::cuckoo_space (slots per key; 1.25 = load 0.8), and
+// builds at load 0.95 (space 1.05) succeed.
+#pragma once
+
+#include <voxhash/bucketed_cuckoo_ref.hpp>
+#include <voxhash/hash_table.hpp>
+
+namespace voxhash {
+
+class BucketedCuckooTable : public HashTable {
+ public:
+  [[nodiscard]] TableKind kind() const final { return TableKind::BucketedCuckoo; }
+
+  /// The table as device code (or CPU loops) see it. Valid until the next build.
+  [[nodiscard]] virtual BucketedCuckooRef ref() const = 0;
+};
+
+}  // namespace voxhash

@@ -1,0 +1,107 @@
+// Per-element bucketed cuckoo insertion (BCHT, Awad et al.; BGHT's bcht), shared by both backends
+// through the tile abstraction (detail/tile.hpp): the tile reads a bucket in one load, finds the
+// key or a free slot by one OR-reduction of per-lane bit masks, claims the free slot with a CAS,
+// and when all of the item's buckets are full exchanges a pseudo-randomly chosen slot and carries
+// the evicted item on. Lookups are the public BucketedCuckooRef's.
+#pragma once
+
+#include "core/atomics.hpp"
+
+#include <voxhash/bucketed_cuckoo_ref.hpp>
+#include <voxhash/detail/hash.hpp>
+#include <voxhash/detail/host_device.hpp>
+#include <voxhash/types.hpp>
+
+#include <cstdint>
+
+namespace voxhash::core {
+
+using detail::entry_key;
+using detail::kBucketFunctions;
+using detail::kBucketSlots;
+using detail::kEmptyEntry;
+
+/// A lane's S slots starting at `part`, while other tiles insert (every slot read whole).
+template <int S>
+VOXHASH_HD void load_part_relaxed(const CuckooEntry* part, CuckooEntry (&e)[S]) {
+  static_assert(S % 2 == 0, "a lane reads its slots in pairs");
+  VOXHASH_UNROLL
+  for (int j = 0; j < S; j += 2)
+    atomic_load_pair(part + j, e[j], e[j + 1]);
+}
+
+/// The function an item stored in bucket `b` was placed by (the first that maps it there).
+VOXHASH_HD int function_of(const BucketedCuckooRef& t, Key key, std::uint32_t b) {
+  VOXHASH_UNROLL
+  for (int f = 0; f < kBucketFunctions - 1; ++f) {
+    if (t.bucket(f, key) == b) return f;
+  }
+  return kBucketFunctions - 1;
+}
+
+struct BucketInsertResult {
+  bool placed;
+  std::uint32_t chain;  // evictions this insertion performed
+};
+
+/// Inserts one key-value pair into `slots` (the table `t` describes) on `tile`. The item tries its
+/// buckets in function order (a new key from h_0, an evicted one from the function after the
+/// bucket it left) and takes the first free slot (CAS; read again if another tile took it); a
+/// bucket holding a copy of the key ends the insertion (set variant: one copy stays). When all of
+/// its buckets are full the item exchanges the slot murmur(key, chain) mod 8 of the last one and
+/// the evicted item goes on, at most `max_chain` times; then the build must restart with new
+/// constants. An item lands in h_j only after h_0..h_{j-1} were seen full, and full buckets stay
+/// full, which is what lets lookups stop at the first bucket with a free slot.
+template <class Tile>
+VOXHASH_HD BucketInsertResult bucketed_insert(const Tile& tile,
+                                              const BucketedCuckooRef& t,
+                                              CuckooEntry* slots,
+                                              Key key,
+                                              Value value,
+                                              std::uint32_t max_chain) {
+  constexpr int S     = kBucketSlots / Tile::kSize;
+  const int lane      = tile.rank();
+  CuckooEntry item    = detail::make_entry(key, value);
+  int function        = 0;  // whose bucket the item reads next
+  int full            = 0;  // the item's buckets seen full since it last moved
+  std::uint32_t chain = 0;
+  for (;;) {
+    const Key k           = entry_key(item);
+    const std::uint32_t b = t.bucket(function, k);
+    CuckooEntry* bucket   = slots + std::size_t{b} * kBucketSlots;
+    CuckooEntry e[S];
+    load_part_relaxed(bucket + lane * S, e);
+    const std::uint32_t m = tile.reduce_or(detail::bucket_masks(e, lane * S, k));
+    if (m & detail::kBucketSlotMask) return {true, chain};
+    if (const std::uint32_t free = m >> kBucketSlots) {
+      const int s       = detail::lowest_bit(free);
+      std::uint32_t won = 0;
+      if (lane == s / S) won = atomic_cas(&bucket[s], kEmptyEntry, item) == kEmptyEntry;
+      if (tile.shfl(won, s / S)) return {true, chain};
+      continue;  // another tile took the slot: read the bucket again
+    }
+    if (++full < kBucketFunctions) {
+      function = (function + 1) % kBucketFunctions;
+      continue;
+    }
+    if (chain == max_chain) return {false, chain};
+    ++chain;
+    const int victim    = static_cast<int>(detail::murmur_mix(k, chain) % kBucketSlots);
+    CuckooEntry evicted = 0;
+    if (lane == victim / S) evicted = atomic_exchange(&bucket[victim], item);
+    item = tile.shfl(evicted, victim / S);
+    // A copy of the item's own key, stored since the bucket was read: one copy stays.
+    if (entry_key(item) == k) return {true, chain};
+    function = (function_of(t, entry_key(item), b) + 1) % kBucketFunctions;
+    full     = 1;
+  }
+}
+
+/// 1 if slot `s` holds the first copy (in probe order) of its key, else 0: the compacting
+/// clean-up numbers only first copies (racing insertions of one key may leave several).
+VOXHASH_HD std::uint32_t is_first_copy(const BucketedCuckooRef& t, std::uint32_t s) {
+  const Key k = entry_key(t.slots[s]);
+  return k != kEmptyKey && t.find_slot(k) == s;
+}
+
+}  // namespace voxhash::core

@@ -1,0 +1,307 @@
+// BucketedCuckooTableImpl<Exec>: the bucketed cuckoo table's host logic, written once for both
+// backends. Exec is CpuExec or CudaExec; the per-element work is core/bucketed_cuckoo.hpp and the
+// public BucketedCuckooRef, run on the executor's tiles (kBucketLanes lanes per key on the GPU).
+//
+// Build: fill the buckets with ∅, one insertion per key (eviction chains of at most 7 lg n),
+// restart with fresh constants if any chain hit the limit; then the compacting clean-up of the
+// cuckoo table: flag the first copy of each key, prefix-sum the flags into dense ids, list the
+// unique keys and count each key's multiplicity.
+#pragma once
+
+#include "core/bucketed_cuckoo.hpp"
+#include "tables/build_status.hpp"
+
+#include <voxhash/bucketed_cuckoo_table.hpp>
+#include <voxhash/buffer.hpp>
+#include <voxhash/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <sstream>
+
+namespace voxhash::tables {
+
+/// Lanes of a GPU tile per key: 4 lanes × 16 bytes read a 64-byte bucket in one coalesced load,
+/// and a warp works on 8 keys at once (the CPU's tile is one thread).
+inline constexpr int kBucketLanes = 4;
+
+/// Inserts keys[0..n) into the (already emptied) table, one tile per key; records failures and
+/// chain lengths.
+template <class Exec>
+void bucketed_insert_all(Exec& exec,
+                         BucketedCuckooRef view,
+                         CuckooEntry* slots,
+                         const Key* keys,
+                         const Value* values,
+                         std::uint32_t n,
+                         std::uint32_t max_chain,
+                         BuildStatus* status) {
+  using Tile = typename Exec::template Tile<kBucketLanes>;
+  exec.template for_each_tile<kBucketLanes>(n, [=] VOXHASH_LAMBDA(Tile tile, std::uint32_t i) {
+    const Key key = keys[i];
+    if (key == kEmptyKey) {
+      if (tile.rank() == 0) core::atomic_store(&status->sentinel_key, 1u);
+      return;
+    }
+    // This attempt is lost already: stop early (a relaxed read; a stale 0 only costs work). Lane
+    // 0's reading decides for the whole tile, which must stay together.
+    if (tile.shfl(core::load_hint(&status->failed), 0)) return;
+    const core::BucketInsertResult r =
+        core::bucketed_insert(tile, view, slots, key, value_or_index(values, i), max_chain);
+    if (tile.rank() != 0) return;
+    if (!r.placed) core::atomic_store(&status->failed, 1u);
+    core::record_max(&status->longest_chain, r.chain);
+  });
+}
+
+/// Compacting clean-up, step one: flags[s] = 1 where slot s holds the first copy of its key.
+template <class Exec>
+void bucketed_flag_first_copies(Exec& exec, BucketedCuckooRef view, std::uint32_t* flags) {
+  exec.for_each(view.buckets * std::size_t{detail::kBucketSlots},
+                [=] VOXHASH_LAMBDA(std::uint32_t s) { flags[s] = core::is_first_copy(view, s); });
+}
+
+/// Step two (after the scan): list each unique key at its dense id.
+template <class Exec>
+void bucketed_list_unique(Exec& exec,
+                          BucketedCuckooRef view,
+                          const std::uint32_t* flags,
+                          Key* unique_keys) {
+  exec.for_each(view.buckets * std::size_t{detail::kBucketSlots},
+                [=] VOXHASH_LAMBDA(std::uint32_t s) {
+                  if (flags[s]) unique_keys[view.slot_rank[s]] = detail::entry_key(view.slots[s]);
+                });
+}
+
+/// Step three: counts[id] = multiplicity of the key with that id in the input.
+template <class Exec>
+void bucketed_count_input(
+    Exec& exec, BucketedCuckooRef view, const Key* keys, std::uint32_t n, std::uint32_t* counts) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    core::atomic_add(&counts[view.find_id(keys[i])], 1u);
+  });
+}
+
+template <class Exec>
+class BucketedCuckooTableImpl final : public BucketedCuckooTable {
+ public:
+  explicit BucketedCuckooTableImpl(const BuildOptions& options) : m_rng(options.seed) {
+    set_options(options);
+  }
+
+  void set_options(const BuildOptions& options) override {
+    if (!(options.cuckoo_space >= 1.0)) {
+      throw InvalidInput("bucketed cuckoo table: space must be at least 1.0 slots per key");
+    }
+    if (options.max_attempts < 1) {
+      throw InvalidInput("bucketed cuckoo table: max_attempts must be >= 1");
+    }
+    m_options = options;
+  }
+
+  [[nodiscard]] Backend backend() const override { return Exec::kBackend; }
+
+  BuildStats build(const Key* keys, const Value* values, std::size_t n, Stream stream) override {
+    check_size(n, "bucketed cuckoo table");
+    clear();
+    m_exec.set_stream(stream);
+    BuildStats stats;
+    stats.keys = n;
+    if (n == 0) return m_stats = stats;
+
+    const std::uint32_t max_chain =
+        m_options.max_chain ? m_options.max_chain
+                            : static_cast<std::uint32_t>(std::ceil(
+                                  7.0 * std::log2(std::max<double>(static_cast<double>(n), 2.0))));
+    const std::size_t hinted =
+        m_options.expected_unique ? std::min(m_options.expected_unique, n) : n;
+    std::uint32_t buckets = buckets_for(hinted);
+    m_status.resize(1);
+    stats.chain_limit = max_chain;
+
+    for (int attempt = 1; attempt <= m_options.max_attempts; ++attempt) {
+      if (attempt == 3 && hinted < n) buckets = buckets_for(n);  // the hint was too small
+      const std::size_t slots = std::size_t{buckets} * detail::kBucketSlots;
+      m_slots.resize(slots);
+      BucketedCuckooRef view{m_slots.data(), buckets};
+      draw_constants(view);
+      m_exec.fill(m_slots.data(), slots, detail::kEmptyEntry);
+      m_exec.write(m_status.data(), BuildStatus{});
+      bucketed_insert_all(m_exec,
+                          view,
+                          m_slots.data(),
+                          keys,
+                          values,
+                          static_cast<std::uint32_t>(n),
+                          max_chain,
+                          m_status.data());
+      const BuildStatus status = m_exec.read(m_status.data());
+      stats.attempts           = attempt;
+      if (status.sentinel_key) {
+        clear();
+        throw_sentinel_key("bucketed cuckoo table");
+      }
+      if (!status.failed) {
+        stats.longest_chain = status.longest_chain;
+        stats.slots         = slots;
+        m_view              = view;
+        break;
+      }
+    }
+    if (m_view.buckets == 0) {
+      const std::size_t slots = m_slots.size();
+      clear();
+      std::ostringstream msg;
+      msg << "bucketed cuckoo table: build of " << n << " keys into " << slots << " slots failed "
+          << m_options.max_attempts << " times (an eviction chain exceeded " << max_chain
+          << " exchanges each time); give the table more space or a longer chain limit";
+      throw BuildFailed(msg.str());
+    }
+    if (m_options.unique_ids) compact(keys, static_cast<std::uint32_t>(n), stats);
+    stats.bytes    = held_bytes();
+    return m_stats = stats;
+  }
+
+  void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+      out[i] = slot == kNotFound ? kNotFound : detail::entry_value(e);
+    });
+  }
+  void contains_async(const Key* q,
+                      std::size_t n,
+                      std::uint8_t* out,
+                      Stream stream) const override {
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry) {
+      out[i] = slot != kNotFound;
+    });
+  }
+  void count_async(const Key* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
+    if (m_view.buckets != 0 && !m_view.counts) {
+      throw InvalidInput(
+          "bucketed cuckoo table: count needs a build with BuildOptions::unique_ids and "
+          "multiplicities");
+    }
+    const BucketedCuckooRef v = m_view;
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry) {
+      out[i] = slot == kNotFound ? 0u : v.counts[v.slot_rank[slot]];
+    });
+  }
+  void find_id_async(const Key* q,
+                     std::size_t n,
+                     std::uint32_t* out,
+                     Stream stream) const override {
+    if (m_view.buckets != 0 && !m_view.slot_rank) {
+      throw InvalidInput(
+          "bucketed cuckoo table: find_id needs a build with BuildOptions::unique_ids");
+    }
+    const BucketedCuckooRef v = m_view;
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry) {
+      out[i] = slot == kNotFound ? kNotFound : v.slot_rank[slot];
+    });
+  }
+
+  /// Looks up every query, kQueryBatch per tile (strided, so query loads stay coalesced), and lane
+  /// 0 calls f(i, slot, entry) with the first copy's slot (or kNotFound) and entry.
+  template <class F>
+  void query(Stream stream, const Key* q, std::size_t n, F f) const {
+    constexpr int K            = kQueryBatch;
+    using Tile                 = typename Exec::template Tile<kBucketLanes>;
+    const BucketedCuckooRef v  = m_view;
+    const auto count           = static_cast<std::uint32_t>(n);
+    const std::uint32_t stride = (count + K - 1) / K;
+    Exec exec(stream);
+    exec.template for_each_tile<kBucketLanes>(stride,
+                                              [=] VOXHASH_LAMBDA(Tile tile, std::uint32_t t) {
+                                                Key key[K];
+                                                std::uint32_t slot[K];
+                                                CuckooEntry entry[K];
+                                                VOXHASH_UNROLL
+                                                for (int k = 0; k < K; ++k) {
+                                                  const std::uint32_t i = t + k * stride;
+                                                  key[k] = i < count ? q[i] : kEmptyKey;
+                                                }
+                                                v.find_batch(tile, key, slot, entry);
+                                                if (tile.rank() != 0) return;
+                                                VOXHASH_UNROLL
+                                                for (int k = 0; k < K; ++k) {
+                                                  const std::uint32_t i = t + k * stride;
+                                                  if (i < count) f(i, slot[k], entry[k]);
+                                                }
+                                              });
+  }
+
+  [[nodiscard]] std::size_t unique_count() const override { return m_unique.size(); }
+  [[nodiscard]] const Key* unique_keys() const override { return m_unique.data(); }
+  [[nodiscard]] const BuildStats& stats() const override { return m_stats; }
+  [[nodiscard]] BucketedCuckooRef ref() const override { return m_view; }
+
+ private:
+  [[nodiscard]] std::size_t held_bytes() const {
+    return m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes();
+  }
+
+  void clear() {
+    m_view = BucketedCuckooRef{};
+    m_unique.resize(0);
+    m_counts.resize(0);
+    m_rank.resize(0);
+    m_stats = BuildStats{};
+  }
+
+  /// Buckets for `keys` keys at the configured space; slot indices must stay below kNotFound.
+  [[nodiscard]] std::uint32_t buckets_for(std::size_t keys) const {
+    const double slots =
+        std::max(std::ceil(m_options.cuckoo_space * static_cast<double>(keys)), 1.0);
+    const double buckets = std::ceil(slots / detail::kBucketSlots);
+    if (buckets * detail::kBucketSlots >= static_cast<double>(kNotFound)) {
+      std::ostringstream msg;
+      msg << "bucketed cuckoo table: " << keys << " keys at space " << m_options.cuckoo_space
+          << " need more than 2^32 - 1 slots";
+      throw InvalidInput(msg.str());
+    }
+    return static_cast<std::uint32_t>(buckets);
+  }
+
+  void draw_constants(BucketedCuckooRef& view) {
+    std::uniform_int_distribution<std::uint32_t> a(1, detail::kCuckooPrime - 1);
+    std::uniform_int_distribution<std::uint32_t> b(0, detail::kCuckooPrime - 1);
+    for (auto& c : view.hash)
+      c = {a(m_rng), b(m_rng)};
+  }
+
+  void compact(const Key* keys, std::uint32_t n, BuildStats& stats) {
+    const std::size_t slots = m_slots.size();
+    m_rank.resize(slots);
+    m_flags.resize(slots);
+    bucketed_flag_first_copies(m_exec, m_view, m_flags.data());
+    m_exec.exclusive_sum(m_flags.data(), m_rank.data(), slots);
+    const std::uint32_t unique =
+        m_exec.read(m_rank.data() + slots - 1) + m_exec.read(m_flags.data() + slots - 1);
+    m_view.slot_rank = m_rank.data();
+    m_unique.resize(unique);
+    bucketed_list_unique(m_exec, m_view, m_flags.data(), m_unique.data());
+    if (m_options.multiplicities) {
+      m_counts.resize(unique);
+      m_exec.fill(m_counts.data(), unique, 0u);
+      bucketed_count_input(m_exec, m_view, keys, n, m_counts.data());
+      m_view.counts = m_counts.data();
+    }
+    stats.unique_keys = unique;
+    m_flags.resize(0);
+  }
+
+  BuildOptions m_options;
+  std::mt19937_64 m_rng;
+  Exec m_exec;
+  Buffer<CuckooEntry> m_slots{Exec::kBackend, 0};
+  Buffer<BuildStatus> m_status{Exec::kBackend, 0};
+  Buffer<std::uint32_t> m_flags{Exec::kBackend, 0};
+  Buffer<std::uint32_t> m_rank{Exec::kBackend, 0};
+  Buffer<Key> m_unique{Exec::kBackend, 0};
+  Buffer<std::uint32_t> m_counts{Exec::kBackend, 0};
+  BucketedCuckooRef m_view{};
+  BuildStats m_stats{};
+};
+
+}  // namespace voxhash::tables
