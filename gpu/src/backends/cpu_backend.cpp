@@ -40,6 +40,9 @@ class CpuBackend final : public backends::ExecBackend<CpuExec> {
     return ptr;
   }
   void deallocate(void* ptr) noexcept override { ::operator delete (ptr, std::align_val_t{64}); }
+  /// Without CUDA there is nothing to pin: ordinary host memory.
+  void* allocate_pinned(std::size_t bytes) override { return allocate(bytes); }
+  void deallocate_pinned(void* ptr) noexcept override { deallocate(ptr); }
   void copy(void* dst, const void* src, std::size_t bytes, detail::CopyKind) override {
     if (bytes) std::memcpy(dst, src, bytes);
   }

@@ -14,6 +14,7 @@
 #include "pipeline/pipeline_impl.hpp"
 #include "tables/cuckoo_table_impl.hpp"
 #include "tables/hash_graph_impl.hpp"
+#include "tables/paged_table_impl.hpp"
 #include "tables/sorted_array_impl.hpp"
 
 #include <memory>
@@ -25,6 +26,9 @@ class ExecBackend : public detail::BackendImpl {
  public:
   std::unique_ptr<HashTable> make_table(TableKind kind, const BuildOptions& options) final {
     if (kind == TableKind::Cuckoo) return std::make_unique<tables::CuckooTableImpl<Exec>>(options);
+    if (kind == TableKind::PagedCuckoo) {
+      return std::make_unique<tables::PagedCuckooTableImpl<Exec>>(options);
+    }
     return std::make_unique<tables::HashGraphImpl<Exec>>(kind, options);
   }
   std::unique_ptr<SortedArray> make_sorted_array() final {

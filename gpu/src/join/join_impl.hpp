@@ -132,6 +132,9 @@ class JoinRun {
       : m_options(options), m_stream(stream), m_exec(stream) {}
 
   JoinResult run(const JoinInput& left, const JoinInput& right) {
+    if (m_options.algorithm == JoinAlgorithm::Hash && m_options.table == TableKind::PagedCuckoo) {
+      throw InvalidInput("join: the build side is hashed into cuckoo or HashGraph, not paged-cuckoo");
+    }
     tables::check_size(left.rows, "join (left side)");
     tables::check_size(right.rows, "join (right side)");
     JoinResult result;
