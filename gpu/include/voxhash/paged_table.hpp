@@ -69,8 +69,10 @@ struct PagedStats {
   std::size_t max_page_keys  = 0;  // entries a page may hold before it needs more pages
   std::size_t backend_bytes  = 0;  // the table's memory on the backend: page slots and scratch
   std::size_t host_bytes     = 0;  // pinned host memory of the pages (0 while all are resident)
-  std::size_t entries        = 0;  // occupied slots over all pages (deleted entries included)
-  bool all_resident          = false;  // every page in backend memory: no transfers
+  std::size_t scratch_bytes  = 0;  // backend memory beyond the budget: a streamed operation's
+                                   // partition of its input (24 bytes a pair), kept for the next
+  std::size_t entries = 0;         // occupied slots over all pages (deleted entries included)
+  bool all_resident   = false;     // every page in backend memory: no transfers
 
   // The last operation (build, insert, erase, update, or a find / contains that streamed pages).
   std::uint64_t bytes_to_device = 0;  // pages uploaded
@@ -89,7 +91,9 @@ struct PagedStats {
 /// its input (no partition, no transfers); a larger one partitions the input by page (CUB radix
 /// sort) and streams the pages through the budget's slots: double-buffered uploads on one stream,
 /// kernels on a second, downloads on a third, ordered by events. Operations that stream
-/// synchronize their stream (the page ranges are read back); the others behave as HashTable says.
+/// synchronize their stream (the page ranges are read back) and move pages in and out of the
+/// slots, so on such a table no two operations may run at once, lookups included; the others
+/// behave as HashTable says.
 /// count / find_id / unique_keys are not available (no dense ids: they would need an input-sized
 /// array in backend memory) and throw InvalidInput. Values equal to kDeletedValue are rejected.
 class PagedCuckooTable : public HashTable {
@@ -100,12 +104,18 @@ class PagedCuckooTable : public HashTable {
   /// present takes the new value. The page count is fixed by the last build: an insert that would
   /// fill a page beyond max_page_keys throws InvalidInput before anything changes, as do sentinel
   /// keys and deleted-marker values. Synchronizes `stream`.
-  virtual void insert(const Key* keys, const Value* values, std::size_t n, Stream stream = nullptr) = 0;
+  virtual void insert(const Key* keys,
+                      const Value* values,
+                      std::size_t n,
+                      Stream stream = nullptr) = 0;
   /// Deletes the keys (absent ones are ignored): their entries are marked deleted and their slots
   /// reused by later inserts (Starfish's delete). Synchronizes `stream`.
   virtual void erase(const Key* keys, std::size_t n, Stream stream = nullptr) = 0;
   /// Gives present keys new values (absent keys are ignored). Synchronizes `stream`.
-  virtual void update(const Key* keys, const Value* values, std::size_t n, Stream stream = nullptr) = 0;
+  virtual void update(const Key* keys,
+                      const Value* values,
+                      std::size_t n,
+                      Stream stream = nullptr) = 0;
 
   [[nodiscard]] virtual const PagedStats& paged_stats() const = 0;
 

@@ -76,11 +76,12 @@ class CpuBackend final : public backends::ExecBackend<CpuExec> {
  protected:
   backends::LimitPlan limit_plan(bool quick) override {
     backends::LimitPlan plan;
-    plan.reps        = quick ? 2 : 3;
-    plan.dram_bytes  = quick ? 64 * kMiB : 256 * kMiB;
-    plan.cache_bytes = cache_table_bytes();
-    plan.accesses    = quick ? 1u << 22 : 1u << 24;
-    plan.sort_pairs  = quick ? 1u << 20 : 1u << 22;
+    plan.reps           = quick ? 2 : 3;
+    plan.dram_bytes     = quick ? 64 * kMiB : 256 * kMiB;
+    plan.cache_bytes    = cache_table_bytes();
+    plan.accesses       = quick ? 1u << 22 : 1u << 24;
+    plan.sort_pairs     = quick ? 1u << 20 : 1u << 22;
+    plan.transfer_bytes = quick ? 16 * kMiB : 64 * kMiB;
     return plan;
   }
 };

@@ -101,6 +101,7 @@ class CudaBackend final : public backends::ExecBackend<CudaExec> {
     plan.cache_bytes       = 32 * kMiB;
     plan.accesses          = 1u << 27;
     plan.sort_pairs        = quick ? 1u << 24 : 1u << 26;
+    plan.transfer_bytes    = quick ? 64 * kMiB : 256 * kMiB;
     return plan;
   }
 };

@@ -8,10 +8,11 @@
 // (each with an overflow list) and one page of rebuild scratch. P <= R: every page stays resident
 // and an operation is one pass over its input. P > R: the pages live in pinned host memory; an
 // operation partitions its input by page (CUB radix sort of (page, entry) pairs), then streams the
-// pages with input through the slots: upload stream (or a fill for a build), kernel stream, download
-// stream, ordered by per-slot events, the slots reused round robin (double buffering and more).
-// A page left in a slot stays resident, and the next operation does those pages first. A page
-// whose chains overflowed its stash is rebuilt alone, from its own entries, with new constants.
+// pages with input through the slots: upload stream (or a fill for a build), kernel stream,
+// download stream, ordered by per-slot events, the slots reused round robin (double buffering and
+// more). A page left in a slot stays resident, and the next operation does those pages first. A
+// page whose chains overflowed its stash is rebuilt alone, from its own entries, with new
+// constants.
 #pragma once
 
 #include "core/hash_graph.hpp"
@@ -44,6 +45,236 @@ enum class PageWork { Build, Insert, Update, Erase, Find, Contains };
   return w != PageWork::Find && w != PageWork::Contains;
 }
 
+// ---- the loops (thin: one element each, the work in core/paged.hpp and core/cuckoo.hpp) --------
+
+/// Resident table: kQueryBatch queries per thread (strided, so loads stay coalesced), each looked
+/// up in its page; out[i] = the value (find) or 1 / 0 (contains).
+template <class Exec, class Out>
+void paged_find_resident(
+    Exec& exec, PagedRef r, const Key* q, std::uint32_t n, Out* out, bool find) {
+  constexpr int K            = kQueryBatch;
+  const std::uint32_t stride = (n + K - 1) / K;
+  exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t t) {
+    Key key[K];
+    std::uint32_t page[K];
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      const std::uint32_t i = t + k * stride;
+      key[k]                = i < n ? q[i] : kEmptyKey;
+      page[k]               = r.page(key[k]);
+    }
+    std::uint32_t slot[K];
+    CuckooEntry entry[K];
+    detail::find_batch<K>(core::PagesOf{r.pages, page}, key, slot, entry, detail::LiveEntry{});
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      const std::uint32_t i = t + k * stride;
+      if (i >= n) continue;
+      const Value value = slot[k] == kNotFound ? kNotFound : detail::entry_value(entry[k]);
+      out[i]            = static_cast<Out>(find ? value : static_cast<Value>(slot[k] != kNotFound));
+    }
+  });
+}
+
+/// Where a resident table's pages and their lists are: page p at slots + p * entries.
+struct ResidentPages {
+  PagedRef ref;
+  CuckooEntry* slots;
+  CuckooEntry* overflow;
+  core::PageStatus* status;
+  std::size_t entries;
+};
+
+/// Resident table: inserts each valid pair into its page (skipping keys present already when
+/// `skip_present`: an insert's second phase).
+template <class Exec>
+void paged_insert_resident(Exec& exec,
+                           ResidentPages t,
+                           const Key* keys,
+                           const Value* values,
+                           std::uint32_t n,
+                           bool skip_present,
+                           core::PagedOpStatus* op,
+                           std::uint32_t max_chain) {
+  exec.for_each(
+      n,
+      [=] VOXHASH_LAMBDA(std::uint32_t i) {
+        const Key key     = keys[i];
+        const Value value = value_or_index(values, i);
+        if (!core::valid_pair(op, key, value, true)) return;
+        const std::uint32_t p = t.ref.page(key);
+        const CuckooRef& page = t.ref.pages[p].table;
+        if (skip_present && page.find_slot(key, detail::LiveEntry{}) != kNotFound) return;
+        core::page_insert(page,
+                          t.slots + p * t.entries,
+                          t.overflow + std::size_t{p} * core::kPageOverflow,
+                          t.status + p,
+                          op,
+                          key,
+                          value,
+                          max_chain);
+      },
+      128);
+}
+
+/// Resident table: writes each pair's value (or the deleted marker) into its key's live copies.
+template <class Exec>
+void paged_assign_resident(Exec& exec,
+                           ResidentPages t,
+                           const Key* keys,
+                           const Value* values,
+                           std::uint32_t n,
+                           bool erase) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    const Key key = keys[i];
+    if (key == kEmptyKey) return;
+    const std::uint32_t p = t.ref.page(key);
+    const Value value     = erase ? kDeletedValue : value_or_index(values, i);
+    core::cuckoo_assign(
+        t.ref.pages[p].table, t.slots + p * t.entries, key, value, detail::LiveEntry{});
+  });
+}
+
+/// Validates every pair; with `counts`, also counts the valid ones per page.
+template <class Exec>
+void paged_validate(Exec& exec,
+                    const Key* keys,
+                    const Value* values,
+                    std::uint32_t n,
+                    core::PagedOpStatus* op,
+                    std::uint32_t seed,
+                    std::uint32_t pages,
+                    std::uint32_t* counts) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    const Key key = keys[i];
+    if (core::valid_pair(op, key, value_or_index(values, i), true) && counts) {
+      core::atomic_add(&counts[detail::page_of(key, seed, pages)], 1u);
+    }
+  });
+}
+
+/// Counts the occupied slots of `pages` consecutive pages of `per` slots each into counts[page].
+template <class Exec>
+void paged_count_slots(Exec& exec,
+                       const CuckooEntry* slots,
+                       std::uint32_t pages,
+                       std::uint32_t per,
+                       std::uint32_t* counts) {
+  exec.for_each(std::size_t{pages} * per, [=] VOXHASH_LAMBDA(std::uint32_t j) {
+    core::aggregate_add_at(counts, j / per, detail::entry_key(slots[j]) != kEmptyKey);
+  });
+}
+
+/// A page's rebuild, step one: its first live copies and overflow items into `out`.
+template <class Exec>
+void paged_collect(Exec& exec,
+                   CuckooRef page,
+                   std::uint32_t count,
+                   const CuckooEntry* overflow,
+                   core::PageStatus* status,
+                   CuckooEntry* out) {
+  exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t j) {
+    core::page_collect(page, j, overflow, status, out);
+  });
+}
+
+/// Inserts entries[0..n) into one page (skipping keys present already when `skip_present`).
+template <class Exec>
+void paged_insert_entries(Exec& exec,
+                          CuckooRef page,
+                          CuckooEntry* slots,
+                          CuckooEntry* overflow,
+                          core::PageStatus* status,
+                          core::PagedOpStatus* op,
+                          const CuckooEntry* entries,
+                          std::uint32_t n,
+                          bool skip_present,
+                          std::uint32_t max_chain) {
+  exec.for_each(
+      n,
+      [=] VOXHASH_LAMBDA(std::uint32_t i) {
+        const CuckooEntry e = entries[i];
+        const Key key       = detail::entry_key(e);
+        if (skip_present && page.find_slot(key, detail::LiveEntry{}) != kNotFound) return;
+        core::page_insert(
+            page, slots, overflow, status, op, key, detail::entry_value(e), max_chain);
+      },
+      128);
+}
+
+/// Writes each entry's value (or the deleted marker) into its key's live copies in one page.
+template <class Exec>
+void paged_assign_entries(Exec& exec,
+                          CuckooRef page,
+                          CuckooEntry* slots,
+                          const CuckooEntry* entries,
+                          std::uint32_t n,
+                          bool erase) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    const CuckooEntry e = entries[i];
+    core::cuckoo_assign(page,
+                        slots,
+                        detail::entry_key(e),
+                        erase ? kDeletedValue : detail::entry_value(e),
+                        detail::LiveEntry{});
+  });
+}
+
+/// Looks up one page's queries (entries: key << 32 | query index); answers go to out[index].
+template <class Exec, class Out>
+void paged_find_entries(
+    Exec& exec, CuckooRef page, const CuckooEntry* entries, std::uint32_t n, Out* out, bool find) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    const CuckooEntry e   = entries[i];
+    const std::uint32_t s = page.find_slot(detail::entry_key(e), detail::LiveEntry{});
+    const Value value     = s == kNotFound ? kNotFound : detail::entry_value(page.slots[s]);
+    out[detail::entry_value(e)] =
+        static_cast<Out>(find ? value : static_cast<Value>(s != kNotFound));
+  });
+}
+
+/// Counts one page's occupied slots into its status.
+template <class Exec>
+void paged_count_page(Exec& exec,
+                      const CuckooEntry* slots,
+                      std::uint32_t entries,
+                      core::PageStatus* status) {
+  exec.for_each(entries, [=] VOXHASH_LAMBDA(std::uint32_t j) {
+    core::aggregate_add(&status->entries, detail::entry_key(slots[j]) != kEmptyKey);
+  });
+}
+
+/// The partition, step one: each pair's page and entry (validated when `check_values`).
+template <class Exec>
+void paged_bin_input(Exec& exec,
+                     const Key* keys,
+                     const Value* values,
+                     std::uint32_t n,
+                     std::uint32_t seed,
+                     std::uint32_t pages,
+                     bool check_values,
+                     core::PagedOpStatus* op,
+                     std::uint32_t* page_of,
+                     CuckooEntry* entries) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    const Key key     = keys[i];
+    const Value value = value_or_index(values, i);
+    if (check_values) core::valid_pair(op, key, value, true);
+    page_of[i] = detail::page_of(key, seed, pages);
+    entries[i] = detail::make_entry(key, value);
+  });
+}
+
+/// The partition, step three (after the sort): where each page's run ends.
+template <class Exec>
+void paged_mark_runs(Exec& exec,
+                     const std::uint32_t* sorted_page,
+                     std::uint32_t n,
+                     std::uint32_t* offsets) {
+  exec.for_each(
+      n, [=] VOXHASH_LAMBDA(std::uint32_t i) { core::mark_run_end(sorted_page, n, i, offsets); });
+}
+
 template <class Exec>
 class PagedCuckooTableImpl final : public PagedCuckooTable {
   static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
@@ -51,10 +282,10 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
   /// The host's record of one page.
   struct PageInfo {
     detail::CuckooHashConstants hash[detail::kCuckooFunctions]{};
-    std::uint32_t entries = 0;       // occupied slots (deleted entries included)
-    std::uint32_t slot    = kNone;   // the page slot holding it, or kNone
-    int attempts          = 0;       // builds the last operation took on it
-    int forced_failures   = 0;       // test hook
+    std::uint32_t entries = 0;      // occupied slots (deleted entries included)
+    std::uint32_t slot    = kNone;  // the page slot holding it, or kNone
+    int attempts          = 0;      // builds the last operation took on it
+    int forced_failures   = 0;      // test hook
   };
 
   /// Events of one page slot's latest page, in pipeline order.
@@ -94,8 +325,8 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
       std::ostringstream msg;
       msg << "paged table: GPU budget " << format_bytes(options.gpu_budget)
           << " is smaller than one page needs: " << format_bytes(slot + scratch) << " (a page of "
-          << options.page_capacity << " pairs is " << format_bytes(std::size_t{8} * entries)
-          << ", " << main << " slots and a stash of " << options.stash_slots
+          << options.page_capacity << " pairs is " << format_bytes(std::size_t{8} * entries) << ", "
+          << main << " slots and a stash of " << options.stash_slots
           << ", 8 bytes each; with its overflow list and one page of rebuild scratch); raise "
           << "the budget or lower the page capacity";
       throw InvalidInput(msg.str());
@@ -109,9 +340,9 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     m_page_slots    = page_slots;
     m_max_page_keys = std::max<std::uint32_t>(
         1, static_cast<std::uint32_t>(kMaxPageLoad * static_cast<double>(main)));
-    m_max_chain     = options.max_chain
-                          ? options.max_chain
-                          : static_cast<std::uint32_t>(std::ceil(
+    m_max_chain = options.max_chain
+                      ? options.max_chain
+                      : static_cast<std::uint32_t>(std::ceil(
                             7.0 * std::log2(std::max<double>(static_cast<double>(main), 2.0))));
   }
 
@@ -125,9 +356,10 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
       clear();
       return finish_build(0, start);
     }
-    auto pages = static_cast<std::uint32_t>(std::max(
-        1.0, std::ceil(static_cast<double>(n) /
-                       (m_options.page_fill * static_cast<double>(m_options.page_capacity)))));
+    auto pages = static_cast<std::uint32_t>(
+        std::max(1.0,
+                 std::ceil(static_cast<double>(n) /
+                           (m_options.page_fill * static_cast<double>(m_options.page_capacity)))));
     for (int round = 0;; ++round) {
       try {
         if (pages <= m_page_slots) {
@@ -248,10 +480,10 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     update_table_stats();
   }
 
-  /// Page slots (and their lists, statuses, refs, counters) for `slots` pages, and the rebuild
-  /// scratch. Throws OutOfMemory before anything changes.
+  /// Page slots (and their lists, statuses, refs, counters) for at least `slots` pages (at most
+  /// the budget's), and the rebuild scratch. Throws OutOfMemory before anything changes.
   void reserve_slots(std::uint32_t slots) {
-    if (m_slot_page.size() == slots && m_slots.size() == std::size_t{slots} * m_entries) return;
+    if (m_slot_page.size() >= slots && m_slots.size() == m_slot_page.size() * m_entries) return;
     Buffer<CuckooEntry> fresh(Exec::kBackend, std::size_t{slots} * m_entries);
     Buffer<CuckooEntry> overflow(Exec::kBackend, std::size_t{slots} * core::kPageOverflow);
     Buffer<core::PageStatus> status(Exec::kBackend, slots);
@@ -325,7 +557,8 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
   void upload_refs(Exec& exec) {
     m_host_refs.assign(m_slot_page.size(), PageRef{});
     for (std::uint32_t p = 0; p < m_pages; ++p) {
-      if (m_info[p].slot != kNone) m_host_refs[m_info[p].slot] = PageRef{page_view(p, m_info[p].slot)};
+      if (m_info[p].slot != kNone)
+        m_host_refs[m_info[p].slot] = PageRef{page_view(p, m_info[p].slot)};
     }
     exec.transfer_async(m_refs.data(), m_host_refs.data(), m_host_refs.size() * sizeof(PageRef));
   }
@@ -351,15 +584,17 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
 
   /// The stats that describe the table rather than the last operation.
   void update_table_stats() {
-    m_stats.pages          = m_pages;
-    m_stats.page_slots     = m_page_slots;
-    m_stats.page_capacity  = m_options.page_capacity;
-    m_stats.page_bytes     = std::size_t{8} * m_entries;
-    m_stats.max_page_keys  = m_max_page_keys;
-    m_stats.all_resident   = all_resident();
-    m_stats.backend_bytes  = m_slots.bytes() + m_overflow.bytes() + m_status.bytes() +
+    m_stats.pages         = m_pages;
+    m_stats.page_slots    = m_page_slots;
+    m_stats.page_capacity = m_options.page_capacity;
+    m_stats.page_bytes    = std::size_t{8} * m_entries;
+    m_stats.max_page_keys = m_max_page_keys;
+    m_stats.all_resident  = all_resident();
+    m_stats.backend_bytes = m_slots.bytes() + m_overflow.bytes() + m_status.bytes() +
                             m_refs.bytes() + m_counts.bytes() + m_scratch.bytes();
-    m_stats.host_bytes     = m_host.bytes();
+    m_stats.host_bytes    = m_host.bytes();
+    m_stats.scratch_bytes = m_page_in.bytes() + m_page_out.bytes() + m_entry_in.bytes() +
+                            m_entries_out.bytes() + m_offsets.bytes() + m_run_temp.bytes();
     m_stats.resident_pages = 0;
     m_stats.entries        = 0;
     for (const PageInfo& info : m_info) {
@@ -371,10 +606,10 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
   BuildStats finish_build(std::size_t n, std::chrono::steady_clock::time_point start) {
     finish_op(start);
     BuildStats stats;
-    stats.keys        = n;
-    stats.chain_limit = m_max_chain;
-    stats.slots       = std::size_t{m_pages} * m_main;
-    stats.bytes       = m_stats.backend_bytes;
+    stats.keys          = n;
+    stats.chain_limit   = m_max_chain;
+    stats.slots         = std::size_t{m_pages} * m_main;
+    stats.bytes         = m_stats.backend_bytes;
     stats.longest_chain = m_longest_chain;
     for (const PageInfo& info : m_info)
       stats.attempts = std::max(stats.attempts, info.attempts);
@@ -384,11 +619,8 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
   // ---- builds --------------------------------------------------------------------------------
 
   /// P <= R: every page in its own slot; one insertion pass over the input, page by page_of.
-  void build_resident(const Key* keys,
-                      const Value* values,
-                      std::size_t n,
-                      std::uint32_t pages,
-                      Stream stream) {
+  void build_resident(
+      const Key* keys, const Value* values, std::size_t n, std::uint32_t pages, Stream stream) {
     reserve_slots(pages);
     m_host.resize(0);
     start_table(pages);
@@ -400,17 +632,21 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     exec.fill(m_slots.data(), std::size_t{pages} * m_entries, detail::kEmptyEntry);
     upload_refs(exec);
     const auto status = reset_status(exec, pages);
-    insert_resident(exec, keys, values, static_cast<std::uint32_t>(n), false, status.op);
+    paged_insert_resident(exec,
+                          resident_pages(),
+                          keys,
+                          values,
+                          static_cast<std::uint32_t>(n),
+                          false,
+                          status.op,
+                          m_max_chain);
     check_op(exec, status.op, true);
     settle_resident(exec, true);
   }
 
   /// P > R: partition by page, then every page through the slots (filled, built, downloaded).
-  void build_streamed(const Key* keys,
-                      const Value* values,
-                      std::size_t n,
-                      std::uint32_t pages,
-                      Stream stream) {
+  void build_streamed(
+      const Key* keys, const Value* values, std::size_t n, std::uint32_t pages, Stream stream) {
     // Everything this build allocates comes before anything changes (a build that fails for
     // memory leaves the table as it was). A page's input count includes duplicates, which the set
     // variant merges, so an overfull page shows only when it fails to build.
@@ -441,21 +677,48 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
         // Validate and count each page's new pairs before anything changes.
         Buffer<std::uint32_t>& counts = m_counts;
         exec.fill(counts.data(), m_pages, 0u);
-        count_resident(exec, keys, values, static_cast<std::uint32_t>(n), status.op, counts.data());
+        paged_validate(exec,
+                       keys,
+                       values,
+                       static_cast<std::uint32_t>(n),
+                       status.op,
+                       m_seed,
+                       m_pages,
+                       counts.data());
         check_op(exec, status.op, false);
         std::vector<std::uint32_t> add(m_pages);
         exec.copy_to_host(add.data(), counts.data(), m_pages);
         for (std::uint32_t p = 0; p < m_pages; ++p)
           check_room(p, add[p]);
-        assign_resident(exec, keys, values, static_cast<std::uint32_t>(n), work);
-        insert_resident(exec, keys, values, static_cast<std::uint32_t>(n), true, status.op);
+        paged_assign_resident(
+            exec, resident_pages(), keys, values, static_cast<std::uint32_t>(n), false);
+        paged_insert_resident(exec,
+                              resident_pages(),
+                              keys,
+                              values,
+                              static_cast<std::uint32_t>(n),
+                              true,
+                              status.op,
+                              m_max_chain);
         settle_resident(exec, true);
       } else {
         if (check_values) {
-          validate_resident(exec, keys, values, static_cast<std::uint32_t>(n), status.op);
+          paged_validate(exec,
+                         keys,
+                         values,
+                         static_cast<std::uint32_t>(n),
+                         status.op,
+                         m_seed,
+                         m_pages,
+                         static_cast<std::uint32_t*>(nullptr));
           check_op(exec, status.op, false);
         }
-        assign_resident(exec, keys, values, static_cast<std::uint32_t>(n), work);
+        paged_assign_resident(exec,
+                              resident_pages(),
+                              keys,
+                              values,
+                              static_cast<std::uint32_t>(n),
+                              work == PageWork::Erase);
         exec.synchronize();
       }
     } else {
@@ -475,8 +738,8 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     if (std::size_t{m_info[p].entries} + add <= m_max_page_keys) return;
     std::ostringstream msg;
     msg << "paged table: insert would put " << m_info[p].entries + std::size_t{add}
-        << " entries into page " << p << ", more than the " << m_max_page_keys
-        << " a page of " << m_options.page_capacity << " pairs holds; the table is unchanged "
+        << " entries into page " << p << ", more than the " << m_max_page_keys << " a page of "
+        << m_options.page_capacity << " pairs holds; the table is unchanged "
         << "(build it anew for more pages: the page count is fixed by the last build)";
     throw InvalidInput(msg.str());
   }
@@ -496,7 +759,13 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
       return;
     }
     if (all_resident()) {
-      find_resident(stream, q, static_cast<std::uint32_t>(n), out, work);
+      Exec exec(stream);
+      paged_find_resident(exec,
+                          PagedRef{m_refs.data(), m_pages, m_seed},
+                          q,
+                          static_cast<std::uint32_t>(n),
+                          out,
+                          work == PageWork::Find);
       return;
     }
     const auto start = std::chrono::steady_clock::now();
@@ -504,39 +773,6 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     Partition part = self.partition(q, nullptr, n, m_pages, m_seed, false, stream);
     self.stream_pages(work, self.pages_with_input(part), part, out);
     self.finish_op(start);
-  }
-
-  /// The resident table's batched lookup: kQueryBatch queries per thread, each in its page.
-  template <class Out>
-  void find_resident(Stream stream, const Key* q, std::uint32_t n, Out* out, PageWork work) const {
-    constexpr int K            = kQueryBatch;
-    const PagedRef r           = PagedRef{m_refs.data(), m_pages, m_seed};
-    const std::uint32_t stride = (n + K - 1) / K;
-    const bool find            = work == PageWork::Find;
-    Exec exec(stream);
-    exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t t) {
-      Key key[K];
-      std::uint32_t page[K];
-      VOXHASH_UNROLL
-      for (int k = 0; k < K; ++k) {
-        const std::uint32_t i = t + k * stride;
-        key[k]                = i < n ? q[i] : kEmptyKey;
-        page[k]               = r.page(key[k]);
-      }
-      std::uint32_t slot[K];
-      CuckooEntry entry[K];
-      detail::find_batch<K>(core::PagesOf{r.pages, page}, key, slot, entry, detail::LiveEntry{});
-      VOXHASH_UNROLL
-      for (int k = 0; k < K; ++k) {
-        const std::uint32_t i = t + k * stride;
-        if (i >= n) continue;
-        if (find) {
-          out[i] = static_cast<Out>(slot[k] == kNotFound ? kNotFound : detail::entry_value(entry[k]));
-        } else {
-          out[i] = static_cast<Out>(slot[k] != kNotFound);
-        }
-      }
-    });
   }
 
   // ---- the resident table's passes (one kernel over the whole input) ---------------------------
@@ -552,74 +788,12 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     return {m_op.data()};
   }
 
-  void insert_resident(Exec& exec,
-                       const Key* keys,
-                       const Value* values,
-                       std::uint32_t n,
-                       bool skip_present,
-                       core::PagedOpStatus* op) {
-    const PagedRef r               = PagedRef{m_refs.data(), m_pages, m_seed};
-    CuckooEntry* slots             = m_slots.data();
-    CuckooEntry* overflow          = m_overflow.data();
-    core::PageStatus* status       = m_status.data();
-    const std::size_t entries      = m_entries;
-    const std::uint32_t max_chain  = m_max_chain;
-    exec.for_each(
-        n,
-        [=] VOXHASH_LAMBDA(std::uint32_t i) {
-          const Key key     = keys[i];
-          const Value value = value_or_index(values, i);
-          if (!core::valid_pair(op, key, value, true)) return;
-          const std::uint32_t p = r.page(key);
-          const CuckooRef& page = r.pages[p].table;
-          if (skip_present && page.find_slot(key, detail::LiveEntry{}) != kNotFound) return;
-          core::page_insert(page,
-                            slots + p * entries,
-                            overflow + std::size_t{p} * core::kPageOverflow,
-                            status + p,
-                            op,
-                            key,
-                            value,
-                            max_chain);
-        },
-        128);
-  }
-
-  void assign_resident(
-      Exec& exec, const Key* keys, const Value* values, std::uint32_t n, PageWork work) {
-    const PagedRef r          = PagedRef{m_refs.data(), m_pages, m_seed};
-    CuckooEntry* slots        = m_slots.data();
-    const std::size_t entries = m_entries;
-    const bool erase          = work == PageWork::Erase;
-    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-      const Key key = keys[i];
-      if (key == kEmptyKey) return;
-      const std::uint32_t p = r.page(key);
-      const Value value     = erase ? kDeletedValue : value_or_index(values, i);
-      core::cuckoo_assign(r.pages[p].table, slots + p * entries, key, value, detail::LiveEntry{});
-    });
-  }
-
-  void count_resident(Exec& exec,
-                      const Key* keys,
-                      const Value* values,
-                      std::uint32_t n,
-                      core::PagedOpStatus* op,
-                      std::uint32_t* counts) {
-    const std::uint32_t seed = m_seed, pages = m_pages;
-    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-      const Key key = keys[i];
-      if (core::valid_pair(op, key, value_or_index(values, i), true)) {
-        core::atomic_add(&counts[detail::page_of(key, seed, pages)], 1u);
-      }
-    });
-  }
-
-  void validate_resident(
-      Exec& exec, const Key* keys, const Value* values, std::uint32_t n, core::PagedOpStatus* op) {
-    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-      core::valid_pair(op, keys[i], value_or_index(values, i), true);
-    });
+  [[nodiscard]] ResidentPages resident_pages() {
+    return {PagedRef{m_refs.data(), m_pages, m_seed},
+            m_slots.data(),
+            m_overflow.data(),
+            m_status.data(),
+            m_entries};
   }
 
   /// After a resident pass: rebuild the pages that overflowed, then count every page's entries.
@@ -658,8 +832,8 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
 
   /// Rebuilds the page in `slot` alone from its own entries (first live copies, and the items in
   /// its overflow list) with new constants, up to max_attempts times. Synchronous on `exec`.
-  void rebuild(Exec& exec, std::uint32_t page, std::uint32_t slot, std::uint32_t overflowed,
-               bool in_build) {
+  void rebuild(
+      Exec& exec, std::uint32_t page, std::uint32_t slot, std::uint32_t overflowed, bool in_build) {
     if (overflowed > core::kPageOverflow) {
       if (in_build) throw PageOverfull{};
       throw BuildFailed("paged table: page " + std::to_string(page) + " could not place " +
@@ -673,26 +847,19 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     core::PageStatus* status    = m_status.data() + slot;
     const CuckooEntry* overflow = m_overflow.data() + std::size_t{slot} * core::kPageOverflow;
     exec.fill(status, 1, core::PageStatus{});
-    exec.for_each(m_entries + overflowed, [=] VOXHASH_LAMBDA(std::uint32_t j) {
-      core::page_collect(old_view, j, overflow, status, scratch);
-    });
+    paged_collect(exec, old_view, m_entries + overflowed, overflow, status, scratch);
     const std::uint32_t collected = exec.read(status).collected;
     bool built                    = false;
     for (int attempt = 2; attempt <= m_options.max_attempts && !built; ++attempt) {
       info.attempts = attempt;
       draw_constants(info);
-      const CuckooRef view          = page_view(page, slot);
-      CuckooEntry* slots            = slot_entries(slot);
-      CuckooEntry* list             = m_overflow.data() + std::size_t{slot} * core::kPageOverflow;
-      core::PagedOpStatus* op       = m_op.data();
-      const std::uint32_t max_chain = m_max_chain;
+      const CuckooRef view = page_view(page, slot);
+      CuckooEntry* slots   = slot_entries(slot);
+      CuckooEntry* list    = m_overflow.data() + std::size_t{slot} * core::kPageOverflow;
       exec.fill(slots, m_entries, detail::kEmptyEntry);
       exec.fill(status, 1, core::PageStatus{});
-      exec.for_each(collected, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-        const CuckooEntry e = scratch[i];
-        core::page_insert(view, slots, list, status, op, detail::entry_key(e),
-                          detail::entry_value(e), max_chain);
-      });
+      paged_insert_entries(
+          exec, view, slots, list, status, m_op.data(), scratch, collected, false, m_max_chain);
       built = !needs_rebuild(page, exec.read(status));
     }
     if (!built) {
@@ -710,14 +877,10 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
 
   /// Counts the occupied entries of the pages in slots [first, first + count) into their records.
   void count_entries(Exec& exec, std::uint32_t first, std::uint32_t count) {
-    std::uint32_t* counts     = m_counts.data() + first;
-    const CuckooEntry* slots  = m_slots.data() + std::size_t{first} * m_entries;
-    const std::uint32_t per   = m_entries;
+    std::uint32_t* counts = m_counts.data() + first;
     exec.fill(counts, count, 0u);
-    exec.for_each(std::size_t{count} * per, [=] VOXHASH_LAMBDA(std::uint32_t j) {
-      const std::uint32_t occupied = detail::entry_key(slots[j]) != kEmptyKey;
-      core::aggregate_add_at(counts, j / per, occupied);
-    });
+    paged_count_slots(
+        exec, m_slots.data() + std::size_t{first} * m_entries, count, m_entries, counts);
     std::vector<std::uint32_t> host(count);
     exec.copy_to_host(host.data(), counts, count);
     for (std::uint32_t s = 0; s < count; ++s)
@@ -729,17 +892,16 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
   /// An operation's input sorted by page: entries (key << 32 | value, or | query index for
   /// lookups) grouped by page in input order, and where each page's run starts (on the host).
   struct Partition {
-    Buffer<std::uint32_t> page_in, page_out;
-    Buffer<CuckooEntry> entry_in, entries;
-    Buffer<std::uint32_t> offsets_d;
-    std::vector<std::uint32_t> offsets;  // P + 1
-    std::uint32_t seed = 0;
+    const CuckooEntry* entries = nullptr;  // in the table's partition scratch
+    std::vector<std::uint32_t> offsets;    // P + 1
+    std::uint32_t seed      = 0;
     core::PagedOpStatus* op = nullptr;
   };
 
   /// Partitions keys[0..n) (with values, or their indices) by page over `pages` pages with `seed`
   /// on the kernel stream, after the caller's stream; validates pairs when `check_values`.
-  /// Synchronizes (reads the page offsets back).
+  /// Synchronizes (reads the page offsets back). The scratch (24 bytes a pair and the sort's) is
+  /// the table's, kept for the next operation: outside the budget, beside the caller's input.
   Partition partition(const Key* keys,
                       const Value* values,
                       std::size_t n,
@@ -752,41 +914,37 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     ready.record(caller);
     m_run.wait(ready);
     Partition part;
-    part.seed     = seed;
+    part.seed        = seed;
     const auto count = static_cast<std::uint32_t>(n);
-    part.page_in  = Buffer<std::uint32_t>(Exec::kBackend, n);
-    part.page_out = Buffer<std::uint32_t>(Exec::kBackend, n);
-    part.entry_in = Buffer<CuckooEntry>(Exec::kBackend, n);
-    part.entries  = Buffer<CuckooEntry>(Exec::kBackend, n);
-    part.offsets_d = Buffer<std::uint32_t>(Exec::kBackend, std::size_t{pages} + 1);
+    m_page_in.resize(n);
+    m_page_out.resize(n);
+    m_entry_in.resize(n);
+    m_entries_out.resize(n);
+    m_offsets.resize(std::size_t{pages} + 1);
     m_op.resize(1);
     m_run.fill(m_op.data(), 1, core::PagedOpStatus{});
-    part.op                  = m_op.data();
-    core::PagedOpStatus* op  = part.op;
-    std::uint32_t* page_in   = part.page_in.data();
-    CuckooEntry* entry_in    = part.entry_in.data();
-    m_run.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-      const Key key     = keys[i];
-      const Value value = value_or_index(values, i);
-      if (check_values) core::valid_pair(op, key, value, true);
-      page_in[i]  = detail::page_of(key, seed, pages);
-      entry_in[i] = detail::make_entry(key, value);
-    });
+    part.op      = m_op.data();
+    part.entries = m_entries_out.data();
+    paged_bin_input(m_run,
+                    keys,
+                    values,
+                    count,
+                    seed,
+                    pages,
+                    check_values,
+                    part.op,
+                    m_page_in.data(),
+                    m_entry_in.data());
     const int end_bit = std::max(1, static_cast<int>(std::bit_width(pages - 1)));
-    m_run.sort_pairs(part.page_in.data(), part.page_out.data(), part.entry_in.data(),
-                     part.entries.data(), n, end_bit);
-    std::uint32_t* offsets      = part.offsets_d.data();
-    const std::uint32_t* sorted = part.page_out.data();
+    m_run.sort_pairs(
+        m_page_in.data(), m_page_out.data(), m_entry_in.data(), m_entries_out.data(), n, end_bit);
+    std::uint32_t* offsets      = m_offsets.data();
+    const std::uint32_t* sorted = m_page_out.data();
     m_run.fill(offsets, std::size_t{pages} + 1, 0u);
-    m_run.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-      core::mark_run_end(sorted, count, i, offsets);
-    });
+    paged_mark_runs(m_run, sorted, count, offsets);
     m_run.inclusive_max(offsets, std::size_t{pages} + 1);
     part.offsets.resize(std::size_t{pages} + 1);
     m_run.copy_to_host(part.offsets.data(), offsets, part.offsets.size());
-    part.page_in  = Buffer<std::uint32_t>{};
-    part.page_out = Buffer<std::uint32_t>{};
-    part.entry_in = Buffer<CuckooEntry>{};
     return part;
   }
 
@@ -808,7 +966,9 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
   /// copy (or a fill for a build), its share of the work, a count of its entries and a download
   /// when it changed. `out`: the lookups' answers. Synchronizes.
   template <class Out = Value>
-  void stream_pages(PageWork work, const std::vector<std::uint32_t>& order, const Partition& part,
+  void stream_pages(PageWork work,
+                    const std::vector<std::uint32_t>& order,
+                    const Partition& part,
                     Out* out) {
     const auto slots = static_cast<std::uint32_t>(m_slot_page.size());
     std::vector<bool> used(slots, false);  // the slot's page went through it in this operation
@@ -832,8 +992,12 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
   }
 
   template <class Out>
-  void stream_each(PageWork work, const std::vector<std::uint32_t>& order, const Partition& part,
-                   Out* out, std::vector<bool>& used, std::uint32_t& next) {
+  void stream_each(PageWork work,
+                   const std::vector<std::uint32_t>& order,
+                   const Partition& part,
+                   Out* out,
+                   std::vector<bool>& used,
+                   std::uint32_t& next) {
     const auto slots = static_cast<std::uint32_t>(used.size());
     for (const std::uint32_t page : order) {
       std::uint32_t slot = m_info[page].slot;
@@ -844,12 +1008,12 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
         if (used[slot]) settle_slot(work, slot);
         const std::uint32_t old = m_slot_page[slot];
         if (old != kNone) m_info[old].slot = kNone;
-        m_slot_page[slot]  = page;
-        m_info[page].slot  = slot;
+        m_slot_page[slot] = page;
+        m_info[page].slot = slot;
       } else if (used[slot]) {
         settle_slot(work, slot);
       }
-      used[slot] = true;
+      used[slot]            = true;
       m_info[page].attempts = 1;
       enqueue_page(work, page, slot, upload, part, out);
     }
@@ -866,11 +1030,15 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
 
   /// Queues one page's upload, kernels and download on the three streams.
   template <class Out>
-  void enqueue_page(PageWork work, std::uint32_t page, std::uint32_t slot, bool upload,
-                    const Partition& part, Out* out) {
-    SlotEvents& ev            = *m_events[slot];
-    CuckooEntry* slots        = slot_entries(slot);
-    const std::size_t bytes   = std::size_t{8} * m_entries;
+  void enqueue_page(PageWork work,
+                    std::uint32_t page,
+                    std::uint32_t slot,
+                    bool upload,
+                    const Partition& part,
+                    Out* out) {
+    SlotEvents& ev          = *m_events[slot];
+    CuckooEntry* slots      = slot_entries(slot);
+    const std::size_t bytes = std::size_t{8} * m_entries;
     ++m_stats.pages_streamed;
     m_up.wait(ev.down_end);  // the slot's previous page is out (its events were settled)
     ev.up_start.record(m_up);
@@ -886,15 +1054,13 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     ev.run_start.record(m_run);
     const std::uint32_t begin = part.offsets[page];
     const std::uint32_t count = part.offsets[page + 1] - begin;
-    const CuckooEntry* input  = part.entries.data() + begin;
+    const CuckooEntry* input  = part.entries + begin;
     const CuckooRef view      = page_view(page, slot);
     core::PageStatus* status  = m_status.data() + slot;
     m_run.fill(status, 1, core::PageStatus{});
     run_page(work, view, slots, slot, input, count, out);
     if (modifies(work)) {
-      m_run.for_each(m_entries, [=] VOXHASH_LAMBDA(std::uint32_t j) {
-        core::aggregate_add(&status->entries, detail::entry_key(slots[j]) != kEmptyKey);
-      });
+      paged_count_page(m_run, slots, m_entries, status);
     }
     ev.run_end.record(m_run);
 
@@ -902,8 +1068,8 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     ev.down_start.record(m_down);
     if (modifies(work)) {
       m_down.transfer_async(host_page(page), slots, bytes);
-      m_down.transfer_async(m_host_status.data() + slot, m_status.data() + slot,
-                            sizeof(core::PageStatus));
+      m_down.transfer_async(
+          m_host_status.data() + slot, m_status.data() + slot, sizeof(core::PageStatus));
       m_stats.bytes_to_host += bytes;
     }
     ev.down_end.record(m_down);
@@ -911,8 +1077,13 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
 
   /// One page's share of the work, on the kernel stream.
   template <class Out>
-  void run_page(PageWork work, const CuckooRef& view, CuckooEntry* slots, std::uint32_t slot,
-                const CuckooEntry* input, std::uint32_t count, Out* out) {
+  void run_page(PageWork work,
+                const CuckooRef& view,
+                CuckooEntry* slots,
+                std::uint32_t slot,
+                const CuckooEntry* input,
+                std::uint32_t count,
+                Out* out) {
     if (count == 0) return;
     core::PageStatus* status      = m_status.data() + slot;
     CuckooEntry* overflow         = m_overflow.data() + std::size_t{slot} * core::kPageOverflow;
@@ -920,49 +1091,22 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     const std::uint32_t max_chain = m_max_chain;
     switch (work) {
       case PageWork::Insert:
-        m_run.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-          const CuckooEntry e = input[i];
-          core::cuckoo_assign(view, slots, detail::entry_key(e), detail::entry_value(e),
-                              detail::LiveEntry{});
-        });
-        [[fallthrough]];
-      case PageWork::Build: {
-        const bool skip_present = work == PageWork::Insert;
-        m_run.for_each(
-            count,
-            [=] VOXHASH_LAMBDA(std::uint32_t i) {
-              const CuckooEntry e = input[i];
-              const Key key       = detail::entry_key(e);
-              if (skip_present && view.find_slot(key, detail::LiveEntry{}) != kNotFound) return;
-              core::page_insert(view, slots, overflow, status, op, key, detail::entry_value(e),
-                                max_chain);
-            },
-            128);
+        paged_assign_entries(m_run, view, slots, input, count, false);
+        paged_insert_entries(
+            m_run, view, slots, overflow, status, op, input, count, true, max_chain);
         return;
-      }
+      case PageWork::Build:
+        paged_insert_entries(
+            m_run, view, slots, overflow, status, op, input, count, false, max_chain);
+        return;
       case PageWork::Update:
-      case PageWork::Erase: {
-        const bool erase = work == PageWork::Erase;
-        m_run.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-          const CuckooEntry e = input[i];
-          core::cuckoo_assign(view, slots, detail::entry_key(e),
-                              erase ? kDeletedValue : detail::entry_value(e),
-                              detail::LiveEntry{});
-        });
+      case PageWork::Erase:
+        paged_assign_entries(m_run, view, slots, input, count, work == PageWork::Erase);
         return;
-      }
       case PageWork::Find:
-      case PageWork::Contains: {
-        const bool find = work == PageWork::Find;
-        m_run.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-          const CuckooEntry e   = input[i];
-          const std::uint32_t s = view.find_slot(detail::entry_key(e), detail::LiveEntry{});
-          const Value value     = s == kNotFound ? kNotFound : detail::entry_value(view.slots[s]);
-          out[detail::entry_value(e)] =
-              static_cast<Out>(find ? value : static_cast<Value>(s != kNotFound));
-        });
+      case PageWork::Contains:
+        paged_find_entries(m_run, view, input, count, out, work == PageWork::Find);
         return;
-      }
     }
   }
 
@@ -1010,6 +1154,10 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
   Buffer<std::uint32_t> m_counts{Exec::kBackend, 0};
   Buffer<CuckooEntry> m_scratch{Exec::kBackend, 0};
   Buffer<CuckooEntry> m_host;  // pinned host pages (streaming tables only)
+  // The partition's scratch (streaming tables only): page ids and entries, sorted, and offsets.
+  Buffer<std::uint32_t> m_page_in{Exec::kBackend, 0}, m_page_out{Exec::kBackend, 0};
+  Buffer<CuckooEntry> m_entry_in{Exec::kBackend, 0}, m_entries_out{Exec::kBackend, 0};
+  Buffer<std::uint32_t> m_offsets{Exec::kBackend, 0};
   Buffer<core::PageStatus> m_host_status;  // pinned: the streamed pages' statuses
 
   typename Exec::OwnedStream m_streams[3];  // upload, kernels, download
