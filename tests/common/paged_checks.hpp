@@ -47,12 +47,10 @@ struct Answers {
 
 inline Answers ask(Backend backend, const HashTable& table, const std::vector<Key>& queries) {
   Answers a;
-  a.found = run_query<Value>(backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
-    table.find_async(q, n, o);
-  });
-  a.has   = run_query<std::uint8_t>(backend, queries, 7, [&](auto q, auto n, auto o) {
-    table.contains_async(q, n, o);
-  });
+  a.found = run_query<Value>(
+      backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) { table.find_async(q, n, o); });
+  a.has = run_query<std::uint8_t>(
+      backend, queries, 7, [&](auto q, auto n, auto o) { table.contains_async(q, n, o); });
   synchronize(backend);
   return a;
 }
@@ -65,14 +63,16 @@ inline Expected expected_from(const std::vector<Key>& keys) {
 }
 
 /// Every query answered as `expected` says (a hit's value one of its values, a miss kNotFound).
-inline void expect_answers(const Answers& a, const std::vector<Key>& queries, const Expected& want) {
+inline void expect_answers(const Answers& a,
+                           const std::vector<Key>& queries,
+                           const Expected& want) {
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < queries.size(); ++i) {
     const auto it = want.find(queries[i]);
-    const bool ok = it == want.end()
-                        ? a.found[i] == kNotFound && a.has[i] == 0
-                        : a.has[i] == 1 && std::find(it->second.begin(), it->second.end(),
-                                                     a.found[i]) != it->second.end();
+    const bool ok = it == want.end() ? a.found[i] == kNotFound && a.has[i] == 0
+                                     : a.has[i] == 1 && std::find(it->second.begin(),
+                                                                  it->second.end(),
+                                                                  a.found[i]) != it->second.end();
     if (!ok && ++wrong <= 5) {
       ADD_FAILURE() << "query " << queries[i] << ": find " << a.found[i] << ", contains "
                     << int(a.has[i]) << (it == want.end() ? " (absent)" : " (present)");
@@ -87,8 +87,8 @@ inline void check_paged_like_flat(Backend backend,
                                   const std::vector<Key>& keys,
                                   std::size_t page_slots,
                                   bool expect_resident) {
-  SCOPED_TRACE("paged on " + std::string(to_string(backend)) + ", n=" +
-               std::to_string(keys.size()) + ", page slots " + std::to_string(page_slots));
+  SCOPED_TRACE("paged on " + std::string(to_string(backend)) +
+               ", n=" + std::to_string(keys.size()) + ", page slots " + std::to_string(page_slots));
   auto paged   = make_paged(backend, paged_options(page_slots));
   auto flat    = make_table(TableKind::Cuckoo, backend);
   auto d_keys  = Buffer<Key>::from_host(backend, keys);
@@ -121,7 +121,7 @@ inline void check_paged_like_flat(Backend backend,
 inline void check_paged_changes(Backend backend, std::size_t page_slots) {
   SCOPED_TRACE("paged changes on " + std::string(to_string(backend)) + ", page slots " +
                std::to_string(page_slots));
-  const auto keys = random_keys(12000, 12000, 31);
+  const auto keys      = random_keys(12000, 12000, 31);
   BuildOptions options = paged_options(page_slots);
   options.page_fill    = 0.6;  // room for the inserts below
   auto paged           = make_paged(backend, options);
@@ -199,8 +199,8 @@ inline void check_paged_changes(Backend backend, std::size_t page_slots) {
 inline void check_forced_page_failure(Backend backend, std::size_t page_slots) {
   SCOPED_TRACE("forced page failure on " + std::string(to_string(backend)) + ", page slots " +
                std::to_string(page_slots));
-  const auto keys = random_keys(10000, 8000, 41);
-  auto paged      = make_paged(backend, paged_options(page_slots));
+  const auto keys                = random_keys(10000, 8000, 41);
+  auto paged                     = make_paged(backend, paged_options(page_slots));
   constexpr std::size_t kFailing = 3;
   paged->force_page_failures(kFailing, 1);
   auto d_keys = Buffer<Key>::from_host(backend, keys);

@@ -12,7 +12,7 @@
 namespace voxhash::test {
 namespace {
 
-constexpr Backend kCpu = Backend::Cpu;
+constexpr Backend kCpu               = Backend::Cpu;
 constexpr std::size_t kResidentSlots = 64;  // every table below fits
 constexpr std::size_t kStreamSlots   = 3;   // a table many times its budget
 
@@ -44,12 +44,12 @@ TEST(PagedTable, ForcedPageFailureRebuiltAlone) {
 }
 
 TEST(PagedTable, ShortChainsFillStashesAndOverflowedPagesAreRebuilt) {
-  // Chains of 10 exchanges at load 0.8, stashes of 4: many items go to the stashes, some pages overflow theirs
-  // and are rebuilt; every answer stays right, streamed or resident.
+  // Chains of 10 exchanges at load 0.8, stashes of 4: many items go to the stashes, some pages
+  // overflow theirs and are rebuilt; every answer stays right, streamed or resident.
   for (const std::size_t slots : {kStreamSlots, kResidentSlots}) {
-    BuildOptions o = paged_options(slots);
-    o.max_chain    = 10;
-    o.stash_slots  = 4;
+    BuildOptions o  = paged_options(slots);
+    o.max_chain     = 10;
+    o.stash_slots   = 4;
     const auto keys = random_keys(20000, 20000, 14);
     auto paged      = make_paged(kCpu, o);
     paged->build(keys.data(), nullptr, keys.size());

@@ -176,8 +176,7 @@ void release_accounted(Backend backend, std::size_t bytes) noexcept {
 }  // namespace
 
 void* allocate(Backend backend, std::size_t bytes) {
-  return accounted_allocate(
-      backend, bytes, [&] { return backend_impl(backend).allocate(bytes); });
+  return accounted_allocate(backend, bytes, [&] { return backend_impl(backend).allocate(bytes); });
 }
 
 void deallocate(Backend backend, void* ptr, std::size_t bytes) noexcept {

@@ -44,7 +44,8 @@ struct InsertResult {
   bool placed;
   std::uint32_t chain;  // atomic exchanges this insertion performed
   bool filled;          // an empty slot (or stash slot) now holds an entry
-  CuckooEntry unplaced;  // when !placed: the entry in hand when the chain stopped (not in the table)
+  CuckooEntry
+      unplaced;  // when !placed: the entry in hand when the chain stopped (not in the table)
 };
 
 /// Nothing may be dropped: every entry an exchange returns is placed again (the flat table).
@@ -56,11 +57,8 @@ struct KeepAll {
 /// stash hash, claiming the first empty slot with a compare-and-swap; a stash slot holding the
 /// same key, or an entry `droppable` accepts, is taken over instead. False when the stash is full.
 template <class Droppable>
-VOXHASH_HD bool stash_insert(const CuckooRef& t,
-                             CuckooEntry* slots,
-                             CuckooEntry entry,
-                             Droppable droppable,
-                             bool& filled) {
+VOXHASH_HD bool stash_insert(
+    const CuckooRef& t, CuckooEntry* slots, CuckooEntry entry, Droppable droppable, bool& filled) {
   const Key key             = entry_key(entry);
   const std::uint32_t start = t.stash_start(key);
   for (std::uint32_t step = 0; step < t.stash_size; ++step) {

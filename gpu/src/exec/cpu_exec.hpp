@@ -127,7 +127,9 @@ class CpuExec {
   }
 
   /// Copies `bytes` between any two memories (host, pinned host): the same as copy_async here.
-  void transfer_async(void* dst, const void* src, std::size_t bytes) { copy_async(dst, src, bytes); }
+  void transfer_async(void* dst, const void* src, std::size_t bytes) {
+    copy_async(dst, src, bytes);
+  }
 
   /// A timestamp: record() takes the time now, elapsed_ms() the time between two.
   class Event {

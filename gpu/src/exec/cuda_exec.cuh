@@ -206,7 +206,9 @@ class CudaExec {
   };
 
   /// Work queued on the stream after this waits for `event` (no host wait).
-  void wait(const Event& event) { VOXHASH_CUDA_TRY(cudaStreamWaitEvent(m_stream, event.m_event, 0)); }
+  void wait(const Event& event) {
+    VOXHASH_CUDA_TRY(cudaStreamWaitEvent(m_stream, event.m_event, 0));
+  }
 
   /// A non-blocking stream of one's own, destroyed with the object.
   class OwnedStream {

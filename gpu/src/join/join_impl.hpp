@@ -133,7 +133,8 @@ class JoinRun {
 
   JoinResult run(const JoinInput& left, const JoinInput& right) {
     if (m_options.algorithm == JoinAlgorithm::Hash && m_options.table == TableKind::PagedCuckoo) {
-      throw InvalidInput("join: the build side is hashed into cuckoo or HashGraph, not paged-cuckoo");
+      throw InvalidInput(
+          "join: the build side is hashed into cuckoo or HashGraph, not paged-cuckoo");
     }
     tables::check_size(left.rows, "join (left side)");
     tables::check_size(right.rows, "join (right side)");

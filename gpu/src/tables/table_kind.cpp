@@ -58,14 +58,12 @@ std::size_t estimate_bytes(TableKind kind, std::size_t n, const BuildOptions& op
       // each with an overflow list of 1024 entries, and one page of rebuild scratch. Beyond it,
       // when the pages do not fit: the partition of an operation's input by page (page ids and
       // entries, sorted: 24 bytes a pair).
-      const std::size_t page  = paged_page_bytes(options);
-      const std::size_t slot  = page + 8 * 1024 + 64;
-      const auto pages = static_cast<std::size_t>(
-          std::max(1.0, std::ceil(keys / (options.page_fill *
-                                          static_cast<double>(options.page_capacity)))));
-      const std::size_t fit = options.gpu_budget > page + 8 * 1024
-                                  ? (options.gpu_budget - page - 8 * 1024) / slot
-                                  : 0;
+      const std::size_t page = paged_page_bytes(options);
+      const std::size_t slot = page + 8 * 1024 + 64;
+      const auto pages       = static_cast<std::size_t>(std::max(
+          1.0, std::ceil(keys / (options.page_fill * static_cast<double>(options.page_capacity)))));
+      const std::size_t fit =
+          options.gpu_budget > page + 8 * 1024 ? (options.gpu_budget - page - 8 * 1024) / slot : 0;
       return std::min(pages, fit) * slot + page + 8 * 1024 + (pages > fit ? 24 * n : 0);
     }
   }
