@@ -10,6 +10,9 @@
 #include <voxhash/types.hpp>
 
 #include <cstdint>
+#if !defined(__CUDA_ARCH__)
+#include <atomic>
+#endif
 
 namespace voxhash {
 
@@ -27,6 +30,18 @@ VOXHASH_HD Key entry_key(CuckooEntry e) {
 }
 VOXHASH_HD Value entry_value(CuckooEntry e) {
   return static_cast<Value>(e & 0xFFFFFFFFu);
+}
+
+/// Reads a slot. The paged table looks keys up while other threads of the same loop exchange
+/// entries (an insert's check for a key present already), so on the host the read is a relaxed
+/// atomic load (a plain load on x86, and what ThreadSanitizer checks); on the GPU a plain load.
+VOXHASH_HD CuckooEntry load_entry(const CuckooEntry* slot) {
+#if defined(__CUDA_ARCH__)
+  return *slot;
+#else
+  return std::atomic_ref<CuckooEntry>(*const_cast<CuckooEntry*>(slot))
+      .load(std::memory_order_relaxed);
+#endif
 }
 
 /// Every entry holding the key counts (the flat table: it has no deleted entries).
@@ -80,7 +95,7 @@ struct CuckooRef {
     for (std::uint32_t t = 0; t < stash_size; ++t) {
       std::uint32_t j = start + t;
       if (j >= stash_size) j -= stash_size;
-      const CuckooEntry e = slots[size + j];
+      const CuckooEntry e = detail::load_entry(&slots[size + j]);
       const Key k         = detail::entry_key(e);
       if (k == key && live(e)) return size + j;
       if (k == kEmptyKey) return kNotFound;
@@ -96,7 +111,7 @@ struct CuckooRef {
     VOXHASH_UNROLL
     for (int i = 0; i < detail::kCuckooFunctions; ++i) {
       const std::uint32_t loc = location(i, key);
-      const CuckooEntry e     = slots[loc];
+      const CuckooEntry e     = detail::load_entry(&slots[loc]);
       const Key k             = detail::entry_key(e);
       if (k == key && live(e)) return loc;
       if (k == kEmptyKey) break;
@@ -179,7 +194,7 @@ VOXHASH_HD void find_batch(RefOf ref_of,
     for (int k = 0; k < K; ++k) {
       if (pending[k]) {
         loc[k] = ref_of(k).location(i, key[k]);
-        e[k]   = ref_of(k).slots[loc[k]];
+        e[k]   = load_entry(&ref_of(k).slots[loc[k]]);
       }
     }
     VOXHASH_UNROLL
@@ -199,7 +214,7 @@ VOXHASH_HD void find_batch(RefOf ref_of,
   for (int k = 0; k < K; ++k) {
     if (!stash[k] || ref_of(k).stash_size == 0) continue;
     slot[k] = ref_of(k).find_in_stash(key[k], live);
-    if (slot[k] != kNotFound) entry[k] = ref_of(k).slots[slot[k]];
+    if (slot[k] != kNotFound) entry[k] = load_entry(&ref_of(k).slots[slot[k]]);
   }
 }
 

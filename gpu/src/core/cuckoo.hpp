@@ -123,7 +123,7 @@ VOXHASH_HD bool cuckoo_assign(
   bool found              = false;
   for (int i = 0; i < detail::kCuckooFunctions; ++i) {
     const std::uint32_t loc = t.location(i, key);
-    const CuckooEntry e     = slots[loc];
+    const CuckooEntry e     = detail::load_entry(&slots[loc]);
     if (entry_key(e) == kEmptyKey) break;
     if (entry_key(e) == key && live(e)) {
       atomic_exchange(&slots[loc], entry);
@@ -134,7 +134,7 @@ VOXHASH_HD bool cuckoo_assign(
   for (std::uint32_t step = 0; step < t.stash_size; ++step) {
     std::uint32_t j = start + step;
     if (j >= t.stash_size) j -= t.stash_size;
-    const CuckooEntry e = slots[t.size + j];
+    const CuckooEntry e = detail::load_entry(&slots[t.size + j]);
     if (entry_key(e) == kEmptyKey) break;
     if (entry_key(e) == key && live(e)) {
       atomic_exchange(&slots[t.size + j], entry);
