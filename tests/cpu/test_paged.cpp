@@ -67,6 +67,31 @@ TEST(PagedTable, ShortChainsFillStashesAndOverflowedPagesAreRebuilt) {
   }
 }
 
+TEST(PagedTable, PageFailingInAnInsertIsRebuiltAlone) {
+  for (const std::size_t slots : {kStreamSlots, kResidentSlots}) {
+    SCOPED_TRACE("page slots " + std::to_string(slots));
+    BuildOptions o  = paged_options(slots);
+    o.page_fill     = 0.7;
+    const auto keys = random_keys(10000, 10000, 16);
+    auto paged      = make_paged(kCpu, o);
+    paged->build(keys.data(), nullptr, keys.size());
+    const auto more = absent_keys(keys, 2000, 17);
+    std::vector<Value> values(more.size(), 5);
+    paged->force_page_failures(2, 1);
+    paged->insert(more.data(), values.data(), more.size());
+    EXPECT_EQ(paged->page_attempts(2), 2);
+    EXPECT_EQ(paged->paged_stats().page_rebuilds, 1u);
+    Expected want = expected_from(keys);
+    for (const Key k : more)
+      want[k] = {5};
+    std::vector<Key> queries = keys;
+    queries.insert(queries.end(), more.begin(), more.end());
+    const auto misses = absent_keys(queries, 1000, 18);
+    queries.insert(queries.end(), misses.begin(), misses.end());
+    expect_answers(ask(kCpu, *paged, queries), queries, want);
+  }
+}
+
 TEST(PagedTable, StreamedLookupsMoveOnlyPages) {
   const auto keys = random_keys(20000, 20000, 5);
   auto paged      = make_paged(kCpu, paged_options(kStreamSlots));

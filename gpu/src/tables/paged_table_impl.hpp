@@ -700,7 +700,7 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
                               true,
                               status.op,
                               m_max_chain);
-        settle_resident(exec, true);
+        settle_resident(exec, false);
       } else {
         if (check_values) {
           paged_validate(exec,
