@@ -2,9 +2,11 @@
 # One device-machine call's worth of GPU work (see ../shared/device/README.md): the gpu-labelled
 # tests, then the benchmarks, logs and JSON under $OUT. Run from the repo root on the GPU machine
 # with build/ (built here for sm_90) and .gl/ (tools/prepare_device.sh) carried:
-# `tools/device_run.sh [tests] [tables] [frame] [join] [quick] [sweeps] [render] [sanitize] [oom]
-# [soak]` (default: tests tables frame); join runs `bench join`; render times the viewer's own
-# frame offscreen (EGL, CUDA-GL interop vs device buffers); sanitize runs the gpu test binaries under compute-sanitizer memcheck and
+# `tools/device_run.sh [tests] [tables] [paged] [frame] [join] [quick] [sweeps] [render] [sanitize]
+# [oom] [soak]` (default: tests tables frame); paged runs the Starfish table 4x a 2 GiB budget and
+# within it (VOXHASH_GPU_BUDGET to change the budget); join runs `bench join`; render times the
+# viewer's own frame offscreen (EGL, CUDA-GL interop vs device buffers); sanitize runs the gpu test
+# binaries under compute-sanitizer memcheck and
 # racecheck (VOXHASH_SANITIZE_FILTER: a gtest filter to keep it inside one call); oom shows the two
 # out-of-memory errors on the GPU (a run refused up front, an allocation failing inside a frame);
 # soak runs frames for VOXHASH_SOAK_MINUTES (default 8, inside one call's 10 minutes) and samples
@@ -24,6 +26,9 @@ for step in $steps; do
       (cd build && ctest -L gpu --output-on-failure -j 1 2>&1) | tee "$out/gpu-tests.log" | tail -n 25 ;;
     tables)
       ./build/app/voxhash bench tables --json "$out/tables.json" >"$out/tables.txt" 2>"$out/tables.err" ;;
+    paged)
+      ./build/app/voxhash bench tables --paged --gpu-budget "${VOXHASH_GPU_BUDGET:-2GiB}" \
+        --json "$out/paged.json" >"$out/paged.txt" 2>"$out/paged.err" ;;
     frame)
       ./build/app/voxhash bench frame --all-algos --points 8M --res 1024 --frames 60 \
         --json "$out/frame-8M-1024.json" >"$out/frame-8M-1024.txt" 2>&1

@@ -32,7 +32,10 @@ struct Options {
   int runs   = 0;                   // timed runs per figure (median taken); 0: 5, or 3 when quick
 
   // tables
-  std::vector<Sweep> sweeps;  // empty: the default set
+  std::vector<Sweep> sweeps;          // empty: the default set
+  bool paged                = false;  // the paged table instead (4x its budget, and within it)
+  std::size_t gpu_budget    = 0;      // paged: bytes of backend memory for pages (0: the default)
+  std::size_t page_capacity = 0;      // paged: pairs per page (0: the default)
 
   // frame
   Scene scene;                      // the scene, command-line overrides applied

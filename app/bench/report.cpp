@@ -29,6 +29,8 @@ constexpr std::array kLimitFields{
     LimitField{"exch8_l2", &DeviceLimits::exch8_l2, "G/s", "random 64-bit atomicExch, L2"},
     LimitField{"copy_gbs", &DeviceLimits::copy_gbs, "GB/s", "device copy, read + write"},
     LimitField{"sort_pairs", &DeviceLimits::sort_pairs, "G/s", "u32 pairs radix-sorted (32 bits)"},
+    LimitField{"h2d_gbs", &DeviceLimits::h2d_gbs, "GB/s", "pinned host to device copy"},
+    LimitField{"d2h_gbs", &DeviceLimits::d2h_gbs, "GB/s", "device to pinned host copy"},
     LimitField{"dram_table_gib", &DeviceLimits::dram_table_gib, "GiB", "DRAM table size"},
     LimitField{"l2_table_mib", &DeviceLimits::l2_table_mib, "MiB", "L2 table size"},
 };

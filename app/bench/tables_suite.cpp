@@ -2,7 +2,9 @@
 // and a sorted-array baseline on generated keys, each also as a fraction of its bound (cuckoo and
 // bcht inserts: exch8_dram; HashGraph and sorted builds: sort_pairs; lookups: read8_dram), and for
 // bcht the buckets (and 32-byte sectors) each operation reads. The default set is the papers'
-// headline figures, --sweep their axes; every figure is a median of timed runs after a warm-up.
+// headline figures, --sweep their axes, --paged the Starfish table (4x its GPU budget against the
+// pinned-copy bound, and within it against the flat table); every figure is a median of timed runs
+// after a warm-up.
 #include "bench/suites.hpp"
 
 #include <voxhash/backend.hpp>
@@ -12,6 +14,7 @@
 #include <voxhash/hash_graph.hpp>
 #include <voxhash/hash_table.hpp>
 #include <voxhash/keys.hpp>
+#include <voxhash/paged_table.hpp>
 #include <voxhash/sorted_array.hpp>
 #include <voxhash/timer.hpp>
 
@@ -28,7 +31,7 @@
 namespace voxhash::bench {
 namespace {
 
-enum class Algo { Cuckoo, HashGraphV1, HashGraphV2, Bcht, SortedArray };
+enum class Algo { Cuckoo, HashGraphV1, HashGraphV2, Bcht, SortedArray, PagedCuckoo };
 
 std::string algo_name(Algo algo) {
   switch (algo) {
@@ -42,6 +45,8 @@ std::string algo_name(Algo algo) {
       return std::string(to_string(TableKind::BucketedCuckoo));
     case Algo::SortedArray:
       return "sorted-array";
+    case Algo::PagedCuckoo:
+      return std::string(to_string(TableKind::PagedCuckoo));
   }
   return "?";
 }
@@ -111,6 +116,8 @@ std::size_t table_bytes(Algo algo, std::size_t n, double param, bool cuckoo_ids)
       return estimate_bytes(TableKind::BucketedCuckoo, n, options);
     case Algo::SortedArray:
       return estimate_sorted_array_bytes(n);
+    case Algo::PagedCuckoo:
+      return 0;  // sized by the paged bench itself
   }
   return 0;
 }
@@ -184,6 +191,42 @@ class TablesBench {
         bench(Algo::HashGraphV1, kDefaultLoad, kHits, false);
         bench(Algo::HashGraphV2, kDefaultLoad, kHits, false);
         bench(Algo::SortedArray, kNone, kHits, false);
+      }
+    }
+  }
+
+  /// The paged table: one 4x the budget (rates against the pinned-copy bound: each pair's 8 bytes
+  /// cross PCIe once per insert or find), then one within it beside the flat cuckoo table.
+  void run_paged(std::size_t budget, std::size_t page_capacity) {
+    m_sweep = "paged";
+    BuildOptions o;
+    o.gpu_budget           = budget;
+    o.page_capacity        = page_capacity;
+    o.unique_ids           = false;
+    const std::size_t page = paged_page_bytes(o);
+    const std::size_t slot = page + 8 * 1024 + 256;
+    const std::size_t fit  = budget > page + 8 * 1024 ? (budget - page - 8 * 1024) / slot : 0;
+    const std::size_t big  = 4 * budget / page * page_capacity;
+    for (const std::size_t n : {big, fit * page_capacity}) {
+      if (n == 0 || !make_workload(n, 1)) continue;
+      const bool within = n <= fit * page_capacity;
+      double flat[3]    = {kNone, kNone, kNone};
+      if (within) {
+        const std::size_t before = m_report.results.size();
+        bench(Algo::Cuckoo, kDefaultSpace, kHitsAndMisses, false);
+        for (std::size_t i = before; i < m_report.results.size() && i - before < 3; ++i)
+          flat[i - before] = m_report.results[i].rate_gkeys;
+      }
+      const std::string what = "paged-cuckoo " + std::to_string(n) + " keys, budget " +
+                               format_bytes(budget) + (within ? " (fits)" : " (4x)");
+      if (!fits(estimate_bytes(TableKind::PagedCuckoo, n, o), what)) continue;
+      std::cerr << "[tables] paged: " << what << std::endl;
+      try {
+        bench_paged(o, within, flat);
+      } catch (const OutOfMemory& e) {
+        skip(what, e.what());
+      } catch (const BuildFailed& e) {
+        skip(what, e.what());
       }
     }
   }
@@ -290,6 +333,8 @@ class TablesBench {
         case Algo::SortedArray:
           bench_sorted(miss_fractions);
           break;
+        case Algo::PagedCuckoo:
+          break;
       }
     } catch (const OutOfMemory& e) {
       skip(what, e.what());
@@ -363,6 +408,73 @@ class TablesBench {
     }
   }
 
+  void bench_paged(const BuildOptions& options, bool within, const double (&flat)[3]) {
+    const std::size_t base = allocation_stats(m_backend).in_use;
+    reset_allocation_peak(m_backend);
+    auto table            = make_table(TableKind::PagedCuckoo, m_backend, options);
+    auto& paged           = dynamic_cast<PagedCuckooTable&>(*table);
+    const double load     = 1.0 / options.cuckoo_space;
+    const auto with_paged = [&](Result r, double flat_rate) {
+      const PagedStats& s = paged.paged_stats();
+      if (!within) {
+        const bool up       = r.operation != "insert";
+        r.bound             = up ? "h2d_gbs/8" : "d2h_gbs/8";
+        r.bound_gkeys       = (up ? m_limits.h2d_gbs : m_limits.d2h_gbs) / 8.0;
+        r.fraction_of_bound = r.rate_gkeys / r.bound_gkeys;
+      }
+      const auto add_extra = [&](const char* name, double v) { r.extra.emplace_back(name, v); };
+      add_extra("gpu_budget", static_cast<double>(options.gpu_budget));
+      add_extra("page_capacity", static_cast<double>(options.page_capacity));
+      add_extra("pages", static_cast<double>(s.pages));
+      add_extra("page_slots", static_cast<double>(s.page_slots));
+      add_extra("table_bytes", static_cast<double>(s.pages * s.page_bytes));
+      add_extra("gpu_bytes", static_cast<double>(s.backend_bytes));
+      add_extra("gpu_peak_bytes",
+                static_cast<double>(allocation_stats(m_backend).peak -
+                                    std::min(base, allocation_stats(m_backend).peak)));
+      add_extra("flat_bytes",
+                static_cast<double>(estimate_bytes(TableKind::Cuckoo, m_work.keys, options)));
+      add_extra("host_bytes", static_cast<double>(s.host_bytes));
+      add_extra("bytes_to_device", static_cast<double>(s.bytes_to_device));
+      add_extra("bytes_to_host", static_cast<double>(s.bytes_to_host));
+      add_extra("pages_streamed", static_cast<double>(s.pages_streamed));
+      add_extra("page_rebuilds", static_cast<double>(s.page_rebuilds));
+      add_extra("upload_seconds", s.upload_seconds);
+      add_extra("download_seconds", s.download_seconds);
+      add_extra("kernel_seconds", s.kernel_seconds);
+      add_extra("op_seconds", s.seconds);
+      if (!std::isnan(flat_rate)) {
+        add_extra("flat_rate_gkeys", flat_rate);
+        add_extra("of_flat", r.rate_gkeys / flat_rate);
+      }
+      add(std::move(r));
+    };
+    const Timing t = measure([&] { table->build(m_work.build_keys.data(), nullptr, m_work.keys); });
+    with_paged(build_result(Algo::PagedCuckoo,
+                            "insert",
+                            load,
+                            t,
+                            "exch8_dram",
+                            table->stats(),
+                            options.cuckoo_space),
+               flat[0]);
+    for (int miss = 0; miss < 2; ++miss) {
+      generate_queries(miss);
+      const Timing q = measure([&] {
+        table->find_async(m_work.queries.data(), m_work.queries.size(), m_work.out.data());
+      });
+      Result r       = result(Algo::PagedCuckoo,
+                        miss ? "find-miss" : "find-hit",
+                        load,
+                        q,
+                        m_work.queries.size(),
+                        "read8_dram");
+      r.extra.emplace_back("queries", static_cast<double>(m_work.queries.size()));
+      r.extra.emplace_back("miss_fraction", miss);
+      with_paged(std::move(r), flat[1 + miss]);
+    }
+  }
+
   void bench_sorted(std::span<const double> miss_fractions) {
     const auto sorted = make_sorted_array(m_backend);
     sorted->stage_async(m_work.build_keys.data(), m_work.keys);
@@ -407,7 +519,7 @@ class TablesBench {
                       double space) {
     Result r = result(algo, operation, load, t, m_work.keys, bound);
     if (!std::isnan(space)) r.extra.emplace_back("space", space);
-    if (algo == Algo::Cuckoo || algo == Algo::Bcht) {
+    if (algo == Algo::Cuckoo || algo == Algo::Bcht || algo == Algo::PagedCuckoo) {
       r.extra.emplace_back("attempts", stats.attempts);
       r.extra.emplace_back("longest_chain", stats.longest_chain);
       r.extra.emplace_back("chain_limit", stats.chain_limit);
@@ -508,6 +620,10 @@ int run_tables(const Options& options, Report& report, ResultPrinter& printer) {
   report.limits = measure_device_limits(options.backend, options.quick);
   print_limits(std::cout, *report.limits);
   TablesBench bench(options, *report.limits, report, printer);
+  if (options.paged) {
+    bench.run_paged(options.gpu_budget, options.page_capacity);
+    return 0;
+  }
   if (options.sweeps.empty()) bench.run_default();
   for (const Sweep sweep : options.sweeps)
     bench.run_sweep(sweep);

@@ -83,6 +83,20 @@ std::optional<Float3> parse_translation(const std::string& text) {
   return Float3{v[0], v[1], v[2]};
 }
 
+/// Byte sizes: an integer with an optional unit, K/KiB, M/MiB, G/GiB, T/TiB (binary), e.g. 2GiB.
+CLI::Validator byte_size() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::optional<std::size_t> bytes = parse_bytes(text);
+        if (!bytes || *bytes == 0)
+          return "'" + text + "' is not a byte size such as 512MiB or 2GiB";
+        text = std::to_string(*bytes);
+        return {};
+      },
+      "",
+      "SIZE");
+}
+
 /// A model to read: any non-empty path (a missing file is reported, naming it, when it is read).
 CLI::Validator input_file() {
   return CLI::Validator(
@@ -373,6 +387,25 @@ class CommandLine {
                     "0-1; may be repeated")
         ->check(CLI::IsMember(sweep_names()).description(""))
         ->option_text("NAME");
+    CLI::Option* paged = app->add_flag(
+        "--paged",
+        m_bench_options.paged,
+        "instead, the paged cuckoo table (Starfish): a table 4x the GPU budget (insert and\n"
+        "find against the pinned-copy bound, copy rate / 8 B) and one within it (against the\n"
+        "flat cuckoo table), with the GPU memory each uses");
+    app->add_option("--gpu-budget",
+                    m_bench_options.gpu_budget,
+                    "paged: device memory for pages, e.g. 512MiB, 2GiB (default 2GiB; quick 2MiB)")
+        ->transform(byte_size())
+        ->needs(paged);
+    add_count<std::size_t>(*app,
+                           "--page-capacity",
+                           m_bench_options.page_capacity,
+                           1,
+                           std::size_t{1} << 29,
+                           "paged: pairs per page (default 2^20, the paper's; quick 2^12)")
+        ->needs(paged);
+    paged->excludes(app->get_option("--sweep"));
   }
 
   void define_join() {
@@ -542,6 +575,9 @@ class CommandLine {
       o.scene = resolve_scene(app, m_frame_scene, o.algorithm, o.points, o.resolution);
       if (!given(app, "--algo") && o.scene.algorithm) o.algorithm = *o.scene.algorithm;
     }
+    if (o.paged && o.gpu_budget == 0)
+      o.gpu_budget = o.quick ? std::size_t{2} << 20 : std::size_t{2} << 30;
+    if (o.paged && o.page_capacity == 0) o.page_capacity = o.quick ? 4096 : std::size_t{1} << 20;
     for (const std::string& name : m_sweeps) {
       o.sweeps.push_back(*std::find_if(std::begin(bench::kSweeps),
                                        std::end(bench::kSweeps),

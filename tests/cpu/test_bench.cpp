@@ -91,6 +91,8 @@ void expect_positive_limits(const std::string& json) {
                             "exch8_l2",
                             "copy_gbs",
                             "sort_pairs",
+                            "h2d_gbs",
+                            "d2h_gbs",
                             "dram_table_gib",
                             "l2_table_mib"}) {
     const std::vector<double> v = values_of(json, field);
@@ -150,6 +152,38 @@ TEST(bench, QuickTablesWriteJsonAndCsv) {
   while (std::getline(csv, line))
     rows += line.starts_with("tables,");
   EXPECT_EQ(rows, rates.size());
+}
+
+TEST(bench, QuickPagedTablesWriteJson) {
+  const std::string json_path = temp_path("paged.json");
+  EXPECT_EQ(run_bench({"bench",
+                       "tables",
+                       "--backend",
+                       "cpu",
+                       "--quick",
+                       "--paged",
+                       "--gpu-budget",
+                       "1MiB",
+                       "--json",
+                       json_path}),
+            0);
+  const std::string json = read_text(json_path);
+  expect_header(json);
+  expect_positive_limits(json);
+  EXPECT_NE(json.find(key_of("algorithm") + "\"paged-cuckoo\""), std::string::npos);
+  EXPECT_NE(json.find(key_of("bound") + "\"d2h_gbs/8\""), std::string::npos);
+  EXPECT_NE(json.find(key_of("bound") + "\"h2d_gbs/8\""), std::string::npos);
+  const std::vector<double> budgets = values_of(json, "gpu_budget");
+  ASSERT_EQ(budgets.size(), 6u) << "insert, find-hit, find-miss, 4x the budget and within it";
+  for (const double b : budgets)
+    EXPECT_EQ(b, 1 << 20);
+  const std::vector<double> used = values_of(json, "gpu_bytes");
+  for (const double u : used)
+    EXPECT_LE(u, 1 << 20) << "the table's memory stays within its budget";
+  EXPECT_EQ(values_of(json, "of_flat").size(), 3u) << "the table within the budget beside flat";
+  EXPECT_GT(values_of(json, "bytes_to_host").front(), 0) << "the 4x table's build downloads";
+  for (const double rate : values_of(json, "rate_gkeys"))
+    EXPECT_GT(rate, 0);
 }
 
 TEST(bench, QuickJoinWritesJson) {
@@ -256,6 +290,10 @@ TEST(bench, UsageErrorsExitWithTwo) {
   EXPECT_EQ(run_bench({"bench", "tables", "--backend", "cpu", "--export", "x.ply"}), 2);
   EXPECT_EQ(run_bench({"bench", "tables", "--backend", "tpu"}), 2);
   EXPECT_EQ(run_bench({"bench", "join", "--backend", "cpu", "--sweep", "load"}), 2);
+  EXPECT_EQ(run_bench({"bench", "tables", "--backend", "cpu", "--gpu-budget", "1GiB"}), 2);
+  EXPECT_EQ(run_bench({"bench", "tables", "--backend", "cpu", "--paged", "--gpu-budget", "lots"}),
+            2);
+  EXPECT_EQ(run_bench({"bench", "tables", "--backend", "cpu", "--paged", "--sweep", "load"}), 2);
   EXPECT_EQ(run_bench({"bench", "benchmark"}), 2);
   EXPECT_EQ(run_bench({"bench"}), 2);
   EXPECT_EQ(run_bench({"bench", "--help"}), 0);

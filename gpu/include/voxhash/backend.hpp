@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -54,6 +55,11 @@ void require_memory(Backend backend, const MemoryEstimate& need, std::string_vie
 
 /// A byte count for people: "512 B", "1.50 KiB", "93.4 GiB" (binary units, 3 significant digits).
 [[nodiscard]] std::string format_bytes(std::size_t bytes);
+
+/// A byte count from people: an integer with an optional unit, K/KiB, M/MiB, G/GiB or T/TiB (all
+/// binary, any case; also B), e.g. "512MiB", "2GiB", "64M", "4096". std::nullopt when malformed or
+/// too large.
+[[nodiscard]] std::optional<std::size_t> parse_bytes(std::string_view text);
 
 /// "CUDA driver 13.0, runtime 13.0", or "none (CPU backend)".
 [[nodiscard]] std::string driver_version(Backend backend);

@@ -1,7 +1,8 @@
 // Buffer<T>: an owning, move-only array in one backend's memory (device memory for Cuda, aligned
-// host memory for Cpu). Tables, pipeline and tests pass these instead of raw allocations, so every
-// allocation goes through one place: its accounting (bytes held, peak) and a fault-injection
-// budget.
+// host memory for Cpu), or in pinned host memory (Buffer::pinned_host: page-locked by CUDA where
+// it is available, for copies at full PCIe speed). Tables, pipeline and tests pass these instead
+// of raw allocations, so every allocation goes through one place: its accounting (bytes held,
+// peak) and a fault-injection budget.
 #pragma once
 
 #include <voxhash/backend.hpp>
@@ -49,6 +50,11 @@ namespace detail {
 void* allocate(Backend backend, std::size_t bytes);
 /// Frees what allocate(backend, bytes) returned.
 void deallocate(Backend backend, void* ptr, std::size_t bytes) noexcept;
+/// Allocates `bytes` of pinned host memory (cudaHostAlloc when CUDA is available, else aligned
+/// host memory), accounted and budgeted as the Cpu backend's; throws OutOfMemory as allocate().
+void* allocate_pinned(std::size_t bytes);
+/// Frees what allocate_pinned(bytes) returned.
+void deallocate_pinned(void* ptr, std::size_t bytes) noexcept;
 /// Sets every byte to `byte`; asynchronous on `stream` for Cuda.
 void fill_bytes_async(Backend backend, void* ptr, int byte, std::size_t bytes, Stream stream);
 }  // namespace detail
@@ -74,6 +80,14 @@ class Buffer {
   Buffer& operator=(const Buffer&) = delete;
   ~Buffer() { release(); }
 
+  /// An array of `size` elements in pinned host memory (backend() is Cpu).
+  static Buffer pinned_host(std::size_t size) {
+    Buffer b;
+    b.m_pinned = true;
+    b.resize(size);
+    return b;
+  }
+
   static Buffer from_host(Backend backend, std::span<const T> host) {
     Buffer b(backend, host.size());
     copy_bytes(b.data(), backend, host.data(), Backend::Cpu, host.size_bytes());
@@ -96,7 +110,8 @@ class Buffer {
                           std::to_string(sizeof(T)) + " bytes: the size overflows");
       }
       release();
-      m_data     = static_cast<T*>(detail::allocate(m_backend, size * sizeof(T)));
+      m_data     = static_cast<T*>(m_pinned ? detail::allocate_pinned(size * sizeof(T))
+                                            : detail::allocate(m_backend, size * sizeof(T)));
       m_capacity = size;
     }
     m_size = size;
@@ -112,6 +127,7 @@ class Buffer {
   [[nodiscard]] std::size_t bytes() const noexcept { return m_capacity * sizeof(T); }
   [[nodiscard]] bool empty() const noexcept { return m_size == 0; }
   [[nodiscard]] Backend backend() const noexcept { return m_backend; }
+  [[nodiscard]] bool pinned() const noexcept { return m_pinned; }
   [[nodiscard]] std::span<T> span() noexcept { return {m_data, m_size}; }
   [[nodiscard]] std::span<const T> span() const noexcept { return {m_data, m_size}; }
 
@@ -120,11 +136,13 @@ class Buffer {
     std::swap(m_data, other.m_data);
     std::swap(m_size, other.m_size);
     std::swap(m_capacity, other.m_capacity);
+    std::swap(m_pinned, other.m_pinned);
   }
 
  private:
   void release() noexcept {
-    if (m_data) detail::deallocate(m_backend, m_data, m_capacity * sizeof(T));
+    if (m_data && m_pinned) detail::deallocate_pinned(m_data, m_capacity * sizeof(T));
+    if (m_data && !m_pinned) detail::deallocate(m_backend, m_data, m_capacity * sizeof(T));
     m_data     = nullptr;
     m_size     = 0;
     m_capacity = 0;
@@ -134,6 +152,7 @@ class Buffer {
   T* m_data              = nullptr;
   std::size_t m_size     = 0;
   std::size_t m_capacity = 0;
+  bool m_pinned          = false;
 };
 
 }  // namespace voxhash

@@ -1,7 +1,8 @@
 // CuckooRef: the trivially copyable view of a built cuckoo table that kernels (and the CPU
 // backend's loops) probe through, like cuCollections' static_set_ref. Lookups only: at most four
-// probes per key (Alcantara et al., GPU Computing Gems ch. 4); CuckooTable::ref() hands one out.
-// CuckooMultiRef adds the chapter's multivalue lists: every value of a key, in one more read.
+// probes per key (Alcantara et al., GPU Computing Gems ch. 4), then an optional stash (the paged
+// table's pages have one; the flat table none); CuckooTable::ref() hands one out. CuckooMultiRef
+// adds the chapter's multivalue lists: every value of a key, in one more read.
 #pragma once
 
 #include <voxhash/detail/hash.hpp>
@@ -9,6 +10,9 @@
 #include <voxhash/types.hpp>
 
 #include <cstdint>
+#if !defined(__CUDA_ARCH__)
+#include <atomic>
+#endif
 
 namespace voxhash {
 
@@ -27,34 +31,96 @@ VOXHASH_HD Key entry_key(CuckooEntry e) {
 VOXHASH_HD Value entry_value(CuckooEntry e) {
   return static_cast<Value>(e & 0xFFFFFFFFu);
 }
+
+/// Reads a slot. The paged table looks keys up while other threads of the same loop exchange
+/// entries (an insert's check for a key present already), so on the host the read is a relaxed
+/// atomic load (a plain load on x86, and what ThreadSanitizer checks); on the GPU a plain load.
+VOXHASH_HD CuckooEntry load_entry(const CuckooEntry* slot) {
+#if defined(__CUDA_ARCH__)
+  return *slot;
+#else
+  return std::atomic_ref<CuckooEntry>(*const_cast<CuckooEntry*>(slot))
+      .load(std::memory_order_relaxed);
+#endif
+}
+
+/// Every entry holding the key counts (the flat table: it has no deleted entries).
+struct AnyEntry {
+  VOXHASH_HD bool operator()(CuckooEntry) const { return true; }
+};
+
+/// The same table for every key of a batch.
+template <class Ref>
+struct SameRef {
+  const Ref* ref;
+  VOXHASH_HD const Ref& operator()(int) const { return *ref; }
+};
+
+template <int K, class RefOf, class Live>
+VOXHASH_HD void find_batch(RefOf ref_of,
+                           const Key (&key)[K],
+                           std::uint32_t (&slot)[K],
+                           CuckooEntry (&entry)[K],
+                           Live live);
 }  // namespace detail
 
 /// A cuckoo table as kernels see it; valid until the table's next build. Slots are never emptied
 /// after a build fills them, and every insertion starts at h_0, so a key at h_j(k) implies
-/// h_0..h_{j-1}(k) are full: a lookup may stop at the first empty slot it meets.
+/// h_0..h_{j-1}(k) are full: a lookup may stop at the first empty slot it meets. A key that no
+/// eviction chain could place sits in the stash, slots[size .. size + stash_size), found by linear
+/// probing from its stash hash (stash slots are never emptied either); it is searched only after
+/// the four probes fail, and only when stash_size is not 0.
 struct CuckooRef {
   const CuckooEntry* slots = nullptr;
-  std::uint32_t size       = 0;  // number of slots
+  std::uint32_t size       = 0;  // number of slots (the stash excluded)
   detail::CuckooHashConstants hash[detail::kCuckooFunctions]{};
   const std::uint32_t* slot_rank = nullptr;  // dense id of the key whose first copy is in a slot
   const std::uint32_t* counts    = nullptr;  // multiplicity per dense id
+  std::uint32_t stash_size       = 0;        // stash slots after the table's (0: no stash)
 
   VOXHASH_HD std::uint32_t location(int function, Key key) const {
     return detail::cuckoo_hash(hash[function], key, size);
   }
 
-  /// The slot holding the first copy of `key` in probe order, or kNotFound.
-  VOXHASH_HD std::uint32_t find_slot(Key key) const {
-    if (key == kEmptyKey || size == 0) return kNotFound;
-    VOXHASH_UNROLL
-    for (int i = 0; i < detail::kCuckooFunctions; ++i) {
-      const std::uint32_t loc = location(i, key);
-      const Key k             = detail::entry_key(slots[loc]);
-      if (k == key) return loc;
+  /// Where the stash's linear probing for `key` starts (an index into the stash).
+  VOXHASH_HD std::uint32_t stash_start(Key key) const {
+    return detail::fast_range(detail::murmur_mix(key, hash[0].b), stash_size);
+  }
+
+  /// The stash slot (an index into slots) of the first entry of `key` that `live` accepts, or
+  /// kNotFound; stops at the first empty stash slot.
+  template <class Live>
+  VOXHASH_HD std::uint32_t find_in_stash(Key key, Live live) const {
+    const std::uint32_t start = stash_start(key);
+    for (std::uint32_t t = 0; t < stash_size; ++t) {
+      std::uint32_t j = start + t;
+      if (j >= stash_size) j -= stash_size;
+      const CuckooEntry e = detail::load_entry(&slots[size + j]);
+      const Key k         = detail::entry_key(e);
+      if (k == key && live(e)) return size + j;
       if (k == kEmptyKey) return kNotFound;
     }
     return kNotFound;
   }
+
+  /// The slot holding the first copy of `key` in probe order that `live` accepts (h_0..h_3, then
+  /// the stash), or kNotFound.
+  template <class Live>
+  VOXHASH_HD std::uint32_t find_slot(Key key, Live live) const {
+    if (key == kEmptyKey || size == 0) return kNotFound;
+    VOXHASH_UNROLL
+    for (int i = 0; i < detail::kCuckooFunctions; ++i) {
+      const std::uint32_t loc = location(i, key);
+      const CuckooEntry e     = detail::load_entry(&slots[loc]);
+      const Key k             = detail::entry_key(e);
+      if (k == key && live(e)) return loc;
+      if (k == kEmptyKey) break;
+    }
+    return stash_size == 0 ? kNotFound : find_in_stash(key, live);
+  }
+
+  /// The slot holding the first copy of `key` in probe order, or kNotFound.
+  VOXHASH_HD std::uint32_t find_slot(Key key) const { return find_slot(key, detail::AnyEntry{}); }
 
   /// The value stored with `key`, or kNotFound.
   VOXHASH_HD Value find(Key key) const {
@@ -84,35 +150,7 @@ struct CuckooRef {
   VOXHASH_HD void find_batch(const Key (&key)[K],
                              std::uint32_t (&slot)[K],
                              CuckooEntry (&entry)[K]) const {
-    bool pending[K];
-    VOXHASH_UNROLL
-    for (int k = 0; k < K; ++k) {
-      slot[k]    = kNotFound;
-      entry[k]   = detail::kEmptyEntry;
-      pending[k] = key[k] != kEmptyKey && size != 0;
-    }
-    VOXHASH_UNROLL
-    for (int i = 0; i < detail::kCuckooFunctions; ++i) {
-      std::uint32_t loc[K] = {};
-      CuckooEntry e[K]     = {};
-      VOXHASH_UNROLL
-      for (int k = 0; k < K; ++k) {
-        if (pending[k]) {
-          loc[k] = location(i, key[k]);
-          e[k]   = slots[loc[k]];
-        }
-      }
-      VOXHASH_UNROLL
-      for (int k = 0; k < K; ++k) {
-        if (!pending[k]) continue;
-        const Key found = detail::entry_key(e[k]);
-        if (found == key[k]) {
-          slot[k]  = loc[k];
-          entry[k] = e[k];
-        }
-        pending[k] = found != key[k] && found != kEmptyKey;
-      }
-    }
+    detail::find_batch<K>(detail::SameRef<CuckooRef>{this}, key, slot, entry, detail::AnyEntry{});
   }
 
   /// Batched find_id (see find_batch): dense ids of K keys, kNotFound where absent.
@@ -126,6 +164,61 @@ struct CuckooRef {
       id[k] = slot[k] == kNotFound ? kNotFound : slot_rank[slot[k]];
   }
 };
+
+namespace detail {
+
+/// The batched lookup behind CuckooRef::find_batch, for K keys that may each live in a different
+/// table (a paged table's pages): ref_of(k) is key k's table, `live` says which entries count.
+/// Function i of every pending key is probed before function i + 1 of any; keys that all four miss
+/// then search their table's stash (none on the flat table).
+template <int K, class RefOf, class Live>
+VOXHASH_HD void find_batch(RefOf ref_of,
+                           const Key (&key)[K],
+                           std::uint32_t (&slot)[K],
+                           CuckooEntry (&entry)[K],
+                           Live live) {
+  bool pending[K];
+  bool stash[K];
+  VOXHASH_UNROLL
+  for (int k = 0; k < K; ++k) {
+    slot[k]    = kNotFound;
+    entry[k]   = kEmptyEntry;
+    pending[k] = key[k] != kEmptyKey && ref_of(k).size != 0;
+    stash[k]   = pending[k];
+  }
+  VOXHASH_UNROLL
+  for (int i = 0; i < kCuckooFunctions; ++i) {
+    std::uint32_t loc[K] = {};
+    CuckooEntry e[K]     = {};
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      if (pending[k]) {
+        loc[k] = ref_of(k).location(i, key[k]);
+        e[k]   = load_entry(&ref_of(k).slots[loc[k]]);
+      }
+    }
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      if (!pending[k]) continue;
+      const Key found  = entry_key(e[k]);
+      const bool match = found == key[k] && live(e[k]);
+      if (match) {
+        slot[k]  = loc[k];
+        entry[k] = e[k];
+        stash[k] = false;
+      }
+      pending[k] = !match && found != kEmptyKey;
+    }
+  }
+  VOXHASH_UNROLL
+  for (int k = 0; k < K; ++k) {
+    if (!stash[k] || ref_of(k).stash_size == 0) continue;
+    slot[k] = ref_of(k).find_in_stash(key[k], live);
+    if (slot[k] != kNotFound) entry[k] = load_entry(&ref_of(k).slots[slot[k]]);
+  }
+}
+
+}  // namespace detail
 
 /// Where one key's values lie in a multivalue table's value list.
 struct ValueRange {

@@ -1,7 +1,8 @@
 // The one host interface both hash tables implement, so front ends can switch algorithms live:
 // build from n keys (and values) on a stream; find / contains / count / dense id for a batch;
 // the unique keys with dense ids; build statistics as values. Pointers passed to a table live in
-// the memory of the table's backend (device memory for Cuda, host memory for Cpu).
+// the memory of the table's backend (device memory for Cuda, host memory for Cpu). The paged
+// cuckoo table (paged_table.hpp) implements it too, with lookups only (no dense ids).
 #pragma once
 
 #include <voxhash/backend.hpp>
@@ -16,15 +17,16 @@
 
 namespace voxhash {
 
-enum class TableKind { Cuckoo, HashGraphV1, HashGraphV2, BucketedCuckoo };
+/// PagedCuckoo is the Starfish paged table (paged_table.hpp): a table, not a pipeline algorithm.
+enum class TableKind { Cuckoo, HashGraphV1, HashGraphV2, BucketedCuckoo, PagedCuckoo };
 
-/// Every kind, in the order front ends list them.
+/// Every kind the pipeline runs (the frame's algorithms), in the order front ends list them.
 inline constexpr std::array kTableKinds{
     TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2, TableKind::BucketedCuckoo};
 
 [[nodiscard]] std::string_view to_string(TableKind kind);
-/// Parses "cuckoo", "hashgraph-v1", "hashgraph-v2" (also "v1", "v2") or "bcht" (also
-/// "bucketed-cuckoo"); throws InvalidInput.
+/// Parses "cuckoo", "hashgraph-v1", "hashgraph-v2" (also "v1", "v2"), "bcht" (also
+/// "bucketed-cuckoo") or "paged-cuckoo"; throws InvalidInput.
 [[nodiscard]] TableKind parse_table_kind(std::string_view name);
 
 struct BuildOptions {
@@ -53,6 +55,16 @@ struct BuildOptions {
 
   // HashGraph (Green): hash range V = ceil(n / load) vertices; the paper's best loads are 1-2.
   double load = 1.0;
+
+  // Paged cuckoo (Starfish): pages of page_capacity pairs (ceil(cuckoo_space * page_capacity)
+  // slots and a stash of stash_slots); at most gpu_budget bytes of the backend's memory hold pages
+  // (a budget smaller than a page is an InvalidInput), the others live in pinned host memory. A
+  // build makes ceil(n / (page_fill * page_capacity)) pages; the page count stays until the next
+  // build, so a table that will grow by inserts wants a page_fill below 1.
+  std::size_t page_capacity = std::size_t{1} << 20;
+  std::size_t gpu_budget    = std::size_t{2} << 30;
+  std::uint32_t stash_slots = 108;
+  double page_fill          = 1.0;
 };
 
 struct BuildStats {

@@ -29,6 +29,8 @@ class BackendImpl {
   // Memory (see buffer.hpp).
   virtual void* allocate(std::size_t bytes)                                            = 0;
   virtual void deallocate(void* ptr) noexcept                                          = 0;
+  virtual void* allocate_pinned(std::size_t bytes)                                     = 0;
+  virtual void deallocate_pinned(void* ptr) noexcept                                   = 0;
   virtual void copy(void* dst, const void* src, std::size_t bytes, CopyKind kind)      = 0;
   virtual void fill_bytes_async(void* ptr, int byte, std::size_t bytes, Stream stream) = 0;
 
@@ -61,6 +63,8 @@ class BackendImpl {
 [[nodiscard]] BackendImpl& backend_impl(Backend backend);
 
 BackendImpl& cpu_backend();
+/// The backend that allocates pinned host memory: Cuda when available, else Cpu.
+BackendImpl& pinned_memory_backend();
 /// Defined only in builds with CUDA (cuda_backend.cu).
 BackendImpl& cuda_backend();
 /// Number of usable CUDA devices; on 0, `reason` says why. Defined only in builds with CUDA.

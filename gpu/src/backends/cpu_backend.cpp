@@ -40,6 +40,9 @@ class CpuBackend final : public backends::ExecBackend<CpuExec> {
     return ptr;
   }
   void deallocate(void* ptr) noexcept override { ::operator delete (ptr, std::align_val_t{64}); }
+  /// Without CUDA there is nothing to pin: ordinary host memory.
+  void* allocate_pinned(std::size_t bytes) override { return allocate(bytes); }
+  void deallocate_pinned(void* ptr) noexcept override { deallocate(ptr); }
   void copy(void* dst, const void* src, std::size_t bytes, detail::CopyKind) override {
     if (bytes) std::memcpy(dst, src, bytes);
   }
@@ -73,11 +76,12 @@ class CpuBackend final : public backends::ExecBackend<CpuExec> {
  protected:
   backends::LimitPlan limit_plan(bool quick) override {
     backends::LimitPlan plan;
-    plan.reps        = quick ? 2 : 3;
-    plan.dram_bytes  = quick ? 64 * kMiB : 256 * kMiB;
-    plan.cache_bytes = cache_table_bytes();
-    plan.accesses    = quick ? 1u << 22 : 1u << 24;
-    plan.sort_pairs  = quick ? 1u << 20 : 1u << 22;
+    plan.reps           = quick ? 2 : 3;
+    plan.dram_bytes     = quick ? 64 * kMiB : 256 * kMiB;
+    plan.cache_bytes    = cache_table_bytes();
+    plan.accesses       = quick ? 1u << 22 : 1u << 24;
+    plan.sort_pairs     = quick ? 1u << 20 : 1u << 22;
+    plan.transfer_bytes = quick ? 16 * kMiB : 64 * kMiB;
     return plan;
   }
 };

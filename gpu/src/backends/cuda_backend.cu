@@ -37,6 +37,18 @@ class CudaBackend final : public backends::ExecBackend<CudaExec> {
     return ptr;
   }
   void deallocate(void* ptr) noexcept override { cudaFree(ptr); }
+  void* allocate_pinned(std::size_t bytes) override {
+    if (bytes == 0) return nullptr;
+    void* ptr                = nullptr;
+    const cudaError_t status = cudaHostAlloc(&ptr, bytes, cudaHostAllocDefault);
+    if (status != cudaSuccess) {
+      (void)cudaGetLastError();
+      throw OutOfMemory("host out of pinned memory: could not allocate " + format_bytes(bytes) +
+                        ": " + cudaGetErrorString(status));
+    }
+    return ptr;
+  }
+  void deallocate_pinned(void* ptr) noexcept override { cudaFreeHost(ptr); }
 
   /// cudaMemcpy on the legacy default stream; a host-to-device copy from pageable memory may
   /// return before its DMA ends, so it waits for that stream too (work on other streams reads
@@ -89,6 +101,7 @@ class CudaBackend final : public backends::ExecBackend<CudaExec> {
     plan.cache_bytes       = 32 * kMiB;
     plan.accesses          = 1u << 27;
     plan.sort_pairs        = quick ? 1u << 24 : 1u << 26;
+    plan.transfer_bytes    = quick ? 64 * kMiB : 256 * kMiB;
     return plan;
   }
 };

@@ -1,6 +1,7 @@
 // measure_device_limits() written once over the executors: random-address reads and 64-bit
 // atomic exchanges over a DRAM-sized and a cache-sized table (one thread per 16 accesses, all
-// issued before any is used), a device-to-device copy and the executor's pair sort, each the best
+// issued before any is used), a device-to-device copy, copies between pinned host memory and the
+// device each way, and the executor's pair sort, each the best
 // of several repetitions after a warm-up, timed with the executor's events on the default stream.
 // Each backend's translation unit chooses the sizes (LimitPlan) and instantiates it.
 #pragma once
@@ -22,11 +23,12 @@ namespace voxhash::backends {
 
 /// The sizes one backend measures with.
 struct LimitPlan {
-  int reps                 = 3;  // timed repetitions after the warm-up
-  std::size_t dram_bytes   = 0;  // a power of two, far larger than the caches
-  std::size_t cache_bytes  = 0;  // a power of two that fits the last-level cache
-  std::uint32_t accesses   = 0;  // random accesses per timed run (a multiple of 16)
-  std::uint32_t sort_pairs = 0;  // pairs sorted per timed run
+  int reps                   = 3;  // timed repetitions after the warm-up
+  std::size_t dram_bytes     = 0;  // a power of two, far larger than the caches
+  std::size_t cache_bytes    = 0;  // a power of two that fits the last-level cache
+  std::uint32_t accesses     = 0;  // random accesses per timed run (a multiple of 16)
+  std::uint32_t sort_pairs   = 0;  // pairs sorted per timed run
+  std::size_t transfer_bytes = 0;  // bytes copied each way between pinned host and the device
 };
 
 inline constexpr int kAccessesPerItem = 16;  // independent accesses in flight per thread
@@ -169,6 +171,21 @@ DeviceLimits measure_limits(const LimitPlan& plan, std::string device) {
     const double copy_s    = best_seconds(
         exec, plan.reps, [&](int) { exec.copy_async(dram.data() + half, dram.data(), half); });
     limits.copy_gbs = 2.0 * static_cast<double>(half) / copy_s * 1e-9;
+  }
+  {
+    auto host = Buffer<std::byte>::pinned_host(plan.transfer_bytes);
+    Buffer<std::byte> device(Exec::kBackend, plan.transfer_bytes);
+    std::fill(host.data(), host.data() + host.size(), std::byte{0});
+    device.fill_bytes_async(0);
+    const auto bytes    = static_cast<double>(plan.transfer_bytes);
+    const double up_s   = best_seconds(exec, plan.reps, [&](int) {
+      exec.transfer_async(device.data(), host.data(), plan.transfer_bytes);
+    });
+    const double down_s = best_seconds(exec, plan.reps, [&](int) {
+      exec.transfer_async(host.data(), device.data(), plan.transfer_bytes);
+    });
+    limits.h2d_gbs      = bytes / up_s * 1e-9;
+    limits.d2h_gbs      = bytes / down_s * 1e-9;
   }
   limits.sort_pairs = sort_rate(exec, plan);
   exec.synchronize();

@@ -40,6 +40,13 @@ detail::BackendImpl& detail::backend_impl(Backend backend) {
 #endif
 }
 
+detail::BackendImpl& detail::pinned_memory_backend() {
+#if VOXHASH_HAS_CUDA
+  if (cuda_unavailable_reason().empty()) return cuda_backend();
+#endif
+  return cpu_backend();
+}
+
 bool cuda_available() {
   return cuda_unavailable_reason().empty();
 }

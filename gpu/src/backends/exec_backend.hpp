@@ -15,6 +15,7 @@
 #include "tables/bucketed_cuckoo_table_impl.hpp"
 #include "tables/cuckoo_table_impl.hpp"
 #include "tables/hash_graph_impl.hpp"
+#include "tables/paged_table_impl.hpp"
 #include "tables/sorted_array_impl.hpp"
 
 #include <memory>
@@ -28,6 +29,9 @@ class ExecBackend : public detail::BackendImpl {
     if (kind == TableKind::Cuckoo) return std::make_unique<tables::CuckooTableImpl<Exec>>(options);
     if (kind == TableKind::BucketedCuckoo) {
       return std::make_unique<tables::BucketedCuckooTableImpl<Exec>>(options);
+    }
+    if (kind == TableKind::PagedCuckoo) {
+      return std::make_unique<tables::PagedCuckooTableImpl<Exec>>(options);
     }
     return std::make_unique<tables::HashGraphImpl<Exec>>(kind, options);
   }

@@ -36,22 +36,12 @@ Ledger& ledger(Backend backend) {
 std::optional<std::size_t> environment_budget() {
   const char* text = std::getenv("VOXHASH_ALLOC_BUDGET");
   if (text == nullptr || *text == '\0') return std::nullopt;
-  const std::string_view value(text);
-  std::size_t bytes       = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), bytes);
-  const std::string_view suffix(end, value.data() + value.size() - end);
-  int shift = -1;
-  if (suffix.empty()) shift = 0;
-  if (suffix.size() == 1) {
-    const char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(suffix[0])));
-    shift           = unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : -1;
-  }
-  if (error != std::errc{} || end == value.data() || shift < 0 ||
-      bytes > (std::numeric_limits<std::size_t>::max() >> shift)) {
-    throw InvalidInput("VOXHASH_ALLOC_BUDGET='" + std::string(value) +
+  const std::optional<std::size_t> bytes = parse_bytes(text);
+  if (!bytes) {
+    throw InvalidInput("VOXHASH_ALLOC_BUDGET='" + std::string(text) +
                        "' is not a byte count (e.g. 64M)");
   }
-  return bytes << shift;
+  return bytes;
 }
 
 std::string_view memory_name(Backend backend) {
@@ -78,6 +68,24 @@ std::string format_bytes(std::size_t bytes) {
                 value,
                 kUnits[unit]);
   return text;
+}
+
+std::optional<std::size_t> parse_bytes(std::string_view text) {
+  std::size_t bytes       = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), bytes);
+  if (error != std::errc{} || end == text.data()) return std::nullopt;
+  std::string unit(end, text.data() + text.size());
+  for (char& c : unit)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (unit.size() == 3 && unit.ends_with("IB")) unit.resize(1);
+  static constexpr std::string_view kUnits = "KMGT";
+  int shift                                = -1;
+  if (unit.empty() || unit == "B") shift = 0;
+  if (unit.size() == 1 && kUnits.find(unit[0]) != std::string_view::npos) {
+    shift = 10 * (static_cast<int>(kUnits.find(unit[0])) + 1);
+  }
+  if (shift < 0 || bytes > (std::numeric_limits<std::size_t>::max() >> shift)) return std::nullopt;
+  return bytes << shift;
 }
 
 AllocationStats allocation_stats(Backend backend) {
@@ -125,7 +133,12 @@ void require_memory(Backend backend, const MemoryEstimate& need, std::string_vie
 
 namespace detail {
 
-void* allocate(Backend backend, std::size_t bytes) {
+namespace {
+
+/// Reserves `bytes` in the backend's ledger (checking the budget), then calls alloc(); the
+/// reservation is returned when alloc() throws.
+template <class Alloc>
+void* accounted_allocate(Backend backend, std::size_t bytes, Alloc alloc) {
   if (bytes == 0) return nullptr;
   const std::optional<std::size_t> budget = allocation_budget(backend);
   Ledger& l                               = ledger(backend);
@@ -142,7 +155,7 @@ void* allocate(Backend backend, std::size_t bytes) {
     if (l.stats.in_use > l.stats.peak) l.stats.peak = l.stats.in_use;
   }
   try {
-    void* ptr = backend_impl(backend).allocate(bytes);
+    void* ptr = alloc();
     const std::lock_guard lock(l.mutex);
     ++l.stats.allocations;
     return ptr;
@@ -154,12 +167,33 @@ void* allocate(Backend backend, std::size_t bytes) {
   }
 }
 
-void deallocate(Backend backend, void* ptr, std::size_t bytes) noexcept {
-  if (!ptr) return;
-  backend_impl(backend).deallocate(ptr);
+void release_accounted(Backend backend, std::size_t bytes) noexcept {
   Ledger& l = ledger(backend);
   const std::lock_guard lock(l.mutex);
   l.stats.in_use -= bytes;
+}
+
+}  // namespace
+
+void* allocate(Backend backend, std::size_t bytes) {
+  return accounted_allocate(backend, bytes, [&] { return backend_impl(backend).allocate(bytes); });
+}
+
+void deallocate(Backend backend, void* ptr, std::size_t bytes) noexcept {
+  if (!ptr) return;
+  backend_impl(backend).deallocate(ptr);
+  release_accounted(backend, bytes);
+}
+
+void* allocate_pinned(std::size_t bytes) {
+  return accounted_allocate(
+      Backend::Cpu, bytes, [&] { return pinned_memory_backend().allocate_pinned(bytes); });
+}
+
+void deallocate_pinned(void* ptr, std::size_t bytes) noexcept {
+  if (!ptr) return;
+  pinned_memory_backend().deallocate_pinned(ptr);
+  release_accounted(Backend::Cpu, bytes);
 }
 
 }  // namespace detail

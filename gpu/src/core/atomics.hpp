@@ -35,7 +35,9 @@ VOXHASH_HD std::uint64_t atomic_cas(std::uint64_t* address,
                                     std::uint64_t expected,
                                     std::uint64_t value) {
 #if defined(__CUDA_ARCH__)
-  return atomicCAS(reinterpret_cast<unsigned long long*>(address), expected, value);
+  return atomicCAS(reinterpret_cast<unsigned long long*>(address),
+                   static_cast<unsigned long long>(expected),
+                   static_cast<unsigned long long>(value));
 #else
   std::atomic_ref<std::uint64_t>(*address).compare_exchange_strong(
       expected, value, std::memory_order_relaxed);
@@ -214,6 +216,20 @@ VOXHASH_HD void aggregate_min_at(std::uint32_t* base, std::uint32_t index, std::
   }
 #else
   if (value < atomic_load(&base[index])) atomic_min(&base[index], value);
+#endif
+}
+
+/// atomic_add(&base[index], value) for many threads that share few indices (the entries of one
+/// page counted into the page's counter): on the GPU lanes with the same index add once.
+VOXHASH_HD void aggregate_add_at(std::uint32_t* base, std::uint32_t index, std::uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  const unsigned peers  = __match_any_sync(__activemask(), index);
+  const std::uint32_t s = __reduce_add_sync(peers, value);
+  if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(peers) - 1) && s) {
+    atomicAdd(&base[index], s);
+  }
+#else
+  if (value) atomic_add(&base[index], value);
 #endif
 }
 

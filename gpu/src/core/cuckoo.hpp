@@ -1,7 +1,9 @@
 // Per-element cuckoo insertion (Alcantara et al., GPU Computing Gems ch. 4), shared by both
-// backends: atomicExch eviction chains in round-robin function order, the set variant's stop on
-// meeting a copy of the same key, and the compacting clean-up's first-copy test. Lookups are the
-// public CuckooRef's.
+// backends and by both tables (flat and paged): atomicExch eviction chains in round-robin function
+// order, the set variant's stop on meeting a copy of the same key, a stash for the item a chain
+// could not place (Starfish's pages), entries a chain may drop (the paged table's deleted ones),
+// writing a value into every copy of a key, and the compacting clean-up's first-copy test. Lookups
+// are the public CuckooRef's.
 #pragma once
 
 #include "core/atomics.hpp"
@@ -41,38 +43,123 @@ VOXHASH_HD std::uint32_t next_location(const CuckooRef& t, Key key, std::uint32_
 struct InsertResult {
   bool placed;
   std::uint32_t chain;  // atomic exchanges this insertion performed
+  bool filled;          // an empty slot (or stash slot) now holds an entry
+  CuckooEntry
+      unplaced;  // when !placed: the entry in hand when the chain stopped (not in the table)
 };
+
+/// Nothing may be dropped: every entry an exchange returns is placed again (the flat table).
+struct KeepAll {
+  VOXHASH_HD bool operator()(CuckooEntry) const { return false; }
+};
+
+/// Places `entry` in the stash (t.stash_size slots after the table's): linear probing from its
+/// stash hash, claiming the first empty slot with a compare-and-swap; a stash slot holding the
+/// same key, or an entry `droppable` accepts, is taken over instead. False when the stash is full.
+template <class Droppable>
+VOXHASH_HD bool stash_insert(
+    const CuckooRef& t, CuckooEntry* slots, CuckooEntry entry, Droppable droppable, bool& filled) {
+  const Key key             = entry_key(entry);
+  const std::uint32_t start = t.stash_start(key);
+  for (std::uint32_t step = 0; step < t.stash_size; ++step) {
+    std::uint32_t j = start + step;
+    if (j >= t.stash_size) j -= t.stash_size;
+    CuckooEntry* slot = &slots[t.size + j];
+    CuckooEntry seen  = atomic_cas(slot, kEmptyEntry, entry);
+    while (true) {
+      if (seen == kEmptyEntry) {
+        filled = true;
+        return true;
+      }
+      if (entry_key(seen) != key && !droppable(seen)) break;
+      const CuckooEntry before = atomic_cas(slot, seen, entry);
+      if (before == seen) return true;
+      seen = before;
+    }
+  }
+  return false;
+}
 
 /// Inserts one key-value pair (Listing 4.1) into `slots` (the table `t` describes): exchange into
 /// h_0, and while the exchange returns an item, move that item to its next slot. Stops when a slot
 /// was empty, or when the exchange returned a copy of the key it placed (set variant: one copy
-/// stays), or after `max_chain` exchanges, which means the build must restart with new constants.
-VOXHASH_HD InsertResult cuckoo_insert(
-    const CuckooRef& t, CuckooEntry* slots, Key key, Value value, std::uint32_t max_chain) {
+/// stays) or an entry `droppable` accepts (Starfish: a deleted entry's slot is reused), or after
+/// `max_chain` exchanges. Then the item in hand goes to the stash when the table has one; if it
+/// cannot, the insertion fails (the flat table restarts with new constants; the paged table keeps
+/// the item and rebuilds the page).
+template <class Droppable = KeepAll>
+VOXHASH_HD InsertResult cuckoo_insert(const CuckooRef& t,
+                                      CuckooEntry* slots,
+                                      Key key,
+                                      Value value,
+                                      std::uint32_t max_chain,
+                                      Droppable droppable = {}) {
   CuckooEntry entry = make_entry(key, value);
   std::uint32_t loc = t.location(0, key);
   for (std::uint32_t chain = 1; chain <= max_chain; ++chain) {
     const CuckooEntry evicted = atomic_exchange(&slots[loc], entry);
     const Key evicted_key     = entry_key(evicted);
-    if (evicted_key == kEmptyKey || evicted_key == entry_key(entry)) return {true, chain};
+    if (evicted_key == kEmptyKey) return {true, chain, true, kEmptyEntry};
+    if (evicted_key == entry_key(entry) || droppable(evicted)) {
+      return {true, chain, false, kEmptyEntry};
+    }
     entry = evicted;
     loc   = next_location(t, evicted_key, loc);
   }
-  return {false, max_chain};
+  bool filled = false;
+  if (t.stash_size != 0 && stash_insert(t, slots, entry, droppable, filled)) {
+    return {true, max_chain, filled, kEmptyEntry};
+  }
+  return {false, max_chain, false, entry};
 }
 
-/// 1 if slot `s` holds the first copy (in probe order) of its key, else 0. The set variant may
-/// leave several copies of a key; the compacting clean-up numbers only the first. Only the slots
+/// Writes `value` into every copy of `key` that `live` accepts (h_0..h_3 up to the first empty
+/// slot, then the stash); true if there was one. Run with no insertion in flight, so no copy moves.
+template <class Live>
+VOXHASH_HD bool cuckoo_assign(
+    const CuckooRef& t, CuckooEntry* slots, Key key, Value value, Live live) {
+  if (key == kEmptyKey || t.size == 0) return false;
+  const CuckooEntry entry = make_entry(key, value);
+  bool found              = false;
+  for (int i = 0; i < detail::kCuckooFunctions; ++i) {
+    const std::uint32_t loc = t.location(i, key);
+    const CuckooEntry e     = detail::load_entry(&slots[loc]);
+    if (entry_key(e) == kEmptyKey) break;
+    if (entry_key(e) == key && live(e)) {
+      atomic_exchange(&slots[loc], entry);
+      found = true;
+    }
+  }
+  const std::uint32_t start = t.stash_size ? t.stash_start(key) : 0;
+  for (std::uint32_t step = 0; step < t.stash_size; ++step) {
+    std::uint32_t j = start + step;
+    if (j >= t.stash_size) j -= t.stash_size;
+    const CuckooEntry e = detail::load_entry(&slots[t.size + j]);
+    if (entry_key(e) == kEmptyKey) break;
+    if (entry_key(e) == key && live(e)) {
+      atomic_exchange(&slots[t.size + j], entry);
+      found = true;
+    }
+  }
+  return found;
+}
+
+/// 1 if slot `s` (of the table or its stash) holds the first copy (in probe order) of its key that
+/// `live` accepts, else 0. The set variant may leave several copies of a key; the compacting
+/// clean-up numbers only the first, and a paged page's rebuild keeps only the first. Only the slots
 /// probed before `s` are read.
-VOXHASH_HD std::uint32_t is_first_copy(const CuckooRef& t, std::uint32_t s) {
-  const Key k = entry_key(t.slots[s]);
-  if (k == kEmptyKey) return 0;
+template <class Live = detail::AnyEntry>
+VOXHASH_HD std::uint32_t is_first_copy(const CuckooRef& t, std::uint32_t s, Live live = {}) {
+  const CuckooEntry e = t.slots[s];
+  const Key k         = entry_key(e);
+  if (k == kEmptyKey || !live(e)) return 0;
   for (int i = 0; i < detail::kCuckooFunctions; ++i) {
     const std::uint32_t loc = t.location(i, k);
     if (loc == s) return 1;
-    if (entry_key(t.slots[loc]) == k) return 0;
+    const CuckooEntry other = t.slots[loc];
+    if (entry_key(other) == k && live(other)) return 0;
   }
-  return 0;
+  return t.stash_size != 0 && t.find_in_stash(k, live) == s ? 1u : 0u;
 }
 
 }  // namespace voxhash::core

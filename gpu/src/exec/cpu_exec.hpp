@@ -1,7 +1,8 @@
 // CpuExec: how the shared algorithm templates run on the CPU backend. for_each runs a per-element
 // function over [0, n) with oneTBB (parallel_for over a blocked_range), for_each_tile the same with
 // each element's tile the calling thread alone; scans and sorts are the standard library's; Event
-// is a steady-clock timestamp.
+// is a steady-clock timestamp. Streams do not exist: everything runs on the caller's thread in
+// order, so waits are no-ops and an OwnedStream is the null stream.
 #pragma once
 
 #include "exec/tsan_tbb.hpp"
@@ -138,6 +139,11 @@ class CpuExec {
     });
   }
 
+  /// Copies `bytes` between any two memories (host, pinned host): the same as copy_async here.
+  void transfer_async(void* dst, const void* src, std::size_t bytes) {
+    copy_async(dst, src, bytes);
+  }
+
   /// A timestamp: record() takes the time now, elapsed_ms() the time between two.
   class Event {
    public:
@@ -145,9 +151,19 @@ class CpuExec {
     [[nodiscard]] double elapsed_ms(const Event& to) const {
       return std::chrono::duration<double, std::milli>(to.m_time - m_time).count();
     }
+    void synchronize() const {}
 
    private:
     std::chrono::steady_clock::time_point m_time{};
+  };
+
+  /// Work after this waits for `event` (everything before it has run already).
+  void wait(const Event&) {}
+
+  /// A stream of one's own: the null stream, which the CPU ignores.
+  class OwnedStream {
+   public:
+    [[nodiscard]] Stream get() const { return nullptr; }
   };
 
   template <class T>

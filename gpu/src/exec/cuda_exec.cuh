@@ -1,7 +1,8 @@
 // CudaExec: how the shared algorithm templates run on the CUDA backend. for_each launches a thin
 // kernel (one thread per element) calling the per-element function, for_each_tile one with a tile
-// of lanes per element (exec/cuda_tile.cuh); scans and sorts are CUB's;
-// Event is a CUDA event recorded on the stream. Everything is asynchronous on the executor's
+// of lanes per element (exec/cuda_tile.cuh); scans and sorts are CUB's; Event is a CUDA event
+// recorded on the stream; wait() orders the stream after an event, and an OwnedStream is a
+// non-blocking stream of one's own. Everything is asynchronous on the executor's
 // stream except read(), write() and the selects, which wait for it.
 #pragma once
 
@@ -202,8 +203,14 @@ class CudaExec {
     VOXHASH_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, m_stream));
   }
 
+  /// Copies `bytes` between any two memories the device can reach (device, pinned host) on the
+  /// stream (cudaMemcpyDefault: the direction comes from the pointers).
+  void transfer_async(void* dst, const void* src, std::size_t bytes) {
+    VOXHASH_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, m_stream));
+  }
+
   /// A CUDA event: record() records it on the executor's stream, elapsed_ms() waits for `to` and
-  /// returns the GPU time between the two.
+  /// returns the GPU time between the two; synchronize() waits for it on the host.
   class Event {
    public:
     Event() { VOXHASH_CUDA_TRY(cudaEventCreate(&m_event)); }
@@ -217,9 +224,29 @@ class CudaExec {
       VOXHASH_CUDA_TRY(cudaEventElapsedTime(&ms, m_event, to.m_event));
       return ms;
     }
+    void synchronize() const { VOXHASH_CUDA_TRY(cudaEventSynchronize(m_event)); }
 
    private:
+    friend class CudaExec;
     cudaEvent_t m_event = nullptr;
+  };
+
+  /// Work queued on the stream after this waits for `event` (no host wait).
+  void wait(const Event& event) {
+    VOXHASH_CUDA_TRY(cudaStreamWaitEvent(m_stream, event.m_event, 0));
+  }
+
+  /// A non-blocking stream of one's own, destroyed with the object.
+  class OwnedStream {
+   public:
+    OwnedStream() { VOXHASH_CUDA_TRY(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking)); }
+    OwnedStream(const OwnedStream&)            = delete;
+    OwnedStream& operator=(const OwnedStream&) = delete;
+    ~OwnedStream() { cudaStreamDestroy(m_stream); }
+    [[nodiscard]] Stream get() const { return reinterpret_cast<Stream>(m_stream); }
+
+   private:
+    cudaStream_t m_stream = nullptr;
   };
 
   template <class T>

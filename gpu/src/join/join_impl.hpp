@@ -138,6 +138,10 @@ class JoinRun {
           "join: the bucketed cuckoo table (bcht) has no multivalue lists yet; "
           "build the join on cuckoo or hashgraph");
     }
+    if (m_options.algorithm == JoinAlgorithm::Hash && m_options.table == TableKind::PagedCuckoo) {
+      throw InvalidInput(
+          "join: the build side is hashed into cuckoo or HashGraph, not paged-cuckoo");
+    }
     tables::check_size(left.rows, "join (left side)");
     tables::check_size(right.rows, "join (right side)");
     JoinResult result;

@@ -54,11 +54,22 @@ core::MotionParams make_motion(const AnimationParams& a, int index, double time)
 
 }  // namespace pipeline
 
+namespace {
+/// The paged table is a table, not a frame algorithm (its use in the pipeline is issue 13 item 3).
+void check_frame_algorithm(TableKind kind) {
+  if (kind == TableKind::PagedCuckoo) {
+    throw InvalidInput("the pipeline runs cuckoo, hashgraph-v1 or hashgraph-v2, not paged-cuckoo");
+  }
+}
+}  // namespace
+
 Pipeline::Pipeline(Backend backend, const PipelineConfig& config)
     : m_backend(backend),
       m_config(config),
       m_grid(config.grid),
-      m_impl(detail::make_pipeline_backend(backend)) {}
+      m_impl(detail::make_pipeline_backend(backend)) {
+  check_frame_algorithm(config.algorithm);
+}
 
 Pipeline::~Pipeline() = default;
 
@@ -88,6 +99,7 @@ void Pipeline::set_model_parts(int index, std::span<const std::uint32_t> parts) 
 }
 
 void Pipeline::set_algorithm(TableKind kind) {
+  check_frame_algorithm(kind);
   m_config.algorithm = kind;
 }
 

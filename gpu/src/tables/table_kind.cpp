@@ -2,8 +2,10 @@
 // given size holds at its peak (from the arrays each implementation keeps).
 #include <voxhash/error.hpp>
 #include <voxhash/hash_table.hpp>
+#include <voxhash/paged_table.hpp>
 #include <voxhash/sorted_array.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -19,6 +21,8 @@ std::string_view to_string(TableKind kind) {
       return "hashgraph-v2";
     case TableKind::BucketedCuckoo:
       return "bcht";
+    case TableKind::PagedCuckoo:
+      return "paged-cuckoo";
   }
   return "?";
 }
@@ -28,8 +32,9 @@ TableKind parse_table_kind(std::string_view name) {
   if (name == "hashgraph-v1" || name == "v1") return TableKind::HashGraphV1;
   if (name == "hashgraph-v2" || name == "v2") return TableKind::HashGraphV2;
   if (name == "bcht" || name == "bucketed-cuckoo") return TableKind::BucketedCuckoo;
+  if (name == "paged-cuckoo") return TableKind::PagedCuckoo;
   throw InvalidInput("unknown algorithm '" + std::string(name) +
-                     "' (expected cuckoo, hashgraph-v1, hashgraph-v2 or bcht)");
+                     "' (expected cuckoo, hashgraph-v1, hashgraph-v2, bcht or paged-cuckoo)");
 }
 
 std::size_t estimate_bytes(TableKind kind, std::size_t n, const BuildOptions& options) {
@@ -58,8 +63,27 @@ std::size_t estimate_bytes(TableKind kind, std::size_t n, const BuildOptions& op
     case TableKind::HashGraphV2:
       // Offsets, edges and the sort's vertex / edge arrays, twice (the query graph).
       return 2 * (4 * vertices + 36 * n);
+    case TableKind::PagedCuckoo: {
+      // Within the budget: the pages (all of them when they fit, else the budget's page slots),
+      // each with an overflow list of 1024 entries, and one page of rebuild scratch. Beyond it,
+      // when the pages do not fit: the partition of an operation's input by page (page ids and
+      // entries, sorted: 24 bytes a pair).
+      const std::size_t page = paged_page_bytes(options);
+      const std::size_t slot = page + 8 * 1024 + 64;
+      const auto pages       = static_cast<std::size_t>(std::max(
+          1.0, std::ceil(keys / (options.page_fill * static_cast<double>(options.page_capacity)))));
+      const std::size_t fit =
+          options.gpu_budget > page + 8 * 1024 ? (options.gpu_budget - page - 8 * 1024) / slot : 0;
+      return std::min(pages, fit) * slot + page + 8 * 1024 + (pages > fit ? 24 * n : 0);
+    }
   }
   return 0;
+}
+
+std::size_t paged_page_bytes(const BuildOptions& options) {
+  const auto slots = static_cast<std::size_t>(
+      std::ceil(options.cuckoo_space * static_cast<double>(options.page_capacity)));
+  return 8 * (slots + options.stash_slots);
 }
 
 std::size_t estimate_sorted_array_bytes(std::size_t n) {
