@@ -316,12 +316,26 @@ class CommandLine {
     m_view->add_flag(
         "--no-interop", o.no_interop, "upload from host memory even where CUDA-GL interop works");
     m_view->add_flag("--no-panel", o.no_panel, "hide the ImGui panel");
+    add_choice(*m_view,
+               "--tab",
+               o.tab,
+               {"scene", "clash", "view", "stats", "setup"},
+               "the panel's tab open at first (default scene)");
+    add_count(*m_view,
+              "--clash-every",
+              o.clash_every,
+              0,
+              1 << 30,
+              "compute the clash report (the panel's clash list) every N frames\n"
+              "(default 0: only when asked)");
     add_count(*m_view, "--width", o.width, 64, 16384, "window or image width (default 1280)");
     add_count(*m_view, "--height", o.height, 64, 16384, "window or image height (default 800)");
     m_view->footer(
         "Keys: left drag orbit, right/middle drag pan, scroll zoom, Space pause, N single step,\n"
-        "R reset, V vsync, H panel, F12 screenshot, F11 export voxels (voxhash-voxels-NNN.ply),\n"
-        "1/2/3 algorithm, Esc quit.\n"
+        "R reset, F fit view, M mouse mode (orbit / move / turn the selected model), Tab\n"
+        "selected model, V vsync, H panel, F12 screenshot, F11 export voxels\n"
+        "(voxhash-voxels-NNN.ply), 1/2/3 algorithm, Esc quit. Drop model files on the window\n"
+        "to load them.\n"
         "Headless benchmarks: voxhash bench --help.");
   }
 

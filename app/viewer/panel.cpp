@@ -1,15 +1,13 @@
 // UiLayer (ImGui set-up: no imgui.ini written, opaque panel background; per-frame calls), then
 // the panel. Its sections, in the order they appear:
-//   [status]      device, backend, GL, transfer path, frame rate, pause / step / reset, vsync,
-//                 the last message and the models' outside-the-grid warnings
-//   [algorithm]   cuckoo / hashgraph-v1 / hashgraph-v2 (effective next frame)
-//   [rates]       build and probe keys/s, plots, fractions of the measured device limits
-//   [times]       per-stage milliseconds (FrameStats::ms) and transfer steps
-//   [counts]      points, voxels, intersection, inside / outside, components, low-confidence and
-//                 thin-feature regions, point coverage per model; warnings for labels not to trust
-//   [layers]      points, intersection, inside / outside voxels per model, sizes
-//   [parameters]  points per model, grid resolution, table space / load, animation
-//   [models]      load a model by path (errors stay in the panel)
+//   [status]      frame rate and time, pause / step / reset / fit view, the last message and the
+//                 models' outside-the-grid warnings (always shown)
+//   tab scene:    [models] load a model by path or drop (errors beside it); [placement] the
+//                 selected model's translate / rotate / scale, mouse mode, pose time; [scene file]
+//   tab clash:    [clash] the report on demand or every N frames, regions ranked by size
+//   tab view:     [layers] points, intersection, inside / outside voxels per model, sizes
+//   tab stats:    [algorithm], [rates] against the device limits, [times], [counts]
+//   tab setup:    [parameters] points, grid, table space / load, animation; device, GL, vsync
 //   [output]      screenshot and voxel export buttons, and the last result
 #include "viewer/panel.hpp"
 
@@ -120,13 +118,17 @@ bool UiLayer::wants_keyboard() const {
   return ImGui::GetIO().WantCaptureKeyboard;
 }
 
-Panel::Panel(const AppState& state)
-    : m_points(static_cast<int>(state.settings().points_per_model)),
+Panel::Panel(const AppState& state, PanelTab tab)
+    : m_open_tab(tab),
+      m_points(static_cast<int>(state.settings().points_per_model)),
       m_resolution(state.settings().resolution),
       m_cuckoo_space(static_cast<float>(state.settings().cuckoo_space)),
       m_load(static_cast<float>(state.settings().load)) {
-  for (int i = 0; i < 2; ++i)
-    copy_path(m_paths[i], state.models()[i].path);
+  for (int i = 0; i < 2; ++i) {
+    m_shown_paths[i] = state.models()[i].path;
+    copy_path(m_paths[i], m_shown_paths[i]);
+  }
+  copy_path(m_scene_path, "scene.json");
 }
 
 void Panel::set_output_status(std::string status, bool is_error) {
@@ -142,39 +144,68 @@ PanelRequests Panel::draw(AppState& state,
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(kPanelWidth, ImGui::GetIO().DisplaySize.y - 20),
                            ImGuiCond_FirstUseEver);
-  ImGui::Begin("voxhash");
+  ImGui::Begin("voxhash", nullptr, ImGuiWindowFlags_NoCollapse);
   PanelRequests requests;
-  draw_status(state, controls, info, wall_frame_ms, requests);
-  draw_algorithm(state);
-  draw_rates(state, info);
-  draw_times(state, times);
-  draw_counts(state);
-  draw_layers(controls);
-  draw_parameters(state);
-  draw_models(state);
+  draw_status(state, wall_frame_ms, requests);
+  if (ImGui::BeginTabBar("sections")) {
+    const auto tab = [&](PanelTab which) {
+      const bool open_now = m_open_tab == which;
+      return ImGui::BeginTabItem(kPanelTabNames[static_cast<int>(which)],
+                                 nullptr,
+                                 open_now ? ImGuiTabItemFlags_SetSelected : 0);
+    };
+    if (tab(PanelTab::Scene)) {
+      draw_models(state, controls);
+      draw_placement(state, controls);
+      draw_scene_file(state);
+      ImGui::EndTabItem();
+    }
+    if (tab(PanelTab::Clash)) {
+      draw_clash(state, requests);
+      ImGui::EndTabItem();
+    }
+    if (tab(PanelTab::View)) {
+      draw_layers(controls);
+      ImGui::EndTabItem();
+    }
+    if (tab(PanelTab::Stats)) {
+      draw_algorithm(state);
+      draw_rates(state, info);
+      draw_times(state, times);
+      draw_counts(state);
+      ImGui::EndTabItem();
+    }
+    if (tab(PanelTab::Setup)) {
+      draw_parameters(state);
+      ImGui::Separator();
+      ImGui::TextWrapped("device: %s", info.device.c_str());
+      ImGui::Text("backend: %s", info.backend.c_str());
+      ImGui::TextWrapped("GL: %s", info.gl.c_str());
+      ImGui::TextWrapped("transfer: %s", info.transfer.c_str());
+      ImGui::Checkbox("vsync (V)", &controls.vsync);
+      ImGui::EndTabItem();
+    }
+    m_open_tab.reset();
+    ImGui::EndTabBar();
+  }
   draw_output(requests);
   ImGui::End();
   return requests;
 }
 
 // [status] -------------------------------------------------------------------------------------
-void Panel::draw_status(AppState& state,
-                        ViewControls& controls,
-                        const PanelInfo& info,
-                        double wall_frame_ms,
-                        PanelRequests& requests) {
-  ImGui::TextWrapped("device: %s", info.device.c_str());
-  ImGui::Text("backend: %s", info.backend.c_str());
-  ImGui::TextWrapped("GL: %s", info.gl.c_str());
-  ImGui::TextWrapped("transfer: %s", info.transfer.c_str());
-  ImGui::Text("%.1f ms per frame (wall clock), t = %.2f s", wall_frame_ms, state.time());
+void Panel::draw_status(AppState& state, double wall_frame_ms, PanelRequests& requests) {
+  ImGui::Text("%.1f ms per frame (wall clock), t = %.2f s%s",
+              wall_frame_ms,
+              state.time(),
+              state.paused() ? ", paused" : "");
   if (ImGui::Button(state.paused() ? "Resume" : "Pause")) state.toggle_pause();
   ImGui::SameLine();
   if (ImGui::Button("Step")) state.request_step();
   ImGui::SameLine();
   if (ImGui::Button("Reset")) requests.reset = true;
   ImGui::SameLine();
-  ImGui::Checkbox("vsync", &controls.vsync);
+  requests.fit_view = ImGui::Button("Fit view (F)");
   if (!state.message().empty()) {
     if (state.message_is_error()) {
       ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
@@ -194,7 +225,6 @@ void Panel::draw_status(AppState& state,
 
 // [algorithm] ----------------------------------------------------------------------------------
 void Panel::draw_algorithm(AppState& state) {
-  ImGui::Separator();
   ImGui::TextUnformatted("algorithm (effective next frame)");
   for (const TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2}) {
     const std::string_view name = to_string(kind);
@@ -375,7 +405,6 @@ void Panel::draw_layers(ViewControls& controls) {
 
 // [parameters] ---------------------------------------------------------------------------------
 void Panel::draw_parameters(AppState& state) {
-  if (!ImGui::CollapsingHeader("parameters")) return;
   const int current_points = static_cast<int>(state.settings().points_per_model);
   ImGui::InputInt("points per model", &m_points, 10000, 100000);
   m_points = std::clamp(m_points, 1000, 1 << 26);
@@ -405,29 +434,156 @@ void Panel::draw_parameters(AppState& state) {
 }
 
 // [models] -------------------------------------------------------------------------------------
-void Panel::draw_models(AppState& state) {
-  if (!ImGui::CollapsingHeader("models")) return;
+void Panel::draw_models(AppState& state, ViewControls& controls) {
+  ImGui::TextColored(kDimColor, "load by path, or drop files on the window (one: the selected");
+  ImGui::TextColored(kDimColor, "model; two: A and B)");
   for (int i = 0; i < 2; ++i) {
     ImGui::PushID(i);
-    ImGui::Text("%s:", kModelNames[i]);
+    const ModelInfo& model = state.models()[i];
+    if (model.path != m_shown_paths[i]) {  // loaded some other way (a drop)
+      m_shown_paths[i] = model.path;
+      copy_path(m_paths[i], model.path);
+    }
+    ImGui::RadioButton(kModelNames[i], &controls.selected_model, i);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(-60);
     const bool enter = ImGui::InputText(
         "##path", m_paths[i].data(), m_paths[i].size(), ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
     if (ImGui::Button("Load") || enter) state.load_model(i, m_paths[i].data());
-    const ModelInfo& model = state.models()[i];
+    if (!state.model_error(i).empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+      ImGui::TextWrapped("%s", state.model_error(i).c_str());
+      ImGui::PopStyleColor();
+    }
     ImGui::TextColored(kDimColor,
-                       "  %s, %zu points%s",
+                       "  %s, %zu points%s%s",
                        model.name.c_str(),
                        model.points,
+                       model.triangles ? ", mesh" : "",
                        model.dropped ? " (non-finite points dropped)" : "");
     ImGui::PopID();
   }
 }
 
+// [placement] ----------------------------------------------------------------------------------
+void Panel::draw_placement(AppState& state, ViewControls& controls) {
+  ImGui::Separator();
+  ImGui::TextUnformatted("placement");
+  const int i = controls.selected_model;
+  if (!state.placeable()) {
+    ImGui::TextColored(kDimColor, "the scene's keyframes place the models");
+  } else {
+    ImGui::Text("model %s (Tab switches)", kModelNames[i]);
+    ModelPlacement placement = state.placement(i);
+    const float speed        = 0.002f * state.pipeline().grid().voxel_size.x *
+                        static_cast<float>(state.pipeline().config().grid.resolution.x);
+    bool edited = ImGui::DragFloat3("translate", &placement.translate.x, speed, 0, 0, "%.4g");
+    bool done   = ImGui::IsItemDeactivatedAfterEdit();
+    edited |= ImGui::DragFloat3("rotate (deg)", &placement.rotate_degrees.x, 0.5f, 0, 0, "%.1f");
+    done |= ImGui::IsItemDeactivatedAfterEdit();
+    float scale = static_cast<float>(placement.scale);
+    if (ImGui::DragFloat(
+            "scale", &scale, 0.005f, 1e-6f, 1e6f, "%.4g", ImGuiSliderFlags_Logarithmic)) {
+      placement.scale = std::max(scale, 1e-6f);
+      edited          = true;
+    }
+    done |= ImGui::IsItemDeactivatedAfterEdit();
+    // The grid is fitted again once an edit ends (as at the end of a mouse drag).
+    if (edited || done) state.set_placement(i, placement, done);
+    int mode = static_cast<int>(controls.mouse_mode);
+    ImGui::TextUnformatted("left drag (M):");
+    ImGui::SameLine();
+    ImGui::RadioButton("camera", &mode, static_cast<int>(MouseMode::Camera));
+    ImGui::SameLine();
+    ImGui::RadioButton("move", &mode, static_cast<int>(MouseMode::Translate));
+    ImGui::SameLine();
+    ImGui::RadioButton("turn", &mode, static_cast<int>(MouseMode::Rotate));
+    controls.mouse_mode = static_cast<MouseMode>(mode);
+  }
+  double time = state.time();
+  ImGui::SetNextItemWidth(120);
+  if (ImGui::InputDouble(
+          "pose at t (s)", &time, 0.1, 1.0, "%.3f", ImGuiInputTextFlags_EnterReturnsTrue)) {
+    state.set_time(time);
+    if (!state.paused()) state.toggle_pause();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button(state.paused() ? "Resume" : "Hold this pose")) state.toggle_pause();
+}
+
+void Panel::draw_scene_file(AppState& state) {
+  ImGui::Separator();
+  ImGui::TextUnformatted("scene file");
+  ImGui::SetNextItemWidth(-60);
+  const bool enter = ImGui::InputText(
+      "##scene", m_scene_path.data(), m_scene_path.size(), ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if (ImGui::Button("Save") || enter) state.save_scene(m_scene_path.data());
+}
+
+// [clash] --------------------------------------------------------------------------------------
+void Panel::draw_clash(AppState& state, PanelRequests& requests) {
+  if (ImGui::Button("Compute now")) state.compute_clash();
+  ImGui::SameLine();
+  int every = state.clash_interval();
+  ImGui::SetNextItemWidth(100);
+  if (ImGui::InputInt("every N frames", &every)) state.set_clash_interval(every);
+  const std::optional<ClashReport>& report = state.clash();
+  if (!report) {
+    ImGui::TextColored(kDimColor, "no report yet");
+    return;
+  }
+  const char* unit = to_string(state.scene().unit).data();
+  ImGui::Text("t = %.2f s: %zu region(s), %zu voxels, %.4g %s^3",
+              state.clash_time(),
+              report->total_regions,
+              report->voxels,
+              report->volume,
+              unit);
+  if (report->total_regions > report->regions.size()) {
+    ImGui::TextColored(kDimColor, "the largest %zu listed", report->regions.size());
+  }
+  ImGui::TextColored(kDimColor, "click a region: the camera frames it");
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("regions", 4, flags, ImVec2(0, ImGui::GetContentRegionAvail().y - 40))) {
+    return;
+  }
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("#");
+  ImGui::TableSetupColumn("voxels");
+  ImGui::TableSetupColumn("volume");
+  ImGui::TableSetupColumn("parts (A x B: voxels)", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableHeadersRow();
+  for (std::size_t r = 0; r < report->regions.size(); ++r) {
+    const ClashRegion& region = report->regions[r];
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    char label[24];
+    std::snprintf(label, sizeof label, "%zu", r + 1);
+    if (ImGui::Selectable(label, false, ImGuiSelectableFlags_SpanAllColumns)) {
+      requests.focus = region.bounds;
+    }
+    ImGui::TableNextColumn();
+    ImGui::Text("%zu", region.voxels);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.3g", region.volume);
+    ImGui::TableNextColumn();
+    std::string parts;
+    for (const PartPair& pair : region.parts) {
+      if (!parts.empty()) parts += "; ";
+      parts += state.part_name(0, pair.part_a) + " x " + state.part_name(1, pair.part_b) + ": " +
+               std::to_string(pair.voxels);
+    }
+    ImGui::TextUnformatted(parts.c_str());
+  }
+  ImGui::EndTable();
+}
+
 // [output] -------------------------------------------------------------------------------------
 void Panel::draw_output(PanelRequests& requests) {
+  ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), ImGui::GetWindowHeight() - 60));
   ImGui::Separator();
   requests.screenshot = ImGui::Button("Screenshot (F12)");
   ImGui::SameLine();

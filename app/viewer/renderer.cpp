@@ -49,13 +49,27 @@ void OrbitCamera::reset() {
   m_distance = m_home_distance;
 }
 
+namespace {
+
+// The distance that shows the demo's grid (half-diagonal 2.4 sqrt 3) as it always was: 6.
+constexpr float kDistancePerRadius = 6.0f / (2.4f * 1.7320508f);
+
+}  // namespace
+
 void OrbitCamera::frame(const Bounds& box) {
-  // The distance that shows the demo's grid (half-diagonal 2.4 sqrt 3) as it always was: 6.
-  constexpr float kDistancePerRadius = 6.0f / (2.4f * 1.7320508f);
   const glm::vec3 lo(box.min.x, box.min.y, box.min.z), hi(box.max.x, box.max.y, box.max.z);
   m_home_target   = 0.5f * (lo + hi);
   m_home_distance = kDistancePerRadius * 0.5f * glm::length(hi - lo);
   reset();
+}
+
+void OrbitCamera::focus(const Bounds& box) {
+  const glm::vec3 lo(box.min.x, box.min.y, box.min.z), hi(box.max.x, box.max.y, box.max.z);
+  m_target = 0.5f * (lo + hi);
+  // The box's bounding sphere fits the view's height.
+  m_distance = std::clamp(0.5f * glm::length(hi - lo) / std::sin(kFovY * 0.5f),
+                          m_home_distance / 30.0f,
+                          m_home_distance * 100.0f / 6.0f);
 }
 
 void OrbitCamera::orbit(float dx_pixels, float dy_pixels) {
@@ -64,12 +78,18 @@ void OrbitCamera::orbit(float dx_pixels, float dy_pixels) {
 }
 
 void OrbitCamera::pan(float dx_pixels, float dy_pixels, float viewport_height) {
+  m_target -= follow_cursor(dx_pixels, dy_pixels, viewport_height);
+}
+
+glm::vec3 OrbitCamera::follow_cursor(float dx_pixels,
+                                     float dy_pixels,
+                                     float viewport_height) const {
   const float world_per_pixel =
       2.0f * m_distance * std::tan(kFovY * 0.5f) / std::max(viewport_height, 1.0f);
   const glm::vec3 forward = -eye_direction();
   const glm::vec3 right   = glm::normalize(glm::cross(forward, kUp));
   const glm::vec3 up      = glm::cross(right, forward);
-  m_target += (-dx_pixels * right + dy_pixels * up) * world_per_pixel;
+  return (dx_pixels * right - dy_pixels * up) * world_per_pixel;
 }
 
 void OrbitCamera::zoom(float steps) {

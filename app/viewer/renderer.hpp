@@ -46,8 +46,14 @@ class OrbitCamera {
   void frame(const Bounds& box);
   /// Mouse motion in pixels with the orbit button held.
   void orbit(float dx_pixels, float dy_pixels);
+  /// Frames `box` (a clash region) without changing the home view.
+  void focus(const Bounds& box);
   /// Mouse motion in pixels with the pan button held; `viewport_height` scales it to world units.
   void pan(float dx_pixels, float dy_pixels, float viewport_height);
+  /// The world motion, in the view plane through the target, that follows the cursor's motion.
+  [[nodiscard]] glm::vec3 follow_cursor(float dx_pixels,
+                                        float dy_pixels,
+                                        float viewport_height) const;
   /// Scroll wheel steps (positive: closer).
   void zoom(float steps);
 

@@ -1,6 +1,8 @@
-// viewer::run: the one frame loop, over either kind of GlContext. Mouse: left drag orbits, right /
-// middle drag pans, wheel zooms. Keys: Space pause, N step, R reset, V vsync, H panel, F12
-// screenshot, F11 voxel export, 1/2/3 algorithm, Esc. With --frames N: N fixed 1/60 s steps, then
+// viewer::run: the one frame loop, over either kind of GlContext. Mouse: left drag orbits (or moves
+// / turns the selected model in a placement mode), right / middle drag pans, wheel zooms; files
+// dropped on the window load as models. Keys: Space pause, N step, R reset, F fit view, M mouse
+// mode (camera / translate / rotate), Tab selected model, V vsync, H panel, F12 screenshot, F11
+// voxel export, 1/2/3 algorithm, Esc. With --frames N: N fixed 1/60 s steps, then
 // the screenshot, the voxel export and the --timing summary.
 #include "viewer/context.hpp"
 #include "viewer/gl.hpp"
@@ -103,6 +105,19 @@ void apply_key(int key, ViewerSession& session, KeyRequests& requests) {
     case GLFW_KEY_R:
       session.reset();
       break;
+    case GLFW_KEY_F:
+      session.fit_view();
+      break;
+    case GLFW_KEY_M: {
+      MouseMode& mode = session.controls().mouse_mode;
+      mode            = mode == MouseMode::Camera      ? MouseMode::Translate
+                        : mode == MouseMode::Translate ? MouseMode::Rotate
+                                                       : MouseMode::Camera;
+      break;
+    }
+    case GLFW_KEY_TAB:
+      session.controls().selected_model = 1 - session.controls().selected_model;
+      break;
     case GLFW_KEY_V:
       session.controls().vsync = !session.controls().vsync;
       break;
@@ -127,12 +142,8 @@ void apply_key(int key, ViewerSession& session, KeyRequests& requests) {
 }
 
 KeyRequests apply_input(const WindowInput& input, ViewerSession& session, int height) {
-  OrbitCamera& camera = session.camera();
-  if (!session.ui_wants_mouse()) {
-    if (input.left) camera.orbit(input.dx, input.dy);
-    if (input.right_or_middle) camera.pan(input.dx, input.dy, static_cast<float>(height));
-    if (input.scroll != 0) camera.zoom(input.scroll);
-  }
+  session.handle_mouse(input, height);
+  session.drop(input.dropped);
   KeyRequests requests;
   for (int k = 0; k < input.key_count; ++k) {
     // F12 and F11 work even while a text field has the keyboard.

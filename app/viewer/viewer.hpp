@@ -26,6 +26,8 @@ struct ViewerOptions {
   bool timing     = false;    // per-frame transfer timings on stdout
   bool no_interop = false;    // force the host-upload path
   bool no_panel   = false;    // hide the ImGui panel
+  std::string tab = "scene";  // the panel's tab open at first (kPanelTabNames)
+  int clash_every = 0;        // compute the clash report every N frames; 0: on demand
   int width       = 1280;
   int height      = 800;
 };

@@ -14,6 +14,7 @@
 #include <ctime>
 #include <exception>
 #include <filesystem>
+#include <iterator>
 #include <vector>
 
 namespace voxhash::viewer {
@@ -25,6 +26,13 @@ SceneSettings settings_from(const ViewerOptions& options) {
   settings.resolution       = options.resolution;
   settings.algorithm        = options.algorithm;
   return settings;
+}
+
+PanelTab tab_named(const std::string& name) {
+  for (int t = 0; t < static_cast<int>(std::size(kPanelTabNames)); ++t) {
+    if (name == kPanelTabNames[t]) return static_cast<PanelTab>(t);
+  }
+  return PanelTab::Scene;
 }
 
 std::string transfer_text(const BridgeChoice& choice) {
@@ -40,7 +48,8 @@ ViewerSession::ViewerSession(const ViewerOptions& options, GLFWwindow* window)
       m_state(options.backend, settings_from(options), options.scene),
       m_bridge(make_buffer_bridge(options.backend, m_buffers, !options.no_interop, options.timing)),
       m_ui(window),
-      m_panel(m_state) {
+      m_panel(m_state, tab_named(options.tab)) {
+  m_state.set_clash_interval(options.clash_every);
   m_camera.frame(m_state.pipeline().config().grid.bounds);
   m_controls.show_panel = !options.no_panel;
   m_info.device         = describe_device(options.backend);
@@ -79,6 +88,8 @@ void ViewerSession::frame(double dt, int width, int height) {
         m_panel.draw(m_state, m_controls, m_bridge.bridge->times(), wall_frame_ms, m_info);
     m_ui.end_frame();
     if (requests.reset) reset();
+    if (requests.fit_view) fit_view();
+    if (requests.focus) m_camera.focus(*requests.focus);
     m_screenshot_requested |= requests.screenshot;
     if (requests.export_voxels) export_voxels(voxels_file_name());
   }
@@ -90,7 +101,50 @@ void ViewerSession::frame(double dt, int width, int height) {
 
 void ViewerSession::reset() {
   m_state.reset();
+  fit_view();
+}
+
+void ViewerSession::fit_view() {
   m_camera.frame(m_state.pipeline().config().grid.bounds);
+}
+
+void ViewerSession::handle_mouse(const WindowInput& input, int height) {
+  const int model = m_controls.selected_model;
+  if (m_dragging_model && !input.left) {
+    // The end of a drag: the grid is fitted to where the model now is.
+    m_dragging_model = false;
+    m_state.set_placement(model, m_state.placement(model), true);
+  }
+  if (ui_wants_mouse()) return;
+  const bool drag_model = m_controls.mouse_mode != MouseMode::Camera && m_state.placeable();
+  if (input.left && drag_model) {
+    if (input.dx != 0 || input.dy != 0) {
+      ModelPlacement placement = m_state.placement(model);
+      if (m_controls.mouse_mode == MouseMode::Translate) {
+        const glm::vec3 d = m_camera.follow_cursor(input.dx, input.dy, static_cast<float>(height));
+        placement.translate = {
+            placement.translate.x + d.x, placement.translate.y + d.y, placement.translate.z + d.z};
+      } else {
+        constexpr float kDegreesPerPixel = 0.5f;
+        placement.rotate_degrees.y += input.dx * kDegreesPerPixel;
+        placement.rotate_degrees.x += input.dy * kDegreesPerPixel;
+      }
+      m_dragging_model = m_state.set_placement(model, placement, false);
+    }
+  } else if (input.left) {
+    m_camera.orbit(input.dx, input.dy);
+  }
+  if (input.right_or_middle) m_camera.pan(input.dx, input.dy, static_cast<float>(height));
+  if (input.scroll != 0) m_camera.zoom(input.scroll);
+}
+
+void ViewerSession::drop(const std::vector<std::string>& paths) {
+  if (paths.size() >= 2) {
+    m_state.load_model(0, paths[0]);
+    m_state.load_model(1, paths[1]);
+  } else if (paths.size() == 1) {
+    m_state.load_model(m_controls.selected_model, paths[0]);
+  }
 }
 
 bool ViewerSession::save_screenshot(const std::string& path, int width, int height) {

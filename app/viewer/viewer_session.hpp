@@ -4,6 +4,7 @@
 #pragma once
 
 #include "viewer/app_state.hpp"
+#include "viewer/context.hpp"
 #include "viewer/panel.hpp"
 #include "viewer/render_buffer.hpp"
 #include "viewer/renderer.hpp"
@@ -12,6 +13,7 @@
 #include <voxhash/backend.hpp>
 
 #include <string>
+#include <vector>
 
 struct GLFWwindow;
 
@@ -30,6 +32,15 @@ class ViewerSession {
 
   /// Time and camera back to the start.
   void reset();
+  /// The window's mouse: in MouseMode::Camera left drag orbits, right / middle drag pans, the wheel
+  /// zooms; in Translate / Rotate a left drag moves / turns the selected model (the grid is fitted
+  /// again when the button is released). Nothing while the panel has the mouse.
+  void handle_mouse(const WindowInput& input, int height);
+  /// Files dropped onto the window: two or more load models A and B from the first two, one loads
+  /// the selected model; an error stays beside that model in the panel.
+  void drop(const std::vector<std::string>& paths);
+  /// The camera frames the scene's grid.
+  void fit_view();
   /// Saves the bound read framebuffer as an RGB PNG (top row first); the result (path or error)
   /// is shown in the panel and returned as false on failure.
   bool save_screenshot(const std::string& path, int width, int height);
@@ -62,7 +73,8 @@ class ViewerSession {
   UiLayer m_ui;
   Panel m_panel;
   PanelInfo m_info;
-  LapClock m_frame_clock;  // wall time between frames, for the panel
+  LapClock m_frame_clock;               // wall time between frames, for the panel
+  bool m_dragging_model       = false;  // a placement drag is under way
   bool m_screenshot_requested = false;
   double m_draw_ms            = 0;
 };

@@ -3,20 +3,25 @@
 // unchanged; the GL buffers hold exactly the pipeline's points and labelled voxels; the layer
 // toggles decide what the renderer draws; a bad model path, a scene too large for memory and a
 // frame whose allocation fails are messages, not exits (the last goes back to the previous scene);
-// a model outside the grid is warned about.
+// a model outside the grid is warned about; placement (panel fields and mouse drags) moves a model
+// exactly and fits the grid again, a saved scene reloads as the same frame, the clash list matches
+// the frame and frames the camera on a region, dropped files load as models.
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
 #include "viewer/context.hpp"
 #include "viewer/gl.hpp"
 #include "viewer/render_buffer.hpp"
 #include "viewer/renderer.hpp"
+#include "viewer/viewer_session.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/pipeline.hpp>
+#include <voxhash/scene.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -325,6 +330,210 @@ TEST_F(ViewerStateTest, PausedStateRunsNoFrameUntilStepped) {
   m_state->reset();
   EXPECT_TRUE(m_state->update(*m_bridge, 1.0));
   EXPECT_EQ(m_state->time(), 0.0);
+}
+
+/// A state of the two bundled models as placed by their files, without motion (a user's scene).
+std::unique_ptr<AppState> static_state() {
+  viewer::SceneSettings settings;
+  settings.points_per_model = 20000;
+  settings.resolution       = 128;
+  return std::make_unique<AppState>(
+      Backend::Cpu, settings, scene_of_models(asset("sphere.obj"), asset("torus.obj")));
+}
+
+viewer::ModelPlacement placement_with_scale(double scale) {
+  viewer::ModelPlacement placement;
+  placement.scale = scale;
+  return placement;
+}
+
+std::vector<Float3> points_of(const Pipeline& pipeline, int model) {
+  const auto points = pipeline.points(model);  // host memory on the CPU backend
+  return {points.begin(), points.end()};
+}
+
+TEST_F(ViewerStateTest, PlacementMovesAModelExactlyAndFitsTheGridAgain) {
+  m_state = static_state();
+  run_frame();
+  const std::vector<Float3> rest = points_of(m_state->pipeline(), 1);
+  const GridParams grid_before   = m_state->pipeline().config().grid;
+
+  // p -> Rz(90) (2 p) + (3, 0, 0.5): (x, y, z) -> (3 - 2y, 2x, 2z + 0.5).
+  viewer::ModelPlacement placement;
+  placement.translate      = {3.0f, 0.0f, 0.5f};
+  placement.rotate_degrees = {0.0f, 0.0f, 90.0f};
+  placement.scale          = 2;
+  ASSERT_TRUE(m_state->set_placement(1, placement, true)) << m_state->message();
+  run_frame();
+  const std::vector<Float3> placed = points_of(m_state->pipeline(), 1);
+  ASSERT_EQ(placed.size(), rest.size());
+  for (std::size_t k = 0; k < rest.size(); k += 97) {
+    EXPECT_NEAR(placed[k].x, 3 - 2 * rest[k].y, 1e-5) << k;
+    EXPECT_NEAR(placed[k].y, 2 * rest[k].x, 1e-5) << k;
+    EXPECT_NEAR(placed[k].z, 2 * rest[k].z + 0.5, 1e-5) << k;
+  }
+  const GridParams grid = m_state->pipeline().config().grid;
+  EXPECT_GT(grid.bounds.max.x, grid_before.bounds.max.x + 1) << "the grid fitted again";
+  EXPECT_EQ(m_state->stats().model[1].outside_grid, 0u);
+  EXPECT_EQ(m_state->scene().models[1].scale, 2.0);
+  const viewer::ModelPlacement read = m_state->placement(1);
+  EXPECT_NEAR(read.rotate_degrees.z, 90.0f, 1e-4);
+  EXPECT_NEAR(read.rotate_degrees.x, 0.0f, 1e-4);
+
+  // Back where it was: from the rest copy, so without drift.
+  ASSERT_TRUE(m_state->set_placement(1, viewer::ModelPlacement{}, true)) << m_state->message();
+  run_frame();
+  const std::vector<Float3> back = points_of(m_state->pipeline(), 1);
+  for (std::size_t k = 0; k < rest.size(); ++k) {
+    ASSERT_NEAR(back[k].x, rest[k].x, 1e-6) << k;
+    ASSERT_NEAR(back[k].y, rest[k].y, 1e-6) << k;
+    ASSERT_NEAR(back[k].z, rest[k].z, 1e-6) << k;
+  }
+  EXPECT_FALSE(m_state->set_placement(1, placement_with_scale(0), true));
+  EXPECT_TRUE(m_state->message_is_error());
+}
+
+TEST_F(ViewerStateTest, SavedSceneReloadsAsTheSameFrame) {
+  m_state = static_state();
+  viewer::ModelPlacement placement;
+  placement.translate      = {0.9f, 0.1f, -0.2f};
+  placement.rotate_degrees = {15.0f, 30.0f, 45.0f};
+  ASSERT_TRUE(m_state->set_placement(1, placement, true)) << m_state->message();
+  m_state->set_algorithm(TableKind::HashGraphV2);
+  run_frame();
+  ASSERT_GT(m_state->stats().model[0].intersection, 0u) << "the placement should make them meet";
+
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("voxhash_saved_" + std::to_string(getpid()) + ".json"))
+                               .string();
+  ASSERT_TRUE(m_state->save_scene(file)) << m_state->message();
+  EXPECT_FALSE(m_state->message_is_error());
+  const Scene scene = load_scene(file);
+  std::filesystem::remove(file);
+  EXPECT_EQ(scene.algorithm, TableKind::HashGraphV2);
+
+  viewer::SceneSettings other;  // the file gives the points and the grid
+  AppState reloaded(Backend::Cpu, other, scene);
+  viewer::HostUploadBridge bridge(m_buffers);
+  ASSERT_TRUE(reloaded.update(bridge, 0.0)) << reloaded.message();
+  EXPECT_EQ(reloaded.pipeline().config().grid.resolution.x,
+            m_state->pipeline().config().grid.resolution.x);
+  for (int i = 0; i < 2; ++i) {
+    const ModelVoxels a = m_state->pipeline().download(i), b = reloaded.pipeline().download(i);
+    EXPECT_EQ(a.keys, b.keys) << "model " << i;
+    EXPECT_EQ(a.labels, b.labels) << "model " << i;
+  }
+}
+
+TEST_F(ViewerStateTest, ClashListMatchesTheFrameOnDemandAndEveryNFrames) {
+  run_frame_at(1.7);
+  EXPECT_FALSE(m_state->clash().has_value());
+  ASSERT_TRUE(m_state->compute_clash()) << m_state->message();
+  ASSERT_TRUE(m_state->clash().has_value()) << "nothing changed: computed at once";
+  const ClashReport& report = *m_state->clash();
+  EXPECT_EQ(report.voxels, m_state->stats().model[0].intersection);
+  ASSERT_GT(report.regions.size(), 0u);
+  std::size_t voxels = 0;
+  for (std::size_t r = 0; r < report.regions.size(); ++r) {
+    voxels += report.regions[r].voxels;
+    if (r > 0) {
+      EXPECT_GE(report.regions[r - 1].voxels, report.regions[r].voxels);
+    }
+  }
+  EXPECT_EQ(voxels, report.voxels);
+  EXPECT_EQ(m_state->clash_time(), 1.7);
+
+  // Every 2 frames: the report follows the animation.
+  m_state->set_clash_interval(2);
+  m_state->toggle_pause();
+  ASSERT_TRUE(m_state->update(*m_bridge, 0.05));
+  EXPECT_EQ(m_state->clash_time(), 1.7);
+  ASSERT_TRUE(m_state->update(*m_bridge, 0.05));
+  EXPECT_NEAR(m_state->clash_time(), 1.8, 1e-9);
+  EXPECT_EQ(m_state->clash()->voxels, m_state->stats().model[0].intersection);
+
+  // A change asks for the next frame's report.
+  m_state->set_clash_interval(0);
+  m_state->toggle_pause();
+  m_state->set_time(1.5);
+  ASSERT_TRUE(m_state->compute_clash());
+  EXPECT_NEAR(m_state->clash_time(), 1.8, 1e-9) << "not from the stale frame";
+  ASSERT_TRUE(m_state->update(*m_bridge, 0.0));
+  EXPECT_EQ(m_state->clash_time(), 1.5);
+}
+
+/// A session over the test's window (no panel: the mouse is the scene's).
+std::unique_ptr<viewer::ViewerSession> static_session() {
+  viewer::ViewerOptions options;
+  options.scene      = scene_of_models(asset("sphere.obj"), asset("torus.obj"));
+  options.points     = 20000;
+  options.resolution = 128;
+  options.no_panel   = true;
+  return std::make_unique<viewer::ViewerSession>(options, nullptr);
+}
+
+TEST_F(ViewerStateTest, DroppedFilesLoadAsModelsAndErrorsStayBesideTheModel) {
+  const auto session                 = static_session();
+  viewer::AppState& state            = session->state();
+  session->controls().selected_model = 1;
+  session->drop({"/nonexistent/dropped.stl"});
+  EXPECT_NE(state.model_error(1).find("/nonexistent/dropped.stl"), std::string::npos)
+      << state.model_error(1);
+  EXPECT_EQ(state.model_error(0), "");
+  EXPECT_EQ(state.models()[1].path, asset("torus.obj"));
+
+  session->drop({asset("torus.obj")});
+  EXPECT_EQ(state.model_error(1), "") << "a good load clears the error";
+  session->drop({asset("torus.obj"), asset("sphere.obj")});
+  EXPECT_EQ(state.models()[0].path, asset("torus.obj"));
+  EXPECT_EQ(state.models()[1].path, asset("sphere.obj"));
+}
+
+TEST_F(ViewerStateTest, MouseDragMovesTheSelectedModelAndReleaseFitsTheGrid) {
+  const auto session = static_session();
+  session->frame(0.0, kWidth, kHeight);
+  const float before_x           = session->state().placement(0).translate.x;
+  const float grid_max           = session->state().pipeline().config().grid.bounds.max.x;
+  session->controls().mouse_mode = viewer::MouseMode::Translate;
+  viewer::WindowInput drag;
+  drag.left = true;
+  drag.dx   = 200;  // to the right: +x seen from the default view
+  session->handle_mouse(drag, kHeight);
+  session->handle_mouse(drag, kHeight);
+  EXPECT_GT(session->state().placement(0).translate.x, before_x + 0.5f);
+  EXPECT_EQ(session->state().placement(1).translate.x, 0.0f) << "only the selected model";
+  EXPECT_EQ(session->state().pipeline().config().grid.bounds.max.x, grid_max)
+      << "not while dragging";
+  session->handle_mouse(viewer::WindowInput{}, kHeight);  // released
+  EXPECT_GT(session->state().pipeline().config().grid.bounds.max.x, grid_max + 0.5f);
+
+  session->controls().mouse_mode = viewer::MouseMode::Rotate;
+  drag.dx                        = 60;  // half a degree a pixel, about y
+  session->handle_mouse(drag, kHeight);
+  EXPECT_NEAR(session->state().placement(0).rotate_degrees.y, 30.0f, 1e-3);
+}
+
+TEST_F(ViewerStateTest, FocusFramesAClashRegionInTheMiddleOfTheView) {
+  run_frame_at(1.7);
+  ASSERT_TRUE(m_state->compute_clash());
+  const ClashRegion& region = m_state->clash()->regions.front();
+  viewer::OrbitCamera camera;
+  camera.frame(m_state->pipeline().config().grid.bounds);
+  camera.focus(region.bounds);
+  const glm::vec3 c((region.bounds.min.x + region.bounds.max.x) / 2,
+                    (region.bounds.min.y + region.bounds.max.y) / 2,
+                    (region.bounds.min.z + region.bounds.max.z) / 2);
+  const glm::vec4 clip = camera.view_proj(1.5f) * glm::vec4(c, 1.0f);
+  EXPECT_NEAR(clip.x / clip.w, 0.0f, 1e-4);
+  EXPECT_NEAR(clip.y / clip.w, 0.0f, 1e-4);
+  for (int corner = 0; corner < 8; ++corner) {
+    const glm::vec3 p(corner & 1 ? region.bounds.max.x : region.bounds.min.x,
+                      corner & 2 ? region.bounds.max.y : region.bounds.min.y,
+                      corner & 4 ? region.bounds.max.z : region.bounds.min.z);
+    const glm::vec4 q = camera.view_proj(1.5f) * glm::vec4(p, 1.0f);
+    EXPECT_LT(std::abs(q.x / q.w), 1.0f) << "the region fits in the view";
+    EXPECT_LT(std::abs(q.y / q.w), 1.0f);
+  }
 }
 
 }  // namespace
