@@ -333,7 +333,7 @@ class CommandLine {
     m_view->footer(
         "Keys: left drag orbit, right/middle drag pan, scroll zoom, Space pause, N single step,\n"
         "R reset, F fit view, M mouse mode (orbit / move / turn the selected model), Tab\n"
-        "selected model, V vsync, H panel, F12 screenshot, F11 export voxels\n"
+        "selected model, V vsync, H panel, O overlay, F12 screenshot, F11 export voxels\n"
         "(voxhash-voxels-NNN.ply), 1/2/3 algorithm, Esc quit. Drop model files on the window\n"
         "to load them.\n"
         "Headless benchmarks: voxhash bench --help.");

@@ -40,19 +40,6 @@ void copy_path(std::array<char, 512>& dst, const std::string& src) {
   dst[n] = '\0';
 }
 
-/// "12.3% of <what> (<limit> G/s)", or "n/a" without limits.
-void fraction_text(double rate,
-                   const std::optional<DeviceLimits>& limits,
-                   double DeviceLimits::*bound,
-                   const char* what) {
-  if (!limits || (*limits).*bound <= 0) {
-    ImGui::TextColored(kDimColor, "  n/a of %s", what);
-    return;
-  }
-  const double limit = (*limits).*bound;
-  ImGui::Text("  %.1f%% of %s (%.3g G/s)", 100.0 * rate * 1e-9 / limit, what, limit);
-}
-
 void rate_plot(const char* id, const float* values, int offset, double current) {
   char overlay[32];
   std::snprintf(overlay, sizeof(overlay), "%.3f G keys/s", current * 1e-9);
@@ -68,6 +55,47 @@ void rate_plot(const char* id, const float* values, int offset, double current) 
 }
 
 }  // namespace
+
+std::vector<std::string> overlay_lines(const AppState& state,
+                                       const ViewControls& controls,
+                                       const PanelInfo& info,
+                                       double wall_frame_ms) {
+  char fps[64];
+  std::snprintf(fps,
+                sizeof fps,
+                "%.1f FPS (%.1f ms), pipeline %.2f ms",
+                wall_frame_ms > 0 ? 1e3 / wall_frame_ms : 0.0,
+                wall_frame_ms,
+                state.stats().ms.total);
+  char time[48];
+  std::snprintf(
+      time, sizeof time, "%s at t = %.2f s", state.paused() ? "PAUSED" : "running", state.time());
+  std::vector<std::string> lines{fps,
+                                 "algorithm: " + std::string(to_string(state.settings().algorithm)),
+                                 "backend: " + info.backend + ", transfer: " + info.transfer,
+                                 time};
+  if (controls.mouse_mode != MouseMode::Camera) {
+    lines.push_back(std::string("mouse: ") +
+                    (controls.mouse_mode == MouseMode::Translate ? "moves" : "turns") + " model " +
+                    kModelNames[controls.selected_model] + " (M: camera)");
+  }
+  return lines;
+}
+
+std::string bound_text(double rate, const RateBound& bound) {
+  char text[256];
+  if (bound.limit <= 0) {
+    std::snprintf(text, sizeof text, "n/a of %s (not measured)", bound.name.c_str());
+  } else {
+    std::snprintf(text,
+                  sizeof text,
+                  "%.1f %% of %s (%.3g G/s)",
+                  100.0 * rate * 1e-9 / bound.limit,
+                  bound.name.c_str(),
+                  bound.limit);
+  }
+  return text;
+}
 
 UiLayer::UiLayer(GLFWwindow* window) : m_glfw(window != nullptr) {
   IMGUI_CHECKVERSION();
@@ -131,6 +159,55 @@ Panel::Panel(const AppState& state, PanelTab tab)
   copy_path(m_scene_path, "scene.json");
 }
 
+void Panel::draw_overlay(const AppState& state,
+                         const ViewControls& controls,
+                         const PanelInfo& info,
+                         double wall_frame_ms) const {
+  constexpr float kMargin = 10.0f;
+  const ImVec2 display    = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(display.x - kMargin, kMargin), ImGuiCond_Always, ImVec2(1, 0));
+  ImGui::SetNextWindowBgAlpha(kOverlayAlpha);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                                 ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav |
+                                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoInputs;
+  if (!ImGui::Begin("overlay", nullptr, flags)) {
+    ImGui::End();
+    return;
+  }
+  const std::vector<std::string> lines = overlay_lines(state, controls, info, wall_frame_ms);
+  for (std::size_t l = 0; l < lines.size(); ++l) {
+    if (l == 3 && state.paused()) {
+      ImGui::TextColored(kWarningColor, "%s", lines[l].c_str());
+    } else {
+      ImGui::TextUnformatted(lines[l].c_str());
+    }
+  }
+  ImGui::Separator();
+  const Layers& layers = controls.draw.layers;
+  const Colors& colors = controls.draw.colors;
+  const auto entry     = [&](const palette::Rgb& color, const char* name, bool shown) {
+    ImGui::ColorButton(name, to_imvec(color), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
+    ImGui::SameLine();
+    if (shown) {
+      ImGui::TextUnformatted(name);
+    } else {
+      ImGui::TextColored(kDimColor, "%s (hidden)", name);
+    }
+  };
+  entry(colors.intersection, "intersection", layers.intersection);
+  for (int i = 0; i < 2; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "points %s", kModelNames[i]);
+    entry(colors.points[i], name, layers.points[i]);
+    std::snprintf(name, sizeof name, "%s inside %s", kModelNames[i], kModelNames[1 - i]);
+    entry(colors.inside[i], name, layers.inside[i]);
+    std::snprintf(name, sizeof name, "%s outside %s", kModelNames[i], kModelNames[1 - i]);
+    entry(colors.outside[i], name, layers.outside[i]);
+  }
+  ImGui::End();
+}
+
 void Panel::set_output_status(std::string status, bool is_error) {
   m_output_status = std::move(status);
   m_output_error  = is_error;
@@ -189,6 +266,7 @@ PanelRequests Panel::draw(AppState& state,
     ImGui::EndTabBar();
   }
   draw_output(requests);
+  m_overflow = ImGui::GetScrollMaxY();
   ImGui::End();
   return requests;
 }
@@ -238,21 +316,30 @@ void Panel::draw_algorithm(AppState& state) {
 // [rates] --------------------------------------------------------------------------------------
 void Panel::draw_rates(const AppState& state, const PanelInfo& info) {
   if (!ImGui::CollapsingHeader("rates", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  const FrameStats& stats     = state.stats();
-  const StatsHistory& history = state.history();
-  ImGui::Text("build: %.3f G keys/s", stats.build_keys_per_s * 1e-9);
-  fraction_text(
-      stats.build_keys_per_s, info.limits, &DeviceLimits::exch8_l2, "random 64-bit exchanges, L2");
-  fraction_text(stats.build_keys_per_s,
-                info.limits,
-                &DeviceLimits::exch8_dram,
-                "random 64-bit exchanges, DRAM");
+  const FrameStats& stats       = state.stats();
+  const StatsHistory& history   = state.history();
+  const SceneSettings& settings = state.settings();
+  const std::size_t keys        = std::max(stats.model[0].voxels, stats.model[1].voxels);
+  const std::size_t table =
+      frame_table_bytes(settings.algorithm, keys, settings.cuckoo_space, settings.load);
+  ImGui::Text("build: %.3f G keys/s (table about %.1f MiB)",
+              stats.build_keys_per_s * 1e-9,
+              static_cast<double>(table) / (1 << 20));
+  const auto gauge = [&](double rate, const RateBound& bound) {
+    const bool above = bound.limit > 0 && rate * 1e-9 > bound.limit;
+    ImGui::PushStyleColor(ImGuiCol_Text,
+                          above ? kWarningColor : ImGui::GetStyleColorVec4(ImGuiCol_Text));
+    ImGui::TextWrapped("  %s%s", bound_text(rate, bound).c_str(), above ? ": above its bound" : "");
+    ImGui::PopStyleColor();
+  };
+  if (info.limits)
+    gauge(stats.build_keys_per_s, build_bound(*info.limits, settings.algorithm, table));
   rate_plot("##build", history.build_rate(), history.offset(), stats.build_keys_per_s);
   ImGui::Text("probe: %.3f G keys/s", stats.probe_keys_per_s * 1e-9);
-  fraction_text(
-      stats.probe_keys_per_s, info.limits, &DeviceLimits::read4_l2, "random 4-byte reads, L2");
-  fraction_text(
-      stats.probe_keys_per_s, info.limits, &DeviceLimits::read4_dram, "random 4-byte reads, DRAM");
+  if (info.limits) {
+    gauge(stats.probe_keys_per_s,
+          probe_bound(*info.limits, settings.algorithm, table, stats.probe_keys_per_s));
+  }
   rate_plot("##probe", history.probe_rate(), history.offset(), stats.probe_keys_per_s);
   if (!info.limits) ImGui::TextColored(kDimColor, "device limits: %s", info.limits_error.c_str());
 }
@@ -382,21 +469,24 @@ void Panel::draw_layers(ViewControls& controls) {
   Layers& layers = controls.draw.layers;
   for (int i = 0; i < 2; ++i) {
     ImGui::PushID(i);
-    ImGui::ColorButton("##points", to_imvec(palette::kPoints[i]), ImGuiColorEditFlags_NoTooltip);
+    ImGui::ColorButton(
+        "##points", to_imvec(controls.draw.colors.points[i]), ImGuiColorEditFlags_NoTooltip);
     ImGui::SameLine();
     ImGui::Checkbox(i == 0 ? "points A" : "points B", &layers.points[i]);
     ImGui::SameLine(140);
-    ImGui::ColorButton("##inside", to_imvec(palette::kInside), ImGuiColorEditFlags_NoTooltip);
+    ImGui::ColorButton(
+        "##inside", to_imvec(controls.draw.colors.inside[i]), ImGuiColorEditFlags_NoTooltip);
     ImGui::SameLine();
     ImGui::Checkbox("inside", &layers.inside[i]);
     ImGui::SameLine(260);
-    ImGui::ColorButton("##outside", to_imvec(palette::kOutside[i]), ImGuiColorEditFlags_NoTooltip);
+    ImGui::ColorButton(
+        "##outside", to_imvec(controls.draw.colors.outside[i]), ImGuiColorEditFlags_NoTooltip);
     ImGui::SameLine();
     ImGui::Checkbox("outside", &layers.outside[i]);
     ImGui::PopID();
   }
   ImGui::ColorButton(
-      "##intersection", to_imvec(palette::kIntersection), ImGuiColorEditFlags_NoTooltip);
+      "##intersection", to_imvec(controls.draw.colors.intersection), ImGuiColorEditFlags_NoTooltip);
   ImGui::SameLine();
   ImGui::Checkbox("intersection voxels", &layers.intersection);
   ImGui::SliderFloat("point size", &controls.draw.point_size, 1.0f, 8.0f, "%.0f px");

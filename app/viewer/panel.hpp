@@ -6,6 +6,7 @@
 #pragma once
 
 #include "viewer/app_state.hpp"
+#include "viewer/gauges.hpp"
 #include "viewer/render_buffer.hpp"
 #include "viewer/renderer.hpp"
 
@@ -14,6 +15,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 struct GLFWwindow;
 
@@ -54,6 +56,9 @@ struct PanelInfo {
 /// Width of the panel in pixels; the scene is centred in what it leaves free.
 inline constexpr float kPanelWidth = 400.0f;
 
+/// The overlay's background opacity (the scene shows through it).
+inline constexpr float kOverlayAlpha = 0.6f;
+
 /// The panel's tabs, in order.
 enum class PanelTab { Scene, Clash, View, Stats, Setup };
 inline constexpr const char* kPanelTabNames[] = {"scene", "clash", "view", "stats", "setup"};
@@ -66,7 +71,8 @@ struct ViewControls {
   DrawSettings draw;
   bool vsync           = true;
   bool show_panel      = true;
-  int selected_model   = 0;  // what placement edits, drags and a single dropped file apply to
+  bool show_overlay    = true;  // the viewport's corner: legend, FPS, algorithm, paused
+  int selected_model   = 0;     // what placement edits, drags and a single dropped file apply to
   MouseMode mouse_mode = MouseMode::Camera;
 };
 
@@ -78,6 +84,16 @@ struct PanelRequests {
   bool fit_view      = false;   // the camera frames the scene's grid
   std::optional<Bounds> focus;  // the camera frames this box (a clash region)
 };
+
+/// The overlay's text: frame rate, algorithm, backend and transfer (interop) path, running or
+/// paused at which time, and the mouse mode when it moves a model.
+[[nodiscard]] std::vector<std::string> overlay_lines(const AppState& state,
+                                                     const ViewControls& controls,
+                                                     const PanelInfo& info,
+                                                     double wall_frame_ms);
+
+/// "12.3 % of <bound> (4.5 G/s)" for a rate of `rate` keys/s against `bound`; "n/a" without one.
+[[nodiscard]] std::string bound_text(double rate, const RateBound& bound);
 
 class Panel {
  public:
@@ -92,8 +108,19 @@ class Panel {
                      double wall_frame_ms,
                      const PanelInfo& info);
 
+  /// The overlay in the viewport's top-right corner (a window without decoration): the lines of
+  /// overlay_lines, then a legend of the visible layers' colours.
+  void draw_overlay(const AppState& state,
+                    const ViewControls& controls,
+                    const PanelInfo& info,
+                    double wall_frame_ms) const;
+
   /// Shown under the screenshot and export buttons (the file written, or the error).
   void set_output_status(std::string status, bool is_error);
+  /// Opens `tab` on the next frame.
+  void open_tab(PanelTab tab) { m_open_tab = tab; }
+  /// How far the last frame's panel content reached below its window, in pixels (0: it fits).
+  [[nodiscard]] float overflow() const { return m_overflow; }
 
  private:
   void draw_status(AppState& state, double wall_frame_ms, PanelRequests& requests);
@@ -115,6 +142,7 @@ class Panel {
   void draw_output(PanelRequests& requests);
 
   std::optional<PanelTab> m_open_tab;  // selected on the next frame
+  float m_overflow = 0;
   std::array<std::array<char, 512>, 2> m_paths{};
   std::array<std::string, 2> m_shown_paths;  // the models' paths when m_paths was last set
   std::array<char, 512> m_scene_path{};

@@ -158,7 +158,7 @@ void Renderer::draw(const SceneBuffers& buffers,
   glBindVertexArray(m_points_layout.id());
   for (int i = 0; i < 2; ++i) {
     if (!layers.points[i] || buffers.point_count[i] == 0) continue;
-    glUniform3fv(m_points_uniforms.color, 1, palette::kPoints[i].data());
+    glUniform3fv(m_points_uniforms.color, 1, settings.colors.points[i].data());
     glVertexArrayVertexBuffer(m_points_layout.id(), 0, buffers.points_buffer(i), 0, sizeof(Float3));
     glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(buffers.point_count[i]));
   }
@@ -174,7 +174,8 @@ void Renderer::draw(const SceneBuffers& buffers,
   for (int i = 0; i < 2; ++i) {
     // Intersection voxels belong to both models: drawn once, with model 0's.
     const bool draw_label[3] = {layers.outside[i], layers.inside[i], layers.intersection && i == 0};
-    const palette::Rgb colors[3] = {palette::kOutside[i], palette::kInside, palette::kIntersection};
+    const palette::Rgb colors[3] = {
+        settings.colors.outside[i], settings.colors.inside[i], settings.colors.intersection};
     glUniform3fv(m_voxels_uniforms.label_colors, 3, colors[0].data());
     glVertexArrayVertexBuffer(
         m_voxels_layout.id(), 0, buffers.voxels_buffer(i), 0, sizeof(VoxelInstance));

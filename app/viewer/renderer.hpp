@@ -25,7 +25,8 @@ inline constexpr Rgb kBackground{0.16f, 0.17f, 0.20f};
 inline constexpr std::array<Rgb, 2> kPoints{{{1.00f, 0.55f, 0.10f}, {0.20f, 0.65f, 1.00f}}};
 /// Surface voxels outside the other model, per model.
 inline constexpr std::array<Rgb, 2> kOutside{{{0.62f, 0.62f, 0.62f}, {0.25f, 0.35f, 0.85f}}};
-inline constexpr Rgb kInside{0.90f, 0.15f, 0.15f};
+/// Surface voxels inside the other model, per model: A's red, B's magenta.
+inline constexpr std::array<Rgb, 2> kInside{{{0.90f, 0.15f, 0.15f}, {0.85f, 0.20f, 0.75f}}};
 inline constexpr Rgb kIntersection{1.00f, 0.90f, 0.10f};
 /// The panel's window background (opaque, so screenshots show it exactly).
 inline constexpr Rgb kPanel{0.06f, 0.06f, 0.06f};
@@ -80,8 +81,17 @@ struct Layers {
   std::array<bool, 2> outside{false, false};
 };
 
+/// The colours the renderer draws with (the panel edits them); the palette's at first.
+struct Colors {
+  std::array<palette::Rgb, 2> points  = palette::kPoints;
+  std::array<palette::Rgb, 2> outside = palette::kOutside;
+  std::array<palette::Rgb, 2> inside  = palette::kInside;
+  palette::Rgb intersection           = palette::kIntersection;
+};
+
 struct DrawSettings {
   Layers layers;
+  Colors colors;
   float point_size  = 1.0f;  // pixels
   float voxel_scale = 2.0f;  // cube edge in voxels (above 1 they show through dense points)
 };

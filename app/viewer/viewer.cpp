@@ -1,8 +1,8 @@
 // viewer::run: the one frame loop, over either kind of GlContext. Mouse: left drag orbits (or moves
 // / turns the selected model in a placement mode), right / middle drag pans, wheel zooms; files
 // dropped on the window load as models. Keys: Space pause, N step, R reset, F fit view, M mouse
-// mode (camera / translate / rotate), Tab selected model, V vsync, H panel, F12 screenshot, F11
-// voxel export, 1/2/3 algorithm, Esc. With --frames N: N fixed 1/60 s steps, then
+// mode (camera / translate / rotate), Tab selected model, V vsync, H panel, O overlay, F12
+// screenshot, F11 voxel export, 1/2/3 algorithm, Esc. With --frames N: N fixed 1/60 s steps, then
 // the screenshot, the voxel export and the --timing summary.
 #include "viewer/context.hpp"
 #include "viewer/gl.hpp"
@@ -123,6 +123,9 @@ void apply_key(int key, ViewerSession& session, KeyRequests& requests) {
       break;
     case GLFW_KEY_H:
       session.controls().show_panel = !session.controls().show_panel;
+      break;
+    case GLFW_KEY_O:
+      session.controls().show_overlay = !session.controls().show_overlay;
       break;
     case GLFW_KEY_1:
       state.set_algorithm(TableKind::Cuckoo);

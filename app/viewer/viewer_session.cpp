@@ -51,11 +51,12 @@ ViewerSession::ViewerSession(const ViewerOptions& options, GLFWwindow* window)
       m_panel(m_state, tab_named(options.tab)) {
   m_state.set_clash_interval(options.clash_every);
   m_camera.frame(m_state.pipeline().config().grid.bounds);
-  m_controls.show_panel = !options.no_panel;
-  m_info.device         = describe_device(options.backend);
-  m_info.backend        = std::string(to_string(options.backend));
-  m_info.gl             = describe_gl();
-  m_info.transfer       = transfer_text(m_bridge);
+  m_controls.show_panel   = !options.no_panel;
+  m_controls.show_overlay = !options.no_panel;
+  m_info.device           = describe_device(options.backend);
+  m_info.backend          = std::string(to_string(options.backend));
+  m_info.gl               = describe_gl();
+  m_info.transfer         = transfer_text(m_bridge);
   if (!m_controls.show_panel) {
     m_info.limits_error = "not measured (started with --no-panel)";
     return;
@@ -82,10 +83,13 @@ void ViewerSession::frame(double dt, int width, int height) {
                   m_state.pipeline().grid().voxel_size,
                   width,
                   height);
-  if (m_controls.show_panel) {
+  if (m_controls.show_panel || m_controls.show_overlay) {
     m_ui.begin_frame(width, height, dt);
+    if (m_controls.show_overlay) m_panel.draw_overlay(m_state, m_controls, m_info, wall_frame_ms);
     const PanelRequests requests =
-        m_panel.draw(m_state, m_controls, m_bridge.bridge->times(), wall_frame_ms, m_info);
+        m_controls.show_panel
+            ? m_panel.draw(m_state, m_controls, m_bridge.bridge->times(), wall_frame_ms, m_info)
+            : PanelRequests{};
     m_ui.end_frame();
     if (requests.reset) reset();
     if (requests.fit_view) fit_view();

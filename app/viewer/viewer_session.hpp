@@ -54,6 +54,7 @@ class ViewerSession {
   [[nodiscard]] AppState& state() { return m_state; }
   [[nodiscard]] OrbitCamera& camera() { return m_camera; }
   [[nodiscard]] ViewControls& controls() { return m_controls; }
+  [[nodiscard]] Panel& panel() { return m_panel; }
   [[nodiscard]] const BufferBridge& bridge() const { return *m_bridge.bridge; }
   [[nodiscard]] const PanelInfo& info() const { return m_info; }
   /// The panel is shown and ImGui is using the mouse / keyboard.

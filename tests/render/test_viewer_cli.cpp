@@ -36,6 +36,16 @@ std::size_t lines(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
+/// The overlay's translucent background over the scene's.
+std::array<float, 3> overlay_background() {
+  std::array<float, 3> c{};
+  for (int k = 0; k < 3; ++k) {
+    c[k] = viewer::kOverlayAlpha * palette::kPanel[k] +
+           (1 - viewer::kOverlayAlpha) * palette::kBackground[k];
+  }
+  return c;
+}
+
 /// Runs the pipeline's frames for an AppState without GL: the voxels do not depend on the path
 /// that takes them to the screen.
 class PipelineOnlyBridge final : public viewer::BufferBridge {
@@ -149,6 +159,8 @@ TEST(ViewerCli, ScreenshotShowsBothModelsIntersectionAndPanel) {
   EXPECT_GT(image.count_near(palette::kPoints[1], 0.02f, scene_x), 500u) << "model B's points";
   EXPECT_GT(image.count(intersection_yellow, scene_x), 20u) << "intersection voxels";
   EXPECT_GT(image.count_near(palette::kPanel), total / 20) << "the panel's background";
+  EXPECT_GT(image.count_near(overlay_background(), 0.02f, image.width * 3 / 4), 2000u)
+      << "the overlay in the top-right corner";
 }
 
 TEST(ViewerCli, NoPanelHidesThePanel) {
@@ -158,6 +170,7 @@ TEST(ViewerCli, NoPanelHidesThePanel) {
   const Image image = Image::load(png);
   ASSERT_GT(image.pixels(), 0u);
   EXPECT_LT(image.count_near(palette::kPanel), image.pixels() / 100);
+  EXPECT_EQ(image.count_near(overlay_background(), 0.01f), 0u) << "no overlay either";
   EXPECT_GT(image.count_near(palette::kPoints[0], 0.02f), 500u);
 }
 

@@ -9,7 +9,9 @@
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
 #include "viewer/context.hpp"
+#include "viewer/gauges.hpp"
 #include "viewer/gl.hpp"
+#include "viewer/panel.hpp"
 #include "viewer/render_buffer.hpp"
 #include "viewer/renderer.hpp"
 #include "viewer/viewer_session.hpp"
@@ -534,6 +536,102 @@ TEST_F(ViewerStateTest, FocusFramesAClashRegionInTheMiddleOfTheView) {
     EXPECT_LT(std::abs(q.x / q.w), 1.0f) << "the region fits in the view";
     EXPECT_LT(std::abs(q.y / q.w), 1.0f);
   }
+}
+
+/// Limits as an H100 measured them (docs/BENCHMARKS.md), with a 32 MiB L2 table.
+DeviceLimits h100_limits() {
+  DeviceLimits limits;
+  limits.read4_dram   = 33.0;
+  limits.read8_dram   = 32.2;
+  limits.read4_l2     = 120.0;
+  limits.read8_l2     = 100.0;
+  limits.exch8_dram   = 13.4;
+  limits.exch8_l2     = 40.0;
+  limits.sort_pairs   = 30.6;
+  limits.l2_table_mib = 32;
+  return limits;
+}
+
+TEST(Gauges, EachRateIsHeldAgainstTheBoundThatLimitsIt) {
+  const DeviceLimits limits  = h100_limits();
+  constexpr std::size_t kMiB = 1 << 20;
+  // HashGraph builds sort pairs (V2 at 16.4 G keys/s read 122 % of the exchange bound before).
+  for (const TableKind kind : {TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+    const viewer::RateBound b = viewer::build_bound(limits, kind, 100 * kMiB);
+    EXPECT_EQ(b.limit, 30.6);
+    EXPECT_NE(b.name.find("sort"), std::string::npos) << b.name;
+  }
+  EXPECT_EQ(viewer::build_bound(limits, TableKind::Cuckoo, 8 * kMiB).limit, 40.0);
+  EXPECT_EQ(viewer::build_bound(limits, TableKind::Cuckoo, 8 * kMiB).name,
+            "random 64-bit exchanges, L2");
+  EXPECT_EQ(viewer::build_bound(limits, TableKind::Cuckoo, 200 * kMiB).limit, 13.4);
+  // Probes: the slot size, where the table lives.
+  EXPECT_EQ(viewer::probe_bound(limits, TableKind::Cuckoo, 8 * kMiB, 20e9).limit, 100.0);
+  EXPECT_EQ(viewer::probe_bound(limits, TableKind::HashGraphV2, 8 * kMiB, 20e9).limit, 120.0);
+  EXPECT_EQ(viewer::probe_bound(limits, TableKind::Cuckoo, 200 * kMiB, 20e9).name,
+            "random 8-byte reads, DRAM");
+  // 2 x 8M voxels probed at 100 G/s: "305.8 % of random 4-byte reads, DRAM" before; the keys are
+  // coherent, the cache serves them: the L2 bound.
+  const viewer::RateBound coherent =
+      viewer::probe_bound(limits, TableKind::HashGraphV2, 200 * kMiB, 100e9);
+  EXPECT_EQ(coherent.limit, 120.0);
+  EXPECT_NE(coherent.name.find("L2"), std::string::npos);
+  EXPECT_LE(100e9 * 1e-9 / coherent.limit, 1.0);
+  EXPECT_EQ(viewer::bound_text(20e9, {40.0, "random 64-bit exchanges, L2"}),
+            "50.0 % of random 64-bit exchanges, L2 (40 G/s)");
+  EXPECT_EQ(viewer::frame_table_bytes(TableKind::Cuckoo, 1000, 1.25, 1), 10000u);
+}
+
+TEST_F(ViewerStateTest, OverlaySaysAlgorithmBackendTransferAndPause) {
+  run_frame_at(0.5);  // leaves it paused
+  viewer::ViewControls controls;
+  viewer::PanelInfo info;
+  info.backend                   = "cpu";
+  info.transfer                  = "host upload (CPU backend)";
+  std::vector<std::string> lines = viewer::overlay_lines(*m_state, controls, info, 20.0);
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_EQ(lines[0].rfind("50.0 FPS (20.0 ms)", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1], "algorithm: cuckoo");
+  EXPECT_EQ(lines[2], "backend: cpu, transfer: host upload (CPU backend)");
+  EXPECT_EQ(lines[3], "PAUSED at t = 0.50 s");
+  m_state->toggle_pause();
+  m_state->set_algorithm(TableKind::HashGraphV2);
+  controls.mouse_mode     = viewer::MouseMode::Translate;
+  controls.selected_model = 1;
+  lines                   = viewer::overlay_lines(*m_state, controls, info, 20.0);
+  EXPECT_EQ(lines[1], "algorithm: hashgraph-v2");
+  EXPECT_EQ(lines[3], "running at t = 0.50 s");
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[4], "mouse: moves model B (M: camera)");
+}
+
+// Every tab's content fits a 1280 x 800 window without scrolling (with the device limits
+// measured, so that the rates show their gauges).
+TEST_F(ViewerStateTest, EveryPanelTabFitsA1280x800Window) {
+  viewer::ViewerOptions options;
+  options.scene      = scene_of_models(asset("sphere.obj"), asset("torus.obj"));
+  options.points     = 20000;
+  options.resolution = 128;
+  options.width      = 1280;
+  options.height     = 800;
+  {
+    viewer::ViewerSession session(options, nullptr);
+    const viewer::OffscreenFramebuffer target(1280, 800);
+    session.state().set_clash_interval(1);
+    for (int tab = 0; tab < 5; ++tab) {
+      session.panel().open_tab(static_cast<viewer::PanelTab>(tab));
+      for (int frame = 0; frame < 3; ++frame)
+        session.frame(1.0 / 60, 1280, 800);
+      EXPECT_EQ(session.panel().overflow(), 0.0f) << viewer::kPanelTabNames[tab];
+    }
+  }
+  // The measurement sees a panel that does not fit: 1280 x 400.
+  viewer::ViewerSession small(options, nullptr);
+  const viewer::OffscreenFramebuffer target(1280, 400);
+  small.panel().open_tab(viewer::PanelTab::Stats);
+  for (int frame = 0; frame < 3; ++frame)
+    small.frame(1.0 / 60, 1280, 400);
+  EXPECT_GT(small.panel().overflow(), 100.0f);
 }
 
 }  // namespace
