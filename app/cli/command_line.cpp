@@ -19,6 +19,8 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -137,6 +139,19 @@ CLI::Option* add_output(CLI::App& app,
                         std::string& target,
                         const std::string& description) {
   return app.add_option(flag, target, description)->check(output_file())->option_text("FILE");
+}
+
+/// A clipping plane "AXIS:OFFSET" (x, y or z, and a number), or nothing.
+std::optional<std::pair<int, float>> parse_clip(const std::string& text) {
+  if (text.size() < 3 || text[1] != ':' || (text[0] < 'x' || text[0] > 'z')) return std::nullopt;
+  try {
+    std::size_t used  = 0;
+    const float value = std::stof(text.substr(2), &used);
+    if (used != text.size() - 2 || !std::isfinite(value)) return std::nullopt;
+    return std::pair{text[0] - 'x', value};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 // The flags more than one subcommand takes, each defined once.
@@ -321,6 +336,18 @@ class CommandLine {
                o.tab,
                {"scene", "clash", "view", "stats", "setup"},
                "the panel's tab open at first (default scene)");
+    m_view->add_flag("--xray", o.xray, "show the outside voxels translucent (X-ray)");
+    m_view
+        ->add_option("--clip",
+                     m_view_clip,
+                     "cut the view with a plane across an axis at OFFSET (world units);\n"
+                     "what lies beyond it is cut away, e.g. x:0.25")
+        ->check(CLI::Validator(
+            [](const std::string& text) -> std::string {
+              return parse_clip(text) ? "" : "'" + text + "' is not AXIS:OFFSET (x, y or z)";
+            },
+            "",
+            "AXIS:OFFSET"));
     add_count(*m_view,
               "--clash-every",
               o.clash_every,
@@ -526,9 +553,10 @@ class CommandLine {
 
   [[nodiscard]] viewer::ViewerOptions view_options() const {
     viewer::ViewerOptions o = m_view_options;
-    o.backend               = parse_backend(m_view_backend);
-    o.algorithm             = parse_table_kind(m_view_algorithm);
-    const bool cuda         = o.backend == Backend::Cuda;
+    if (const auto clip = parse_clip(m_view_clip)) std::tie(o.clip_axis, o.clip_offset) = *clip;
+    o.backend       = parse_backend(m_view_backend);
+    o.algorithm     = parse_table_kind(m_view_algorithm);
+    const bool cuda = o.backend == Backend::Cuda;
     if (!given(*m_view, "--points")) o.points = cuda ? 1'000'000 : 200'000;
     if (!given(*m_view, "--res")) o.resolution = cuda ? 512 : 256;
     if (given(*m_view, "--frames")) o.frames = m_view_frames;
@@ -611,6 +639,7 @@ class CommandLine {
   bool m_view_implied = false;
 
   viewer::ViewerOptions m_view_options;
+  std::string m_view_clip;
   std::string m_view_backend = "auto", m_view_algorithm = "cuckoo";
   int m_view_frames = 0;
   bench::Options m_bench_options;

@@ -5,7 +5,8 @@
 //   tab scene:    [models] load a model by path or drop (errors beside it); [placement] the
 //                 selected model's translate / rotate / scale, mouse mode, pose time; [scene file]
 //   tab clash:    [clash] the report on demand or every N frames, regions ranked by size
-//   tab view:     [layers] points, intersection, inside / outside voxels per model, sizes
+//   tab view:     [layers] points, intersection, inside / outside voxels per model with editable
+//                 colours, sizes, lighting, X-ray, the clipping plane
 //   tab stats:    [algorithm], [rates] against the device limits, [times], [counts]
 //   tab setup:    [parameters] points, grid, table space / load, animation; device, GL, vsync
 //   [output]      screenshot and voxel export buttons, and the last result
@@ -242,7 +243,7 @@ PanelRequests Panel::draw(AppState& state,
       ImGui::EndTabItem();
     }
     if (tab(PanelTab::View)) {
-      draw_layers(controls);
+      draw_layers(state, controls);
       ImGui::EndTabItem();
     }
     if (tab(PanelTab::Stats)) {
@@ -464,33 +465,58 @@ void Panel::draw_label_warnings(const AppState& state) {
 }
 
 // [layers] -------------------------------------------------------------------------------------
-void Panel::draw_layers(ViewControls& controls) {
-  if (!ImGui::CollapsingHeader("layers", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  Layers& layers = controls.draw.layers;
+void Panel::draw_layers(const AppState& state, ViewControls& controls) {
+  DrawSettings& draw                    = controls.draw;
+  Layers& layers                        = draw.layers;
+  Colors& colors                        = draw.colors;
+  constexpr ImGuiColorEditFlags kSwatch = ImGuiColorEditFlags_NoInputs;
+  ImGui::TextColored(kDimColor, "click a colour to edit it");
   for (int i = 0; i < 2; ++i) {
     ImGui::PushID(i);
-    ImGui::ColorButton(
-        "##points", to_imvec(controls.draw.colors.points[i]), ImGuiColorEditFlags_NoTooltip);
+    ImGui::ColorEdit3("##points", colors.points[i].data(), kSwatch);
     ImGui::SameLine();
     ImGui::Checkbox(i == 0 ? "points A" : "points B", &layers.points[i]);
     ImGui::SameLine(140);
-    ImGui::ColorButton(
-        "##inside", to_imvec(controls.draw.colors.inside[i]), ImGuiColorEditFlags_NoTooltip);
+    ImGui::ColorEdit3("##inside", colors.inside[i].data(), kSwatch);
     ImGui::SameLine();
     ImGui::Checkbox("inside", &layers.inside[i]);
     ImGui::SameLine(260);
-    ImGui::ColorButton(
-        "##outside", to_imvec(controls.draw.colors.outside[i]), ImGuiColorEditFlags_NoTooltip);
+    ImGui::ColorEdit3("##outside", colors.outside[i].data(), kSwatch);
     ImGui::SameLine();
     ImGui::Checkbox("outside", &layers.outside[i]);
     ImGui::PopID();
   }
-  ImGui::ColorButton(
-      "##intersection", to_imvec(controls.draw.colors.intersection), ImGuiColorEditFlags_NoTooltip);
+  ImGui::ColorEdit3("##intersection", colors.intersection.data(), kSwatch);
   ImGui::SameLine();
   ImGui::Checkbox("intersection voxels", &layers.intersection);
-  ImGui::SliderFloat("point size", &controls.draw.point_size, 1.0f, 8.0f, "%.0f px");
-  ImGui::SliderFloat("voxel size", &controls.draw.voxel_scale, 0.2f, 3.0f, "%.1f x");
+  if (ImGui::Button("default colours")) colors = Colors{};
+  ImGui::SliderFloat("point size", &draw.point_size, 1.0f, 8.0f, "%.0f px");
+  ImGui::SliderFloat("voxel size", &draw.voxel_scale, 0.2f, 3.0f, "%.1f x");
+  ImGui::SliderFloat("ambient light", &draw.ambient, 0.0f, 1.0f, "%.2f");
+
+  ImGui::Separator();
+  if (ImGui::Checkbox("X-ray: outside voxels translucent", &draw.xray) && draw.xray) {
+    layers.outside = {true, true};
+  }
+  if (draw.xray) ImGui::SliderFloat("opacity", &draw.xray_opacity, 0.02f, 1.0f, "%.2f");
+
+  ImGui::Separator();
+  ClipPlane& clip    = draw.clip;
+  const Bounds& grid = state.pipeline().config().grid.bounds;
+  const float lo[3]  = {grid.min.x, grid.min.y, grid.min.z};
+  const float hi[3]  = {grid.max.x, grid.max.y, grid.max.z};
+  if (ImGui::Checkbox("clipping plane", &clip.enabled) && clip.enabled &&
+      !(clip.offset > lo[clip.axis] && clip.offset < hi[clip.axis])) {
+    clip.offset = 0.5f * (lo[clip.axis] + hi[clip.axis]);
+  }
+  if (clip.enabled) {
+    ImGui::SameLine();
+    ImGui::Checkbox("flip", &clip.flip);
+    ImGui::SetNextItemWidth(80);
+    ImGui::Combo("axis", &clip.axis, "x\0y\0z\0");
+    ImGui::SliderFloat("offset", &clip.offset, lo[clip.axis], hi[clip.axis], "%.4g");
+    ImGui::TextColored(kDimColor, "Ctrl + mouse wheel moves it");
+  }
 }
 
 // [parameters] ---------------------------------------------------------------------------------

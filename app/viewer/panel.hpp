@@ -1,8 +1,8 @@
 // The ImGui layer: its context and backends (UiLayer), and the control panel in tabs: models
 // (loading by path or drop, placement, pose time, saving the scene), the clash list, the view
-// (layers), statistics (algorithm switch, build / probe rates against the device's measured
-// limits, per-stage times, counts) and set-up (scene parameters, device and transfer path);
-// screenshots and voxel exports below them.
+// (layers and their colours, lighting, X-ray, clipping plane), statistics (algorithm switch, build
+// / probe rates against the device's measured limits, per-stage times, counts) and set-up (scene
+// parameters, device and transfer path); screenshots and voxel exports below them.
 #pragma once
 
 #include "viewer/app_state.hpp"
@@ -131,7 +131,7 @@ class Panel {
   /// Under the counts: point clouds too sparse for the grid (with the points that would cover
   /// it), thin-feature and low-confidence regions.
   void draw_label_warnings(const AppState& state);
-  void draw_layers(ViewControls& controls);
+  void draw_layers(const AppState& state, ViewControls& controls);
   void draw_parameters(AppState& state);
   /// Each model's path, load button and load error; the selected model.
   void draw_models(AppState& state, ViewControls& controls);

@@ -111,6 +111,16 @@ glm::mat4 OrbitCamera::view_proj(float aspect, float shift_x) const {
   return shift * proj * view;
 }
 
+glm::vec4 ClipPlane::equation() const {
+  if (!enabled) return {0.0f, 0.0f, 0.0f, 1.0f};
+  // Kept: coordinate <= offset, or >= offset when flipped.
+  const float sign = flip ? 1.0f : -1.0f;
+  glm::vec4 e(0.0f);
+  e[axis] = sign;
+  e.w     = -sign * offset;
+  return e;
+}
+
 Renderer::Renderer()
     : m_points(make_program("points", shaders::kPointsVert, shaders::kPointsFrag)),
       m_voxels(make_program("voxels", shaders::kVoxelsVert, shaders::kVoxelsFrag)),
@@ -131,11 +141,15 @@ Renderer::Renderer()
   glVertexArrayBindingDivisor(voxels, 0, 1);
 
   m_points_uniforms = {glGetUniformLocation(m_points.id(), "u_view_proj"),
-                       glGetUniformLocation(m_points.id(), "u_color")};
+                       glGetUniformLocation(m_points.id(), "u_color"),
+                       glGetUniformLocation(m_points.id(), "u_clip_plane")};
   m_voxels_uniforms = {glGetUniformLocation(m_voxels.id(), "u_view_proj"),
                        glGetUniformLocation(m_voxels.id(), "u_half_size"),
                        glGetUniformLocation(m_voxels.id(), "u_label_colors"),
-                       glGetUniformLocation(m_voxels.id(), "u_light_dir")};
+                       glGetUniformLocation(m_voxels.id(), "u_light_dir"),
+                       glGetUniformLocation(m_voxels.id(), "u_ambient"),
+                       glGetUniformLocation(m_voxels.id(), "u_clip_plane"),
+                       glGetUniformLocation(m_voxels.id(), "u_alpha")};
 }
 
 void Renderer::draw(const SceneBuffers& buffers,
@@ -150,10 +164,13 @@ void Renderer::draw(const SceneBuffers& buffers,
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   glEnable(GL_DEPTH_TEST);
   glDisable(GL_BLEND);
-  const Layers& layers = settings.layers;
+  glEnable(GL_CLIP_DISTANCE0);
+  const Layers& layers  = settings.layers;
+  const glm::vec4 plane = settings.clip.equation();
 
   glUseProgram(m_points.id());
   glUniformMatrix4fv(m_points_uniforms.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
+  glUniform4fv(m_points_uniforms.clip_plane, 1, glm::value_ptr(plane));
   glPointSize(settings.point_size);
   glBindVertexArray(m_points_layout.id());
   for (int i = 0; i < 2; ++i) {
@@ -169,24 +186,43 @@ void Renderer::draw(const SceneBuffers& buffers,
   glUniform3f(
       m_voxels_uniforms.half_size, voxel_size.x * half, voxel_size.y * half, voxel_size.z * half);
   glUniform3fv(m_voxels_uniforms.light_dir, 1, glm::value_ptr(glm::normalize(light_dir)));
+  glUniform1f(m_voxels_uniforms.ambient, settings.ambient);
+  glUniform4fv(m_voxels_uniforms.clip_plane, 1, glm::value_ptr(plane));
   glBindVertexArray(m_voxels_layout.id());
   glEnable(GL_CULL_FACE);
-  for (int i = 0; i < 2; ++i) {
-    // Intersection voxels belong to both models: drawn once, with model 0's.
-    const bool draw_label[3] = {layers.outside[i], layers.inside[i], layers.intersection && i == 0};
-    const palette::Rgb colors[3] = {
-        settings.colors.outside[i], settings.colors.inside[i], settings.colors.intersection};
-    glUniform3fv(m_voxels_uniforms.label_colors, 3, colors[0].data());
-    glVertexArrayVertexBuffer(
-        m_voxels_layout.id(), 0, buffers.voxels_buffer(i), 0, sizeof(VoxelInstance));
-    const LabelRanges& ranges = buffers.voxel_ranges[i];
-    for (int l = 0; l < 3; ++l) {
-      if (!draw_label[l] || ranges.count[l] == 0) continue;
-      glDrawArraysInstancedBaseInstance(
-          GL_TRIANGLES, 0, 36, static_cast<GLsizei>(ranges.count[l]), ranges.first[l]);
+  // Opaque labels first; with X-ray the outside voxels after them, blended, without depth writes.
+  const auto draw_labels = [&](bool outside, bool inside_and_intersection) {
+    for (int i = 0; i < 2; ++i) {
+      // Intersection voxels belong to both models: drawn once, with model 0's.
+      const bool draw_label[3]     = {outside && layers.outside[i],
+                                      inside_and_intersection && layers.inside[i],
+                                      inside_and_intersection && layers.intersection && i == 0};
+      const palette::Rgb colors[3] = {
+          settings.colors.outside[i], settings.colors.inside[i], settings.colors.intersection};
+      glUniform3fv(m_voxels_uniforms.label_colors, 3, colors[0].data());
+      glVertexArrayVertexBuffer(
+          m_voxels_layout.id(), 0, buffers.voxels_buffer(i), 0, sizeof(VoxelInstance));
+      const LabelRanges& ranges = buffers.voxel_ranges[i];
+      for (int l = 0; l < 3; ++l) {
+        if (!draw_label[l] || ranges.count[l] == 0) continue;
+        glDrawArraysInstancedBaseInstance(
+            GL_TRIANGLES, 0, 36, static_cast<GLsizei>(ranges.count[l]), ranges.first[l]);
+      }
     }
+  };
+  glUniform1f(m_voxels_uniforms.alpha, 1.0f);
+  draw_labels(!settings.xray, true);
+  if (settings.xray) {
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glDepthMask(GL_FALSE);
+    glUniform1f(m_voxels_uniforms.alpha, settings.xray_opacity);
+    draw_labels(true, false);
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
   }
   glDisable(GL_CULL_FACE);
+  glDisable(GL_CLIP_DISTANCE0);
   glBindVertexArray(0);
   glUseProgram(0);
 }

@@ -1,7 +1,8 @@
 // Drawing the scene from the GL buffers: the palette, an orbit camera, and the renderer, which
-// draws each model's points (GL_POINTS, one colour per model) and its labelled voxels (instanced
-// cubes), one draw per visible label range, so hidden layers cost nothing. Knows nothing of CUDA,
-// the pipeline or the UI.
+// draws each model's points (GL_POINTS, one colour per model) and its labelled voxels (instanced,
+// lit cubes), one draw per visible label range, so hidden layers cost nothing; X-ray draws the
+// outside voxels translucent after the opaque ones; a clipping plane cuts everything. Knows nothing
+// of CUDA, the pipeline or the UI.
 #pragma once
 
 #include "viewer/gl.hpp"
@@ -89,11 +90,29 @@ struct Colors {
   palette::Rgb intersection           = palette::kIntersection;
 };
 
+/// A clipping plane across one axis: what lies beyond `offset` along the axis (below it with
+/// `flip`) is cut away, points and voxel cubes alike, in the shaders.
+struct ClipPlane {
+  bool enabled = false;
+  int axis     = 0;  // 0 x, 1 y, 2 z
+  float offset = 0;  // world coordinate on the axis
+  bool flip    = false;
+
+  /// (n, d) with dot(n, p) + d >= 0 where p is kept; (0, 0, 0, 1) when disabled.
+  [[nodiscard]] glm::vec4 equation() const;
+};
+
 struct DrawSettings {
   Layers layers;
   Colors colors;
   float point_size  = 1.0f;  // pixels
   float voxel_scale = 2.0f;  // cube edge in voxels (above 1 they show through dense points)
+  /// X-ray: outside voxels translucent (drawn after the opaque ones, depth writes off), so the
+  /// inside and intersection voxels show through the shells.
+  bool xray          = false;
+  float xray_opacity = 0.06f;
+  ClipPlane clip;
+  float ambient = 0.45f;  // voxel faces turned away from the light get this much; 1: unlit
 };
 
 class Renderer {
@@ -116,10 +135,10 @@ class Renderer {
   GlVertexArray m_points_layout;
   GlVertexArray m_voxels_layout;
   struct {
-    GLint view_proj, color;
+    GLint view_proj, color, clip_plane;
   } m_points_uniforms{};
   struct {
-    GLint view_proj, half_size, label_colors, light_dir;
+    GLint view_proj, half_size, label_colors, light_dir, ambient, clip_plane, alpha;
   } m_voxels_uniforms{};
 };
 

@@ -9,6 +9,7 @@
 
 #include <stb_image_write.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <ctime>
@@ -53,10 +54,15 @@ ViewerSession::ViewerSession(const ViewerOptions& options, GLFWwindow* window)
   m_camera.frame(m_state.pipeline().config().grid.bounds);
   m_controls.show_panel   = !options.no_panel;
   m_controls.show_overlay = !options.no_panel;
-  m_info.device           = describe_device(options.backend);
-  m_info.backend          = std::string(to_string(options.backend));
-  m_info.gl               = describe_gl();
-  m_info.transfer         = transfer_text(m_bridge);
+  m_controls.draw.xray    = options.xray;
+  if (options.xray) m_controls.draw.layers.outside = {true, true};
+  if (options.clip_axis >= 0) {
+    m_controls.draw.clip = {true, options.clip_axis, options.clip_offset, false};
+  }
+  m_info.device   = describe_device(options.backend);
+  m_info.backend  = std::string(to_string(options.backend));
+  m_info.gl       = describe_gl();
+  m_info.transfer = transfer_text(m_bridge);
   if (!m_controls.show_panel) {
     m_info.limits_error = "not measured (started with --no-panel)";
     return;
@@ -139,7 +145,18 @@ void ViewerSession::handle_mouse(const WindowInput& input, int height) {
     m_camera.orbit(input.dx, input.dy);
   }
   if (input.right_or_middle) m_camera.pan(input.dx, input.dy, static_cast<float>(height));
-  if (input.scroll != 0) m_camera.zoom(input.scroll);
+  ClipPlane& clip = m_controls.draw.clip;
+  if (input.scroll != 0 && input.ctrl && clip.enabled) {
+    // A hundredth of the grid's side along the plane's axis per wheel step.
+    const Bounds& grid = m_state.pipeline().config().grid.bounds;
+    const float lo[3]  = {grid.min.x, grid.min.y, grid.min.z};
+    const float hi[3]  = {grid.max.x, grid.max.y, grid.max.z};
+    clip.offset = std::clamp(clip.offset + input.scroll * 0.01f * (hi[clip.axis] - lo[clip.axis]),
+                             lo[clip.axis],
+                             hi[clip.axis]);
+  } else if (input.scroll != 0) {
+    m_camera.zoom(input.scroll);
+  }
 }
 
 void ViewerSession::drop(const std::vector<std::string>& paths) {

@@ -33,8 +33,9 @@ class ViewerSession {
   /// Time and camera back to the start.
   void reset();
   /// The window's mouse: in MouseMode::Camera left drag orbits, right / middle drag pans, the wheel
-  /// zooms; in Translate / Rotate a left drag moves / turns the selected model (the grid is fitted
-  /// again when the button is released). Nothing while the panel has the mouse.
+  /// zooms (with Control held and the clipping plane on, it moves the plane); in Translate / Rotate
+  /// a left drag moves / turns the selected model (the grid is fitted again when the button is
+  /// released). Nothing while the panel has the mouse.
   void handle_mouse(const WindowInput& input, int height);
   /// Files dropped onto the window: two or more load models A and B from the first two, one loads
   /// the selected model; an error stays beside that model in the panel.

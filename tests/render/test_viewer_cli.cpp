@@ -100,7 +100,11 @@ TEST(ViewerCli, HelpListsTheOptions) {
                            "--export",
                            "--offscreen",
                            "--width",
-                           "--height"}) {
+                           "--height",
+                           "--xray",
+                           "--clip",
+                           "--tab",
+                           "--clash-every"}) {
     EXPECT_NE(r.output.find(flag), std::string::npos) << flag;
   }
 }
@@ -120,7 +124,12 @@ TEST(ViewerCli, MalformedValuesAreUsageErrors) {
                            "--backend opencl",
                            "--screenshot x.png",
                            "--export x.ply",
-                           "--offscreen"}) {
+                           "--offscreen",
+                           "--clip w:1",
+                           "--clip x:abc",
+                           "--clip x",
+                           "--tab nope",
+                           "--clash-every -1"}) {
     const CommandResult r = run_voxhash(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
     EXPECT_EQ(lines(r.output), 1u) << args << ": " << r.output;

@@ -5,7 +5,9 @@
 // frame whose allocation fails are messages, not exits (the last goes back to the previous scene);
 // a model outside the grid is warned about; placement (panel fields and mouse drags) moves a model
 // exactly and fits the grid again, a saved scene reloads as the same frame, the clash list matches
-// the frame and frames the camera on a region, dropped files load as models.
+// the frame and frames the camera on a region, dropped files load as models; X-ray, the clipping
+// plane, edited colours, per-model inside colours and lighting each change the picture as they
+// should.
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
 #include "viewer/context.hpp"
@@ -334,6 +336,148 @@ TEST_F(ViewerStateTest, PausedStateRunsNoFrameUntilStepped) {
   EXPECT_EQ(m_state->time(), 0.0);
 }
 
+/// A session over the test's window (no panel: the mouse is the scene's).
+std::unique_ptr<viewer::ViewerSession> static_session() {
+  viewer::ViewerOptions options;
+  options.scene      = scene_of_models(asset("sphere.obj"), asset("torus.obj"));
+  options.points     = 20000;
+  options.resolution = 128;
+  options.no_panel   = true;
+  return std::make_unique<viewer::ViewerSession>(options, nullptr);
+}
+
+/// What the renderer draws for `settings` from the default camera, read back.
+Image render(const viewer::SceneBuffers& buffers,
+             const AppState& state,
+             const viewer::DrawSettings& settings) {
+  const viewer::OffscreenFramebuffer target(kWidth, kHeight);
+  const viewer::Renderer renderer;
+  viewer::OrbitCamera camera;
+  camera.frame(state.pipeline().config().grid.bounds);
+  renderer.draw(buffers,
+                settings,
+                camera.view_proj(float(kWidth) / kHeight),
+                camera.eye_direction(),
+                state.pipeline().grid().voxel_size,
+                kWidth,
+                kHeight);
+  std::vector<unsigned char> rgb(kWidth * kHeight * 3);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, kWidth, kHeight, GL_RGB, GL_UNSIGNED_BYTE, rgb.data());
+  return Image{kWidth, kHeight, std::move(rgb)};
+}
+
+viewer::DrawSettings voxels_only() {
+  viewer::DrawSettings settings;
+  settings.layers.points = {false, false};
+  return settings;
+}
+
+std::size_t not_background(const Image& image) {
+  return image.pixels() - image.count_near(viewer::palette::kBackground);
+}
+
+TEST_F(ViewerStateTest, XrayShowsTheInsideThroughTheShells) {
+  run_frame_at(1.7);
+  viewer::DrawSettings opaque = voxels_only();
+  opaque.layers.outside       = {true, true};
+  viewer::DrawSettings xray   = opaque;
+  xray.xray                   = true;
+  const Image shells          = render(m_buffers, *m_state, opaque);
+  const Image seen            = render(m_buffers, *m_state, xray);
+  EXPECT_GT(not_background(shells), 1000u);
+  EXPECT_GT(not_background(seen), 1000u);
+  EXPECT_GT(differing_pixels(shells, seen, 8), shells.pixels() / 50);
+  // How much of the picture the inside and intersection voxels make: little behind opaque
+  // shells, much more through translucent ones.
+  const auto inner_share = [&](viewer::DrawSettings settings) {
+    const Image with             = render(m_buffers, *m_state, settings);
+    settings.layers.inside       = {false, false};
+    settings.layers.intersection = false;
+    return differing_pixels(with, render(m_buffers, *m_state, settings), 8);
+  };
+  const std::size_t hidden = inner_share(opaque), shown = inner_share(xray);
+  EXPECT_GT(shown, 2 * hidden + 50) << "hidden " << hidden << ", shown " << shown;
+}
+
+TEST_F(ViewerStateTest, ClippingPlaneCutsAwayWhatLiesBeyondIt) {
+  run_frame_at(1.7);
+  const Bounds grid = m_state->pipeline().config().grid.bounds;
+  viewer::DrawSettings whole;  // points and voxels
+  viewer::DrawSettings cut = whole;
+  cut.clip.enabled         = true;
+  cut.clip.axis            = 0;
+  const auto drawn         = [&](float offset, bool flip) {
+    cut.clip.offset = offset;
+    cut.clip.flip   = flip;
+    return not_background(render(m_buffers, *m_state, cut));
+  };
+  const std::size_t all = not_background(render(m_buffers, *m_state, whole));
+  ASSERT_GT(all, 2000u);
+  EXPECT_EQ(drawn(grid.min.x - 1, false), 0u) << "everything lies beyond";
+  EXPECT_EQ(drawn(grid.max.x + 1, false), all) << "nothing lies beyond";
+  const float middle      = 0.5f * (grid.min.x + grid.max.x);
+  const std::size_t below = drawn(middle, false), above = drawn(middle, true);
+  EXPECT_GT(below, all / 10);
+  EXPECT_LT(below, all * 9 / 10);
+  EXPECT_GT(above, all / 10);
+  EXPECT_LT(above, all * 9 / 10);
+}
+
+TEST_F(ViewerStateTest, ControlWheelMovesTheClippingPlane) {
+  const auto session               = static_session();
+  viewer::ClipPlane& clip          = session->controls().draw.clip;
+  clip.enabled                     = true;
+  clip.axis                        = 1;
+  clip.offset                      = 0;
+  const Bounds grid                = session->state().pipeline().config().grid.bounds;
+  const viewer::OrbitCamera before = session->camera();
+  viewer::WindowInput wheel;
+  wheel.scroll = 2;
+  wheel.ctrl   = true;
+  session->handle_mouse(wheel, kHeight);
+  EXPECT_NEAR(clip.offset, 0.02f * (grid.max.y - grid.min.y), 1e-5);
+  EXPECT_EQ(session->camera().view_proj(1.0f), before.view_proj(1.0f)) << "no zoom";
+  wheel.ctrl = false;
+  session->handle_mouse(wheel, kHeight);
+  EXPECT_NE(session->camera().view_proj(1.0f), before.view_proj(1.0f)) << "a zoom";
+}
+
+TEST_F(ViewerStateTest, EditedColoursInsideColoursPerModelAndLighting) {
+  run_frame_at(1.7);
+  viewer::DrawSettings settings = voxels_only();
+  settings.layers.inside        = {false, false};
+  const Image yellow            = render(m_buffers, *m_state, settings);
+  ASSERT_GT(yellow.count(intersection_yellow), 50u);
+
+  // Edited: the intersection green.
+  settings.colors.intersection = {0.0f, 1.0f, 0.0f};
+  const Image green            = render(m_buffers, *m_state, settings);
+  EXPECT_EQ(green.count(intersection_yellow), 0u);
+  EXPECT_GT(
+      green.count([](float r, float g, float b) { return g > 0.4f && r < 0.05f && b < 0.05f; }),
+      50u);
+
+  // Lighting: unlit faces are all exactly the colour; lit ones vary with the face.
+  settings.ambient          = 1.0f;
+  const Image flat          = render(m_buffers, *m_state, settings);
+  const std::size_t painted = not_background(flat);
+  EXPECT_EQ(flat.count_near({0.0f, 1.0f, 0.0f}, 1.0f / 255), painted);
+  settings.ambient = 0.2f;
+  const Image lit  = render(m_buffers, *m_state, settings);
+  EXPECT_LT(lit.count_near({0.0f, 1.0f, 0.0f}, 1.0f / 255), painted / 2);
+
+  // Inside A and inside B in their own colours.
+  settings                     = voxels_only();
+  settings.ambient             = 1.0f;
+  settings.layers.intersection = false;
+  const viewer::Colors colors;
+  ASSERT_NE(colors.inside[0], colors.inside[1]);
+  const Image inside = render(m_buffers, *m_state, settings);
+  EXPECT_GT(inside.count_near(colors.inside[0], 1.0f / 255), 20u);
+  EXPECT_GT(inside.count_near(colors.inside[1], 1.0f / 255), 20u);
+}
+
 /// A state of the two bundled models as placed by their files, without motion (a user's scene).
 std::unique_ptr<AppState> static_state() {
   viewer::SceneSettings settings;
@@ -462,16 +606,6 @@ TEST_F(ViewerStateTest, ClashListMatchesTheFrameOnDemandAndEveryNFrames) {
   EXPECT_NEAR(m_state->clash_time(), 1.8, 1e-9) << "not from the stale frame";
   ASSERT_TRUE(m_state->update(*m_bridge, 0.0));
   EXPECT_EQ(m_state->clash_time(), 1.5);
-}
-
-/// A session over the test's window (no panel: the mouse is the scene's).
-std::unique_ptr<viewer::ViewerSession> static_session() {
-  viewer::ViewerOptions options;
-  options.scene      = scene_of_models(asset("sphere.obj"), asset("torus.obj"));
-  options.points     = 20000;
-  options.resolution = 128;
-  options.no_panel   = true;
-  return std::make_unique<viewer::ViewerSession>(options, nullptr);
 }
 
 TEST_F(ViewerStateTest, DroppedFilesLoadAsModelsAndErrorsStayBesideTheModel) {
