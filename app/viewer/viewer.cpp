@@ -3,7 +3,8 @@
 // dropped on the window load as models. Keys: Space pause, N step, R reset, F fit view, M mouse
 // mode (camera / translate / rotate), Tab selected model, V vsync, H panel, O overlay, F12
 // screenshot, F11 voxel export, 1/2/3 algorithm, Esc. With --frames N: N fixed 1/60 s steps, then
-// the screenshot, the voxel export and the --timing summary.
+// the screenshot, the voxel export and the --timing summary, with progress on stderr meanwhile.
+#include "progress/progress.hpp"
 #include "viewer/context.hpp"
 #include "viewer/gl.hpp"
 #include "viewer/render_buffer.hpp"
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -226,6 +228,9 @@ int run(const ViewerOptions& options) {
   TimingLog timing(std::string(session.bridge().name()),
                    options.timing ? options.frames.value_or(0) : 0);
 
+  std::optional<Progress> progress;  // --frames N: how far the run is (stderr)
+  if (options.frames)
+    progress.emplace("[view] frames", static_cast<std::uint64_t>(*options.frames));
   LapClock clock;
   for (int frame = 0; !context->should_close();) {
     const WindowInput input    = context->poll();
@@ -239,10 +244,12 @@ int run(const ViewerOptions& options) {
     session.frame(options.frames ? AppState::kStep : wall_dt, width, height);
     if (options.timing) timing.record(frame, session.bridge().times(), session.draw_ms());
     ++frame;
+    if (progress) progress->update(static_cast<std::uint64_t>(frame));
     if (requests.screenshot || session.take_screenshot_request()) {
       session.save_screenshot(screenshot_file_name(), width, height);
     }
     if (options.frames && frame == *options.frames) {
+      progress->finish();
       return finish(options, session, timing, width, height);
     }
     context->swap(session.controls().vsync);
