@@ -336,6 +336,11 @@ class CommandLine {
                o.tab,
                {"scene", "clash", "view", "stats", "setup"},
                "the panel's tab open at first (default scene)");
+    add_choice(*m_view,
+               "--select",
+               m_view_selected,
+               {"a", "b"},
+               "the model the placement tools edit at first (default a)");
     m_view->add_flag("--xray", o.xray, "show the outside voxels translucent (X-ray)");
     m_view
         ->add_option("--clip",
@@ -554,9 +559,10 @@ class CommandLine {
   [[nodiscard]] viewer::ViewerOptions view_options() const {
     viewer::ViewerOptions o = m_view_options;
     if (const auto clip = parse_clip(m_view_clip)) std::tie(o.clip_axis, o.clip_offset) = *clip;
-    o.backend       = parse_backend(m_view_backend);
-    o.algorithm     = parse_table_kind(m_view_algorithm);
-    const bool cuda = o.backend == Backend::Cuda;
+    o.selected_model = m_view_selected == "b" ? 1 : 0;
+    o.backend        = parse_backend(m_view_backend);
+    o.algorithm      = parse_table_kind(m_view_algorithm);
+    const bool cuda  = o.backend == Backend::Cuda;
     if (!given(*m_view, "--points")) o.points = cuda ? 1'000'000 : 200'000;
     if (!given(*m_view, "--res")) o.resolution = cuda ? 512 : 256;
     if (given(*m_view, "--frames")) o.frames = m_view_frames;
@@ -640,6 +646,7 @@ class CommandLine {
 
   viewer::ViewerOptions m_view_options;
   std::string m_view_clip;
+  std::string m_view_selected = "a";
   std::string m_view_backend = "auto", m_view_algorithm = "cuckoo";
   int m_view_frames = 0;
   bench::Options m_bench_options;

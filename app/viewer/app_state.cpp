@@ -7,6 +7,8 @@
 #include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -266,6 +268,22 @@ bool AppState::set_placement(int index, const ModelPlacement& placement, bool fi
     set_scene_models(*m_pipeline, m_loaded, m_time);
     m_dirty = true;
   });
+}
+
+Bounds AppState::view_bounds() const {
+  Bounds box{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+  if (m_loaded.scene.motion.kind != MotionKind::Keyframes) {
+    for (const PlacedModel& model : m_loaded.models) {
+      if (!(model.bounds.min.x <= model.bounds.max.x)) continue;  // no finite point
+      box.min = {std::min(box.min.x, model.bounds.min.x),
+                 std::min(box.min.y, model.bounds.min.y),
+                 std::min(box.min.z, model.bounds.min.z)};
+      box.max = {std::max(box.max.x, model.bounds.max.x),
+                 std::max(box.max.y, model.bounds.max.y),
+                 std::max(box.max.z, model.bounds.max.z)};
+    }
+  }
+  return box.min.x <= box.max.x ? box : m_pipeline->config().grid.bounds;
 }
 
 bool AppState::save_scene(const std::string& path) {

@@ -110,6 +110,9 @@ class AppState {
   /// (the end of a drag or an edit); without it the grid stays while the model moves. Keyframed
   /// scenes place their models by keyframe: refused with a message, false.
   bool set_placement(int index, const ModelPlacement& placement, bool fit_grid);
+  /// What the home view and "fit view" frame: both models where they are placed (for the swing,
+  /// at rest, centred), or for keyframed scenes the grid, which holds their whole motion.
+  [[nodiscard]] Bounds view_bounds() const;
   /// False for keyframed scenes (their models follow the keyframes).
   [[nodiscard]] bool placeable() const {
     return m_loaded.scene.motion.kind != MotionKind::Keyframes;

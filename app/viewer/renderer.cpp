@@ -51,25 +51,30 @@ void OrbitCamera::reset() {
 
 namespace {
 
-// The distance that shows the demo's grid (half-diagonal 2.4 sqrt 3) as it always was: 6.
-constexpr float kDistancePerRadius = 6.0f / (2.4f * 1.7320508f);
+/// The distance at which `box`'s bounding sphere, times `room`, fills the view's height.
+float fitting_distance(const Bounds& box, float room) {
+  const glm::vec3 lo(box.min.x, box.min.y, box.min.z), hi(box.max.x, box.max.y, box.max.z);
+  return room * 0.5f * glm::length(hi - lo) / std::sin(kFovY * 0.5f);
+}
+
+glm::vec3 centre(const Bounds& box) {
+  return 0.5f *
+         (glm::vec3(box.min.x, box.min.y, box.min.z) + glm::vec3(box.max.x, box.max.y, box.max.z));
+}
 
 }  // namespace
 
 void OrbitCamera::frame(const Bounds& box) {
-  const glm::vec3 lo(box.min.x, box.min.y, box.min.z), hi(box.max.x, box.max.y, box.max.z);
-  m_home_target   = 0.5f * (lo + hi);
-  m_home_distance = kDistancePerRadius * 0.5f * glm::length(hi - lo);
+  // A little room around the box: the swing carries the demo's models beyond their rest box.
+  m_home_target   = centre(box);
+  m_home_distance = fitting_distance(box, 1.1f);
   reset();
 }
 
 void OrbitCamera::focus(const Bounds& box) {
-  const glm::vec3 lo(box.min.x, box.min.y, box.min.z), hi(box.max.x, box.max.y, box.max.z);
-  m_target = 0.5f * (lo + hi);
-  // The box's bounding sphere fits the view's height.
-  m_distance = std::clamp(0.5f * glm::length(hi - lo) / std::sin(kFovY * 0.5f),
-                          m_home_distance / 30.0f,
-                          m_home_distance * 100.0f / 6.0f);
+  m_target   = centre(box);
+  m_distance = std::clamp(
+      fitting_distance(box, 1.0f), m_home_distance / 30.0f, m_home_distance * 100.0f / 6.0f);
 }
 
 void OrbitCamera::orbit(float dx_pixels, float dy_pixels) {

@@ -42,9 +42,9 @@ class OrbitCamera {
 
   /// Back to the home view: the framed box's centre from the default direction.
   void reset();
-  /// Makes `box` (the scene's grid) the home view and goes there: its centre is the target, and the
-  /// distance frames it (the demo's grid, ±2.4, at distance 6); zooming stays within a range
-  /// relative to it.
+  /// Makes `box` (the scene's models) the home view and goes there: its centre is the target, and
+  /// its bounding sphere, with a tenth more room, fills the view's height; zooming stays within a
+  /// range relative to it.
   void frame(const Bounds& box);
   /// Mouse motion in pixels with the orbit button held.
   void orbit(float dx_pixels, float dy_pixels);

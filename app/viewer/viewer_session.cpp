@@ -51,10 +51,11 @@ ViewerSession::ViewerSession(const ViewerOptions& options, GLFWwindow* window)
       m_ui(window),
       m_panel(m_state, tab_named(options.tab)) {
   m_state.set_clash_interval(options.clash_every);
-  m_camera.frame(m_state.pipeline().config().grid.bounds);
-  m_controls.show_panel   = !options.no_panel;
-  m_controls.show_overlay = !options.no_panel;
-  m_controls.draw.xray    = options.xray;
+  fit_view();
+  m_controls.selected_model = options.selected_model;
+  m_controls.show_panel     = !options.no_panel;
+  m_controls.show_overlay   = !options.no_panel;
+  m_controls.draw.xray      = options.xray;
   if (options.xray) m_controls.draw.layers.outside = {true, true};
   if (options.clip_axis >= 0) {
     m_controls.draw.clip = {true, options.clip_axis, options.clip_offset, false};
@@ -115,7 +116,7 @@ void ViewerSession::reset() {
 }
 
 void ViewerSession::fit_view() {
-  m_camera.frame(m_state.pipeline().config().grid.bounds);
+  m_camera.frame(m_state.view_bounds());
 }
 
 void ViewerSession::handle_mouse(const WindowInput& input, int height) {

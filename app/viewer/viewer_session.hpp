@@ -40,7 +40,7 @@ class ViewerSession {
   /// Files dropped onto the window: two or more load models A and B from the first two, one loads
   /// the selected model; an error stays beside that model in the panel.
   void drop(const std::vector<std::string>& paths);
-  /// The camera frames the scene's grid.
+  /// The camera frames the scene (AppState::view_bounds).
   void fit_view();
   /// Saves the bound read framebuffer as an RGB PNG (top row first); the result (path or error)
   /// is shown in the panel and returned as false on failure.

@@ -649,6 +649,25 @@ TEST_F(ViewerStateTest, MouseDragMovesTheSelectedModelAndReleaseFitsTheGrid) {
   EXPECT_NEAR(session->state().placement(0).rotate_degrees.y, 30.0f, 1e-3);
 }
 
+TEST_F(ViewerStateTest, FitViewShowsBothPlacedModels) {
+  const auto session = static_session();
+  viewer::ModelPlacement far;
+  far.translate = {6.0f, -2.0f, 1.0f};
+  ASSERT_TRUE(session->state().set_placement(1, far, true)) << session->state().message();
+  session->fit_view();
+  const Bounds box = session->state().view_bounds();
+  EXPECT_GT(box.max.x, 6.5f) << "model B where it was placed";
+  EXPECT_LT(box.min.x, -0.5f) << "and model A";
+  for (int corner = 0; corner < 8; ++corner) {
+    const glm::vec3 p(corner & 1 ? box.max.x : box.min.x,
+                      corner & 2 ? box.max.y : box.min.y,
+                      corner & 4 ? box.max.z : box.min.z);
+    const glm::vec4 q = session->camera().view_proj(1.6f) * glm::vec4(p, 1.0f);
+    EXPECT_LT(std::abs(q.x / q.w), 1.0f) << corner;
+    EXPECT_LT(std::abs(q.y / q.w), 1.0f) << corner;
+  }
+}
+
 TEST_F(ViewerStateTest, FocusFramesAClashRegionInTheMiddleOfTheView) {
   run_frame_at(1.7);
   ASSERT_TRUE(m_state->compute_clash());
