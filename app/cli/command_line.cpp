@@ -341,6 +341,10 @@ class CommandLine {
                m_view_selected,
                {"a", "b"},
                "the model the placement tools edit at first (default a)");
+    m_view->add_flag("--cuda-draw",
+                     o.cuda_draw,
+                     "draw points and voxels with CUDA into a GL texture, in the frame's\n"
+                     "CUDA-GL interop map (GL draws where interop is unavailable, and X-ray)");
     m_view->add_flag("--xray", o.xray, "show the outside voxels translucent (X-ray)");
     m_view
         ->add_option("--clip",

@@ -21,6 +21,8 @@ extern const std::string_view kPointsVert;
 extern const std::string_view kPointsFrag;
 extern const std::string_view kVoxelsVert;
 extern const std::string_view kVoxelsFrag;
+extern const std::string_view kImageVert;
+extern const std::string_view kImageFrag;
 }  // namespace shaders
 
 namespace {
@@ -116,6 +118,19 @@ glm::mat4 OrbitCamera::view_proj(float aspect, float shift_x) const {
   return shift * proj * view;
 }
 
+void Renderer::draw_image(GLuint texture, int width, int height) const {
+  glViewport(0, 0, width, height);
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_BLEND);
+  glUseProgram(m_image.id());
+  glBindTextureUnit(0, texture);
+  glUniform1i(glGetUniformLocation(m_image.id(), "u_image"), 0);
+  glBindVertexArray(m_points_layout.id());  // no attributes are read
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glBindVertexArray(0);
+  glUseProgram(0);
+}
+
 glm::vec4 ClipPlane::equation() const {
   if (!enabled) return {0.0f, 0.0f, 0.0f, 1.0f};
   // Kept: coordinate <= offset, or >= offset when flipped.
@@ -130,7 +145,8 @@ Renderer::Renderer()
     : m_points(make_program("points", shaders::kPointsVert, shaders::kPointsFrag)),
       m_voxels(make_program("voxels", shaders::kVoxelsVert, shaders::kVoxelsFrag)),
       m_points_layout(make_layout()),
-      m_voxels_layout(make_layout()) {
+      m_voxels_layout(make_layout()),
+      m_image(make_program("image", shaders::kImageVert, shaders::kImageFrag)) {
   const GLuint points = m_points_layout.id();
   glEnableVertexArrayAttrib(points, 0);
   glVertexArrayAttribFormat(points, 0, 3, GL_FLOAT, GL_FALSE, 0);

@@ -128,12 +128,15 @@ class Renderer {
             Float3 voxel_size,
             int width,
             int height) const;
+  /// Clears the `width` x `height` viewport and shows `texture` (the CUDA-drawn image) over it.
+  void draw_image(GLuint texture, int width, int height) const;
 
  private:
   GlProgram m_points;
   GlProgram m_voxels;
   GlVertexArray m_points_layout;
   GlVertexArray m_voxels_layout;
+  GlProgram m_image;
   struct {
     GLint view_proj, color, clip_plane;
   } m_points_uniforms{};

@@ -29,6 +29,7 @@ struct ViewerOptions {
   std::string tab    = "scene";  // the panel's tab open at first (kPanelTabNames)
   int clash_every    = 0;        // compute the clash report every N frames; 0: on demand
   int selected_model = 0;        // what the placement tools edit at first (0: A, 1: B)
+  bool cuda_draw     = false;    // draw points and voxels with CUDA (needs CUDA-GL interop)
   bool xray          = false;    // outside voxels shown, translucent
   int clip_axis      = -1;       // a clipping plane across x (0), y (1) or z (2); -1: none
   float clip_offset  = 0;        // where it cuts that axis (world units); beyond it is cut away

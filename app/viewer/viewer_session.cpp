@@ -5,6 +5,7 @@
 #include "viewer/viewer_session.hpp"
 
 #include <voxhash/device_limits.hpp>
+#include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
 
 #include <stb_image_write.h>
@@ -64,6 +65,18 @@ ViewerSession::ViewerSession(const ViewerOptions& options, GLFWwindow* window)
   m_info.backend  = std::string(to_string(options.backend));
   m_info.gl       = describe_gl();
   m_info.transfer = transfer_text(m_bridge);
+  if (options.cuda_draw) {
+    if (!m_bridge.fallback_reason.empty()) {
+      m_info.transfer += ", drawn by GL (CUDA drawing needs CUDA-GL interop)";
+    } else {
+      try {
+        m_drawer = make_cuda_drawer();
+        m_info.transfer += ", drawn by CUDA";
+      } catch (const Error& e) {
+        m_info.transfer += std::string(", drawn by GL (") + e.what() + ")";
+      }
+    }
+  }
   if (!m_controls.show_panel) {
     m_info.limits_error = "not measured (started with --no-panel)";
     return;
@@ -77,19 +90,32 @@ ViewerSession::ViewerSession(const ViewerOptions& options, GLFWwindow* window)
 
 void ViewerSession::frame(double dt, int width, int height) {
   const double wall_frame_ms = m_frame_clock.lap();
-  m_state.update(*m_bridge.bridge, dt);
+  const float aspect         = static_cast<float>(width) / static_cast<float>(height);
+  const float shift          = m_controls.show_panel ? 0.5f * kPanelWidth / width : 0.0f;
+  const glm::mat4 view_proj  = m_camera.view_proj(aspect, shift);
+  const glm::vec3 light_dir  = m_camera.eye_direction() + glm::vec3(0.0f, 0.6f, 0.0f);
+  // The CUDA drawer draws while the bridge has the buffers mapped; X-ray's blending is GL's.
+  const bool cuda_draw = m_drawer && !m_controls.draw.xray;
+  if (cuda_draw) {
+    m_drawer->set_view(
+        m_controls.draw, view_proj, light_dir, m_state.pipeline().grid().voxel_size, width, height);
+  }
+  m_bridge.bridge->attach(cuda_draw ? m_drawer.get() : nullptr);
+  const bool ran = m_state.update(*m_bridge.bridge, dt);
 
   LapClock watch;
-  const float aspect        = static_cast<float>(width) / static_cast<float>(height);
-  const float shift         = m_controls.show_panel ? 0.5f * kPanelWidth / width : 0.0f;
-  const glm::vec3 light_dir = m_camera.eye_direction() + glm::vec3(0.0f, 0.6f, 0.0f);
-  m_renderer.draw(m_buffers,
-                  m_controls.draw,
-                  m_camera.view_proj(aspect, shift),
-                  light_dir,
-                  m_state.pipeline().grid().voxel_size,
-                  width,
-                  height);
+  if (cuda_draw) {
+    if (!ran) m_bridge.bridge->redraw();
+    m_renderer.draw_image(m_drawer->texture(), width, height);
+  } else {
+    m_renderer.draw(m_buffers,
+                    m_controls.draw,
+                    view_proj,
+                    light_dir,
+                    m_state.pipeline().grid().voxel_size,
+                    width,
+                    height);
+  }
   if (m_controls.show_panel || m_controls.show_overlay) {
     m_ui.begin_frame(width, height, dt);
     if (m_controls.show_overlay) m_panel.draw_overlay(m_state, m_controls, m_info, wall_frame_ms);

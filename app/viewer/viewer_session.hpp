@@ -1,6 +1,7 @@
 // One running viewer, whatever holds its GL context: scene state, the GL buffers and the bridge
-// that fills them, renderer, camera, ImGui panel, and its outputs (PNG screenshots, PLY voxel
-// exports). The frame loop (viewer.cpp) owns the context and calls frame().
+// that fills them, renderer (or the CUDA drawer through the bridge), camera, ImGui panel and
+// overlay, and its outputs (PNG screenshots, PLY voxel exports). The frame loop (viewer.cpp) owns
+// the context and calls frame().
 #pragma once
 
 #include "viewer/app_state.hpp"
@@ -8,10 +9,12 @@
 #include "viewer/panel.hpp"
 #include "viewer/render_buffer.hpp"
 #include "viewer/renderer.hpp"
+#include "viewer/splat_drawer.hpp"
 #include "viewer/viewer.hpp"
 
 #include <voxhash/backend.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -69,6 +72,7 @@ class ViewerSession {
   AppState m_state;
   SceneBuffers m_buffers;
   BridgeChoice m_bridge;
+  std::unique_ptr<ViewDrawer> m_drawer;  // --cuda-draw where interop works; null: GL draws
   Renderer m_renderer;
   OrbitCamera m_camera;
   ViewControls m_controls;

@@ -102,6 +102,7 @@ TEST(ViewerCli, HelpListsTheOptions) {
                            "--width",
                            "--height",
                            "--xray",
+                           "--cuda-draw",
                            "--clip",
                            "--tab",
                            "--clash-every"}) {
@@ -198,6 +199,24 @@ TEST(ViewerCli, OffscreenRendersTheWindowsFrame) {
   ASSERT_EQ(a.width, b.width);
   ASSERT_EQ(a.height, b.height);
   EXPECT_LE(differing_pixels(a, b, 8), a.pixels() / 1000);
+}
+
+TEST(ViewerCli, CudaDrawingFallsBackToGlWithoutInterop) {
+  const std::string gl_png    = output_path("draw_gl.png");
+  const std::string asked_png = output_path("draw_cuda_asked.png");
+  const std::string scene     = kSmallScene + " --frames 30 --no-panel";
+  const CommandResult gl      = run_voxhash(scene + " --screenshot " + gl_png);
+  ASSERT_EQ(gl.exit_code, 0) << gl.output;
+  const CommandResult asked = run_voxhash(scene + " --cuda-draw --screenshot " + asked_png);
+  ASSERT_EQ(asked.exit_code, 0) << asked.output;
+  EXPECT_NE(asked.output.find(
+                "transfer: host upload (CPU backend), drawn by GL (CUDA drawing needs CUDA-GL "
+                "interop)"),
+            std::string::npos)
+      << asked.output;
+  const Image a = Image::load(gl_png), b = Image::load(asked_png);
+  ASSERT_GT(a.pixels(), 0u);
+  EXPECT_EQ(differing_pixels(a, b, 0), 0u);
 }
 
 TEST(ViewerCli, ExportWritesBothModelsLabelledVoxels) {
