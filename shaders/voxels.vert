@@ -1,14 +1,17 @@
 #version 450 core
 // Labelled voxels as instanced cubes: one instance per voxel (centre + label, 16 bytes); the 36
 // vertices of its cube come from gl_VertexID, so no vertex buffer is needed. The renderer draws
-// only the instance ranges of the visible labels.
+// only the instance ranges of the visible labels. Each face is lit by one directional light and
+// an ambient term (its normal is the cube face's); the clipping plane cuts the cubes.
 layout(location = 0) in vec3 a_center;
 layout(location = 1) in uint a_label;
 
 uniform mat4 u_view_proj;
 uniform vec3 u_half_size;
 uniform vec3 u_label_colors[3];
-uniform vec3 u_light_dir;
+uniform vec3 u_light_dir;  // towards the light, unit length
+uniform float u_ambient;   // light on faces turned away from it; 1: unlit
+uniform vec4 u_clip_plane;  // kept where dot(plane, (p, 1)) >= 0; (0, 0, 0, 1): no clipping
 
 flat out vec3 v_color;
 
@@ -28,8 +31,10 @@ void main() {
   const int face   = gl_VertexID / 6;
   const int corner = kFaces[face * 4 + kQuadToTriangles[gl_VertexID % 6]];
   const vec3 unit  = vec3(corner & 1, (corner >> 1) & 1, (corner >> 2) & 1) * 2.0 - 1.0;
-  gl_Position      = u_view_proj * vec4(a_center + unit * u_half_size, 1.0);
+  const vec3 world  = a_center + unit * u_half_size;
+  gl_Position      = u_view_proj * vec4(world, 1.0);
+  gl_ClipDistance[0] = dot(u_clip_plane, vec4(world, 1.0));
 
-  const float light = 0.45 + 0.55 * max(dot(kNormals[face], u_light_dir), 0.0);
+  const float light = u_ambient + (1.0 - u_ambient) * max(dot(kNormals[face], u_light_dir), 0.0);
   v_color           = u_label_colors[min(a_label, 2u)] * light;
 }

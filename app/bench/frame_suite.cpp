@@ -5,8 +5,10 @@
 // warning on stderr for a cloud too sparse for the grid), with --all-algos a check that every
 // algorithm gives identical voxels and labels, --export the last frame as PLY (the library's
 // export_voxels_ply). Memory is checked before anything runs; --soak runs frames for a time and
-// samples the process's memory; a model largely outside the grid is warned about.
+// samples the process's memory; a model largely outside the grid is warned about; progress of the
+// timed frames goes to stderr.
 #include "bench/suites.hpp"
+#include "progress/progress.hpp"
 
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
@@ -502,8 +504,12 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
     report.soak = monitor.finish(f - options.warmup);
   } else {
     const auto total = static_cast<std::uint64_t>(options.warmup + options.frames);
-    for (std::uint64_t f = 0; f < total; ++f)
+    Progress progress("[frame] frames", total);
+    for (std::uint64_t f = 0; f < total; ++f) {
       run_one(f, frame_time(scene, f, total));
+      progress.update(f + 1);
+    }
+    progress.finish();
   }
   outside.report(report);
 

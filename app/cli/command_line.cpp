@@ -19,6 +19,8 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -151,6 +153,19 @@ CLI::Option* add_output(CLI::App& app,
                         std::string& target,
                         const std::string& description) {
   return app.add_option(flag, target, description)->check(output_file())->option_text("FILE");
+}
+
+/// A clipping plane "AXIS:OFFSET" (x, y or z, and a number), or nothing.
+std::optional<std::pair<int, float>> parse_clip(const std::string& text) {
+  if (text.size() < 3 || text[1] != ':' || (text[0] < 'x' || text[0] > 'z')) return std::nullopt;
+  try {
+    std::size_t used  = 0;
+    const float value = std::stof(text.substr(2), &used);
+    if (used != text.size() - 2 || !std::isfinite(value)) return std::nullopt;
+    return std::pair{text[0] - 'x', value};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 // The flags more than one subcommand takes, each defined once.
@@ -331,12 +346,47 @@ class CommandLine {
     m_view->add_flag(
         "--no-interop", o.no_interop, "upload from host memory even where CUDA-GL interop works");
     m_view->add_flag("--no-panel", o.no_panel, "hide the ImGui panel");
+    add_choice(*m_view,
+               "--tab",
+               o.tab,
+               {"scene", "clash", "view", "stats", "setup"},
+               "the panel's tab open at first (default scene)");
+    add_choice(*m_view,
+               "--select",
+               m_view_selected,
+               {"a", "b"},
+               "the model the placement tools edit at first (default a)");
+    m_view->add_flag("--cuda-draw",
+                     o.cuda_draw,
+                     "draw points and voxels with CUDA into a GL texture, in the frame's\n"
+                     "CUDA-GL interop map (GL draws where interop is unavailable, and X-ray)");
+    m_view->add_flag("--xray", o.xray, "show the outside voxels translucent (X-ray)");
+    m_view
+        ->add_option("--clip",
+                     m_view_clip,
+                     "cut the view with a plane across an axis at OFFSET (world units);\n"
+                     "what lies beyond it is cut away, e.g. x:0.25")
+        ->check(CLI::Validator(
+            [](const std::string& text) -> std::string {
+              return parse_clip(text) ? "" : "'" + text + "' is not AXIS:OFFSET (x, y or z)";
+            },
+            "",
+            "AXIS:OFFSET"));
+    add_count(*m_view,
+              "--clash-every",
+              o.clash_every,
+              0,
+              1 << 30,
+              "compute the clash report (the panel's clash list) every N frames\n"
+              "(default 0: only when asked)");
     add_count(*m_view, "--width", o.width, 64, 16384, "window or image width (default 1280)");
     add_count(*m_view, "--height", o.height, 64, 16384, "window or image height (default 800)");
     m_view->footer(
         "Keys: left drag orbit, right/middle drag pan, scroll zoom, Space pause, N single step,\n"
-        "R reset, V vsync, H panel, F12 screenshot, F11 export voxels (voxhash-voxels-NNN.ply),\n"
-        "1/2/3/4 algorithm, Esc quit.\n"
+        "R reset, F fit view, M mouse mode (orbit / move / turn the selected model), Tab\n"
+        "selected model, V vsync, H panel, O overlay, F12 screenshot, F11 export voxels\n"
+        "(voxhash-voxels-NNN.ply), 1/2/3/4 algorithm, Esc quit. Drop model files on the window\n"
+        "to load them.\n"
         "Headless benchmarks: voxhash bench --help.");
   }
 
@@ -546,9 +596,11 @@ class CommandLine {
 
   [[nodiscard]] viewer::ViewerOptions view_options() const {
     viewer::ViewerOptions o = m_view_options;
-    o.backend               = parse_backend(m_view_backend);
-    o.algorithm             = parse_table_kind(m_view_algorithm);
-    const bool cuda         = o.backend == Backend::Cuda;
+    if (const auto clip = parse_clip(m_view_clip)) std::tie(o.clip_axis, o.clip_offset) = *clip;
+    o.selected_model = m_view_selected == "b" ? 1 : 0;
+    o.backend        = parse_backend(m_view_backend);
+    o.algorithm      = parse_table_kind(m_view_algorithm);
+    const bool cuda  = o.backend == Backend::Cuda;
     if (!given(*m_view, "--points")) o.points = cuda ? 1'000'000 : 200'000;
     if (!given(*m_view, "--res")) o.resolution = cuda ? 512 : 256;
     if (given(*m_view, "--frames")) o.frames = m_view_frames;
@@ -634,6 +686,8 @@ class CommandLine {
   bool m_view_implied = false;
 
   viewer::ViewerOptions m_view_options;
+  std::string m_view_clip;
+  std::string m_view_selected = "a";
   std::string m_view_backend = "auto", m_view_algorithm = "cuckoo";
   int m_view_frames = 0;
   bench::Options m_bench_options;

@@ -1,12 +1,14 @@
 // AppState: the scene and settings to a pipeline (meshes with their triangles, clouds as points),
 // memory checked before changes that need it, model loading with errors kept as messages, the way
-// back to the last good scene, and the frame clock (keyframed scenes are posed at the clock's time
-// before each frame).
+// back to the last good scene, the frame clock (keyframed scenes are posed at the clock's time
+// before each frame), placements from rest copies, the clash report and saving the scene.
 #include "viewer/app_state.hpp"
 
 #include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -94,6 +96,7 @@ void AppState::read_scene(const Scene& scene,
 }
 
 void AppState::update_model_info() {
+  m_rest = {};
   for (int i = 0; i < 2; ++i) {
     const PlacedModel& model = m_loaded.models[i];
     m_models[i]              = {model.name,
@@ -217,11 +220,13 @@ bool AppState::load_model(int index, const std::string& path) {
   scene.models[index].path = path;
   scene.models[index].name = std::filesystem::path(path).stem().string();
   LoadedScene loaded;
-  if (!attempt("cannot load model", [&] { read_scene(scene, m_settings, loaded); })) return false;
-  if (!use_scene(
+  if (!attempt("cannot load model", [&] { read_scene(scene, m_settings, loaded); }) ||
+      !use_scene(
           std::move(loaded), m_settings, "cannot set model " + std::string(kModelNames[index]))) {
+    m_model_errors[index] = m_message;
     return false;
   }
+  m_model_errors[index].clear();
   const std::size_t triangles = m_models[index].triangles;
   report("model " + std::string(kModelNames[index]) + ": loaded " + path + " (" +
              std::to_string(m_models[index].points) + " points" +
@@ -231,12 +236,105 @@ bool AppState::load_model(int index, const std::string& path) {
 }
 
 void AppState::reset() {
-  m_time  = 0;
+  set_time(0);
+}
+
+void AppState::set_time(double time) {
+  m_time  = time;
   m_dirty = true;
 }
 
+ModelPlacement AppState::placement(int index) const {
+  return placement_of(m_loaded.scene.models[index]);
+}
+
+bool AppState::set_placement(int index, const ModelPlacement& placement, bool fit_grid) {
+  const std::string what = "cannot place model " + std::string(kModelNames[index]);
+  if (!placeable()) {
+    report(what + ": the scene's keyframes place it", true);
+    return false;
+  }
+  return attempt(what, [&] {
+    if (!(placement.scale > 0)) throw InvalidInput("the scale must be > 0");
+    SceneModel& model = m_loaded.scene.models[index];
+    if (!m_rest[index]) m_rest[index] = rest_of(m_loaded.models[index], model);
+    viewer::set_placement(model, placement);
+    place_model(*m_rest[index], model, m_loaded.models[index]);
+    if (fit_grid) {
+      m_loaded.config.grid =
+          voxhash::fit_grid(m_loaded.scene, m_loaded.models, m_settings.resolution);
+      m_pipeline->set_grid(m_loaded.config.grid);
+    }
+    set_scene_models(*m_pipeline, m_loaded, m_time);
+    m_dirty = true;
+  });
+}
+
+Bounds AppState::view_bounds() const {
+  Bounds box{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+  if (m_loaded.scene.motion.kind != MotionKind::Keyframes) {
+    for (const PlacedModel& model : m_loaded.models) {
+      if (!(model.bounds.min.x <= model.bounds.max.x)) continue;  // no finite point
+      box.min = {std::min(box.min.x, model.bounds.min.x),
+                 std::min(box.min.y, model.bounds.min.y),
+                 std::min(box.min.z, model.bounds.min.z)};
+      box.max = {std::max(box.max.x, model.bounds.max.x),
+                 std::max(box.max.y, model.bounds.max.y),
+                 std::max(box.max.z, model.bounds.max.z)};
+    }
+  }
+  return box.min.x <= box.max.x ? box : m_pipeline->config().grid.bounds;
+}
+
+bool AppState::save_scene(const std::string& path) {
+  Scene scene     = m_loaded.scene;
+  scene.algorithm = m_settings.algorithm;
+  scene.time      = m_time;
+  if (scene.points == 0) scene.points = m_settings.points_per_model;
+  if (scene.grid.voxel_size <= 0 && scene.grid.resolution <= 0) {
+    scene.grid.resolution = m_settings.resolution;
+  }
+  if (scene.motion.kind == MotionKind::Swing) {
+    const AnimationParams& a = m_settings.animation;
+    scene.motion.speed       = a.speed;
+    scene.motion.separation  = a.separation;
+    scene.motion.deformation = a.deformation;
+    scene.motion.amount      = a.amount;
+  }
+  if (!attempt("cannot save the scene", [&] { voxhash::save_scene(scene, path); })) return false;
+  report("saved the scene to " + path, false);
+  return true;
+}
+
+bool AppState::compute_clash() {
+  if (m_dirty || !m_has_frame) {
+    m_clash_requested = true;
+    return true;
+  }
+  return run_clash();
+}
+
+bool AppState::run_clash() {
+  m_clash_requested = false;
+  m_frames_to_clash = m_clash_interval;
+  return attempt("cannot compute the clash report", [&] {
+    ClashOptions options;
+    options.max_regions = kClashRegions;
+    m_clash             = compute_clash_report(*m_pipeline, options);
+    m_clash_time        = m_time;
+  });
+}
+
+std::string AppState::part_name(int index, std::uint32_t part) const {
+  const std::vector<std::string>& names = m_loaded.models[index].cloud.part_names;
+  if (part < names.size() && !names[part].empty()) return names[part];
+  return "part " + std::to_string(part);
+}
+
 void AppState::recover(const std::string& error) {
-  m_dirty = true;
+  m_dirty     = true;
+  m_has_frame = false;
+  m_rest      = {};
   if (!m_previous) {
     report(error + " (paused)", true);
     m_paused = true;
@@ -244,7 +342,15 @@ void AppState::recover(const std::string& error) {
   }
   Snapshot previous = std::move(*m_previous);
   m_previous.reset();
-  if (previous.models) m_loaded.models = std::move(*previous.models);
+  if (previous.models) {
+    m_loaded.models = std::move(*previous.models);
+  } else {
+    // The models stay as they are placed now.
+    for (int i = 0; i < 2; ++i) {
+      previous.scene.models[i].pose  = m_loaded.scene.models[i].pose;
+      previous.scene.models[i].scale = m_loaded.scene.models[i].scale;
+    }
+  }
   m_loaded.scene  = std::move(previous.scene);
   m_loaded.config = previous.config;
   m_models        = previous.info;
@@ -298,9 +404,11 @@ bool AppState::update(BufferBridge& bridge, double dt) {
     recover(std::string("frame failed: ") + e.what());
     return false;
   }
+  m_has_frame = true;
   m_previous.reset();
   m_history.push(m_stats);
   update_grid_warnings();
+  if (m_clash_requested || (m_clash_interval > 0 && --m_frames_to_clash <= 0)) run_clash();
   return true;
 }
 

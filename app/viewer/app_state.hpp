@@ -1,20 +1,25 @@
 // The viewer's scene state, free of GL and UI: the scene and its two placed models, the pipeline,
-// the settings the panel edits, animation time (pause, single step, reset), the last frame's
-// statistics and their history, and the messages shown to the user. Changes that need memory are
-// checked against free memory first; a frame that fails after a change goes back to the scene
-// before it. Tests drive it headlessly through a BufferBridge.
+// the settings the panel edits, animation time (pause, single step, reset, a chosen time), each
+// model's placement, the last frame's statistics and their history, the clash report (on demand
+// or every N frames), saving the scene, and the messages shown to the user (per model for loads).
+// Changes that need memory are checked against free memory first; a frame that fails after a change
+// goes back to the scene before it. Tests drive it headlessly through a BufferBridge.
 #pragma once
 
+#include "viewer/placement.hpp"
 #include "viewer/render_buffer.hpp"
 
 #include <voxhash/backend.hpp>
+#include <voxhash/clash.hpp>
 #include <voxhash/geometry.hpp>
 #include <voxhash/hash_table.hpp>
 #include <voxhash/pipeline.hpp>
 #include <voxhash/scene.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -95,6 +100,43 @@ class AppState {
   /// false.
   bool load_model(int index, const std::string& path);
   [[nodiscard]] const Scene& scene() const { return m_loaded.scene; }
+  /// Why the last load into model `index` failed; empty after a good one.
+  [[nodiscard]] const std::string& model_error(int index) const { return m_model_errors[index]; }
+
+  /// Model `index`'s placement as the scene gives it.
+  [[nodiscard]] ModelPlacement placement(int index) const;
+  /// Places model `index` again (from its rest copy, on the host; the pipeline gets it on the next
+  /// frame) and keeps it in the scene. `fit_grid`: the grid is fitted again to the placed models
+  /// (the end of a drag or an edit); without it the grid stays while the model moves. Keyframed
+  /// scenes place their models by keyframe: refused with a message, false.
+  bool set_placement(int index, const ModelPlacement& placement, bool fit_grid);
+  /// What the home view and "fit view" frame: both models where they are placed (for the swing,
+  /// at rest, centred), or for keyframed scenes the grid, which holds their whole motion.
+  [[nodiscard]] Bounds view_bounds() const;
+  /// False for keyframed scenes (their models follow the keyframes).
+  [[nodiscard]] bool placeable() const {
+    return m_loaded.scene.motion.kind != MotionKind::Keyframes;
+  }
+  /// The scene as it runs now (placements, grid, motion, algorithm, points, time) as a scene file
+  /// that load_scene reads back; the message says what was written or why not.
+  bool save_scene(const std::string& path);
+
+  /// The clash report of the current scene (regions ranked by size, at most kClashRegions listed):
+  /// now from the last frame if nothing changed since, else after the next frame. A failure is the
+  /// message and false.
+  bool compute_clash();
+  /// Compute the clash report after every `frames` good frames; 0: only on demand.
+  void set_clash_interval(int frames) {
+    m_clash_interval  = std::max(frames, 0);
+    m_frames_to_clash = m_clash_interval;
+  }
+  [[nodiscard]] int clash_interval() const { return m_clash_interval; }
+  [[nodiscard]] const std::optional<ClashReport>& clash() const { return m_clash; }
+  /// The animation time the clash report was computed at.
+  [[nodiscard]] double clash_time() const { return m_clash_time; }
+  /// The name of part `part` of model `index` ("part N" when it has none).
+  [[nodiscard]] std::string part_name(int index, std::uint32_t part) const;
+  static constexpr std::size_t kClashRegions = 100;
 
   void toggle_pause() { m_paused = !m_paused; }
   [[nodiscard]] bool paused() const { return m_paused; }
@@ -102,6 +144,8 @@ class AppState {
   void request_step() { m_step = true; }
   /// Back to time 0.
   void reset();
+  /// Poses the scene at `time` seconds (next frame runs there, paused or not).
+  void set_time(double time);
 
   /// Advances the animation time by `dt` seconds unless paused, and runs a frame through `bridge`
   /// when the time or a setting changed. A frame that throws (voxhash::OutOfMemory, ...) sets the
@@ -155,6 +199,8 @@ class AppState {
   /// pause if there is none; the message says which.
   void recover(const std::string& error);
   void update_grid_warnings();
+  /// Computes the clash report from the pipeline's last frame.
+  bool run_clash();
   /// Runs f(); an exception becomes the error message "what: ..." and false.
   template <class F>
   bool attempt(const std::string& what, F&& f);
@@ -168,6 +214,14 @@ class AppState {
   std::optional<Snapshot>
       m_previous;  // the scene of the last good frame, while changes are untried
   std::array<std::string, 2> m_grid_warnings;
+  std::array<std::string, 2> m_model_errors;
+  std::array<std::optional<RestModel>, 2> m_rest;  // made on the first placement after a load
+  std::optional<ClashReport> m_clash;
+  double m_clash_time    = 0;
+  int m_clash_interval   = 0;
+  int m_frames_to_clash  = 0;
+  bool m_clash_requested = false;
+  bool m_has_frame       = false;  // the pipeline holds a good frame of the current scene
 
   double m_time = 0;
   bool m_paused = false;

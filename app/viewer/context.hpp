@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 struct GLFWwindow;
 
@@ -17,9 +18,11 @@ struct WindowInput {
   float dx = 0, dy = 0;          // cursor motion in pixels
   bool left            = false;  // buttons held now
   bool right_or_middle = false;
-  float scroll         = 0;    // wheel steps
-  std::array<int, 16> keys{};  // GLFW key codes pressed, key_count of them
+  float scroll         = 0;      // wheel steps
+  bool ctrl            = false;  // a Control key is held now
+  std::array<int, 16> keys{};    // GLFW key codes pressed, key_count of them
   int key_count = 0;
+  std::vector<std::string> dropped;  // files dropped onto the window (GLFW's drop callback)
 };
 
 class GlContext {

@@ -1,15 +1,14 @@
 // UiLayer (ImGui set-up: no imgui.ini written, opaque panel background; per-frame calls), then
 // the panel. Its sections, in the order they appear:
-//   [status]      device, backend, GL, transfer path, frame rate, pause / step / reset, vsync,
-//                 the last message and the models' outside-the-grid warnings
-//   [algorithm]   cuckoo / hashgraph-v1 / hashgraph-v2 (effective next frame)
-//   [rates]       build and probe keys/s, plots, fractions of the measured device limits
-//   [times]       per-stage milliseconds (FrameStats::ms) and transfer steps
-//   [counts]      points, voxels, intersection, inside / outside, components, low-confidence and
-//                 thin-feature regions, point coverage per model; warnings for labels not to trust
-//   [layers]      points, intersection, inside / outside voxels per model, sizes
-//   [parameters]  points per model, grid resolution, table space / load, animation
-//   [models]      load a model by path (errors stay in the panel)
+//   [status]      frame rate and time, pause / step / reset / fit view, the last message and the
+//                 models' outside-the-grid warnings (always shown)
+//   tab scene:    [models] load a model by path or drop (errors beside it); [placement] the
+//                 selected model's translate / rotate / scale, mouse mode, pose time; [scene file]
+//   tab clash:    [clash] the report on demand or every N frames, regions ranked by size
+//   tab view:     [layers] points, intersection, inside / outside voxels per model with editable
+//                 colours, sizes, lighting, X-ray, the clipping plane
+//   tab stats:    [algorithm], [rates] against the device limits, [times], [counts]
+//   tab setup:    [parameters] points, grid, table space / load, animation; device, GL, vsync
 //   [output]      screenshot and voxel export buttons, and the last result
 #include "viewer/panel.hpp"
 
@@ -42,19 +41,6 @@ void copy_path(std::array<char, 512>& dst, const std::string& src) {
   dst[n] = '\0';
 }
 
-/// "12.3% of <what> (<limit> G/s)", or "n/a" without limits.
-void fraction_text(double rate,
-                   const std::optional<DeviceLimits>& limits,
-                   double DeviceLimits::*bound,
-                   const char* what) {
-  if (!limits || (*limits).*bound <= 0) {
-    ImGui::TextColored(kDimColor, "  n/a of %s", what);
-    return;
-  }
-  const double limit = (*limits).*bound;
-  ImGui::Text("  %.1f%% of %s (%.3g G/s)", 100.0 * rate * 1e-9 / limit, what, limit);
-}
-
 void rate_plot(const char* id, const float* values, int offset, double current) {
   char overlay[32];
   std::snprintf(overlay, sizeof(overlay), "%.3f G keys/s", current * 1e-9);
@@ -70,6 +56,47 @@ void rate_plot(const char* id, const float* values, int offset, double current) 
 }
 
 }  // namespace
+
+std::vector<std::string> overlay_lines(const AppState& state,
+                                       const ViewControls& controls,
+                                       const PanelInfo& info,
+                                       double wall_frame_ms) {
+  char fps[64];
+  std::snprintf(fps,
+                sizeof fps,
+                "%.1f FPS (%.1f ms), pipeline %.2f ms",
+                wall_frame_ms > 0 ? 1e3 / wall_frame_ms : 0.0,
+                wall_frame_ms,
+                state.stats().ms.total);
+  char time[48];
+  std::snprintf(
+      time, sizeof time, "%s at t = %.2f s", state.paused() ? "PAUSED" : "running", state.time());
+  std::vector<std::string> lines{fps,
+                                 "algorithm: " + std::string(to_string(state.settings().algorithm)),
+                                 "backend: " + info.backend + ", transfer: " + info.transfer,
+                                 time};
+  if (controls.mouse_mode != MouseMode::Camera) {
+    lines.push_back(std::string("mouse: ") +
+                    (controls.mouse_mode == MouseMode::Translate ? "moves" : "turns") + " model " +
+                    kModelNames[controls.selected_model] + " (M: camera)");
+  }
+  return lines;
+}
+
+std::string bound_text(double rate, const RateBound& bound) {
+  char text[256];
+  if (bound.limit <= 0) {
+    std::snprintf(text, sizeof text, "n/a of %s (not measured)", bound.name.c_str());
+  } else {
+    std::snprintf(text,
+                  sizeof text,
+                  "%.1f %% of %s (%.3g G/s)",
+                  100.0 * rate * 1e-9 / bound.limit,
+                  bound.name.c_str(),
+                  bound.limit);
+  }
+  return text;
+}
 
 UiLayer::UiLayer(GLFWwindow* window) : m_glfw(window != nullptr) {
   IMGUI_CHECKVERSION();
@@ -120,13 +147,66 @@ bool UiLayer::wants_keyboard() const {
   return ImGui::GetIO().WantCaptureKeyboard;
 }
 
-Panel::Panel(const AppState& state)
-    : m_points(static_cast<int>(state.settings().points_per_model)),
+Panel::Panel(const AppState& state, PanelTab tab)
+    : m_open_tab(tab),
+      m_points(static_cast<int>(state.settings().points_per_model)),
       m_resolution(state.settings().resolution),
       m_cuckoo_space(static_cast<float>(state.settings().cuckoo_space)),
       m_load(static_cast<float>(state.settings().load)) {
-  for (int i = 0; i < 2; ++i)
-    copy_path(m_paths[i], state.models()[i].path);
+  for (int i = 0; i < 2; ++i) {
+    m_shown_paths[i] = state.models()[i].path;
+    copy_path(m_paths[i], m_shown_paths[i]);
+  }
+  copy_path(m_scene_path, "scene.json");
+}
+
+void Panel::draw_overlay(const AppState& state,
+                         const ViewControls& controls,
+                         const PanelInfo& info,
+                         double wall_frame_ms) const {
+  constexpr float kMargin = 10.0f;
+  const ImVec2 display    = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(display.x - kMargin, kMargin), ImGuiCond_Always, ImVec2(1, 0));
+  ImGui::SetNextWindowBgAlpha(kOverlayAlpha);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                                 ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav |
+                                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoInputs;
+  if (!ImGui::Begin("overlay", nullptr, flags)) {
+    ImGui::End();
+    return;
+  }
+  const std::vector<std::string> lines = overlay_lines(state, controls, info, wall_frame_ms);
+  for (std::size_t l = 0; l < lines.size(); ++l) {
+    if (l == 3 && state.paused()) {
+      ImGui::TextColored(kWarningColor, "%s", lines[l].c_str());
+    } else {
+      ImGui::TextUnformatted(lines[l].c_str());
+    }
+  }
+  ImGui::Separator();
+  const Layers& layers = controls.draw.layers;
+  const Colors& colors = controls.draw.colors;
+  const auto entry     = [&](const palette::Rgb& color, const char* name, bool shown) {
+    ImGui::ColorButton(name, to_imvec(color), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
+    ImGui::SameLine();
+    if (shown) {
+      ImGui::TextUnformatted(name);
+    } else {
+      ImGui::TextColored(kDimColor, "%s (hidden)", name);
+    }
+  };
+  entry(colors.intersection, "intersection", layers.intersection);
+  for (int i = 0; i < 2; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "points %s", kModelNames[i]);
+    entry(colors.points[i], name, layers.points[i]);
+    std::snprintf(name, sizeof name, "%s inside %s", kModelNames[i], kModelNames[1 - i]);
+    entry(colors.inside[i], name, layers.inside[i]);
+    std::snprintf(name, sizeof name, "%s outside %s", kModelNames[i], kModelNames[1 - i]);
+    entry(colors.outside[i], name, layers.outside[i]);
+  }
+  ImGui::End();
 }
 
 void Panel::set_output_status(std::string status, bool is_error) {
@@ -142,39 +222,69 @@ PanelRequests Panel::draw(AppState& state,
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(kPanelWidth, ImGui::GetIO().DisplaySize.y - 20),
                            ImGuiCond_FirstUseEver);
-  ImGui::Begin("voxhash");
+  ImGui::Begin("voxhash", nullptr, ImGuiWindowFlags_NoCollapse);
   PanelRequests requests;
-  draw_status(state, controls, info, wall_frame_ms, requests);
-  draw_algorithm(state);
-  draw_rates(state, info);
-  draw_times(state, times);
-  draw_counts(state);
-  draw_layers(controls);
-  draw_parameters(state);
-  draw_models(state);
+  draw_status(state, wall_frame_ms, requests);
+  if (ImGui::BeginTabBar("sections")) {
+    const auto tab = [&](PanelTab which) {
+      const bool open_now = m_open_tab == which;
+      return ImGui::BeginTabItem(kPanelTabNames[static_cast<int>(which)],
+                                 nullptr,
+                                 open_now ? ImGuiTabItemFlags_SetSelected : 0);
+    };
+    if (tab(PanelTab::Scene)) {
+      draw_models(state, controls);
+      draw_placement(state, controls);
+      draw_scene_file(state);
+      ImGui::EndTabItem();
+    }
+    if (tab(PanelTab::Clash)) {
+      draw_clash(state, requests);
+      ImGui::EndTabItem();
+    }
+    if (tab(PanelTab::View)) {
+      draw_layers(state, controls);
+      ImGui::EndTabItem();
+    }
+    if (tab(PanelTab::Stats)) {
+      draw_algorithm(state);
+      draw_rates(state, info);
+      draw_times(state, times);
+      draw_counts(state);
+      ImGui::EndTabItem();
+    }
+    if (tab(PanelTab::Setup)) {
+      draw_parameters(state);
+      ImGui::Separator();
+      ImGui::TextWrapped("device: %s", info.device.c_str());
+      ImGui::Text("backend: %s", info.backend.c_str());
+      ImGui::TextWrapped("GL: %s", info.gl.c_str());
+      ImGui::TextWrapped("transfer: %s", info.transfer.c_str());
+      ImGui::Checkbox("vsync (V)", &controls.vsync);
+      ImGui::EndTabItem();
+    }
+    m_open_tab.reset();
+    ImGui::EndTabBar();
+  }
   draw_output(requests);
+  m_overflow = ImGui::GetScrollMaxY();
   ImGui::End();
   return requests;
 }
 
 // [status] -------------------------------------------------------------------------------------
-void Panel::draw_status(AppState& state,
-                        ViewControls& controls,
-                        const PanelInfo& info,
-                        double wall_frame_ms,
-                        PanelRequests& requests) {
-  ImGui::TextWrapped("device: %s", info.device.c_str());
-  ImGui::Text("backend: %s", info.backend.c_str());
-  ImGui::TextWrapped("GL: %s", info.gl.c_str());
-  ImGui::TextWrapped("transfer: %s", info.transfer.c_str());
-  ImGui::Text("%.1f ms per frame (wall clock), t = %.2f s", wall_frame_ms, state.time());
+void Panel::draw_status(AppState& state, double wall_frame_ms, PanelRequests& requests) {
+  ImGui::Text("%.1f ms per frame (wall clock), t = %.2f s%s",
+              wall_frame_ms,
+              state.time(),
+              state.paused() ? ", paused" : "");
   if (ImGui::Button(state.paused() ? "Resume" : "Pause")) state.toggle_pause();
   ImGui::SameLine();
   if (ImGui::Button("Step")) state.request_step();
   ImGui::SameLine();
   if (ImGui::Button("Reset")) requests.reset = true;
   ImGui::SameLine();
-  ImGui::Checkbox("vsync", &controls.vsync);
+  requests.fit_view = ImGui::Button("Fit view (F)");
   if (!state.message().empty()) {
     if (state.message_is_error()) {
       ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
@@ -194,7 +304,6 @@ void Panel::draw_status(AppState& state,
 
 // [algorithm] ----------------------------------------------------------------------------------
 void Panel::draw_algorithm(AppState& state) {
-  ImGui::Separator();
   ImGui::TextUnformatted("algorithm (effective next frame)");
   for (const TableKind kind : kTableKinds) {
     const std::string_view name = to_string(kind);
@@ -208,21 +317,30 @@ void Panel::draw_algorithm(AppState& state) {
 // [rates] --------------------------------------------------------------------------------------
 void Panel::draw_rates(const AppState& state, const PanelInfo& info) {
   if (!ImGui::CollapsingHeader("rates", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  const FrameStats& stats     = state.stats();
-  const StatsHistory& history = state.history();
-  ImGui::Text("build: %.3f G keys/s", stats.build_keys_per_s * 1e-9);
-  fraction_text(
-      stats.build_keys_per_s, info.limits, &DeviceLimits::exch8_l2, "random 64-bit exchanges, L2");
-  fraction_text(stats.build_keys_per_s,
-                info.limits,
-                &DeviceLimits::exch8_dram,
-                "random 64-bit exchanges, DRAM");
+  const FrameStats& stats       = state.stats();
+  const StatsHistory& history   = state.history();
+  const SceneSettings& settings = state.settings();
+  const std::size_t keys        = std::max(stats.model[0].voxels, stats.model[1].voxels);
+  const std::size_t table =
+      frame_table_bytes(settings.algorithm, keys, settings.cuckoo_space, settings.load);
+  ImGui::Text("build: %.3f G keys/s (table about %.1f MiB)",
+              stats.build_keys_per_s * 1e-9,
+              static_cast<double>(table) / (1 << 20));
+  const auto gauge = [&](double rate, const RateBound& bound) {
+    const bool above = bound.limit > 0 && rate * 1e-9 > bound.limit;
+    ImGui::PushStyleColor(ImGuiCol_Text,
+                          above ? kWarningColor : ImGui::GetStyleColorVec4(ImGuiCol_Text));
+    ImGui::TextWrapped("  %s%s", bound_text(rate, bound).c_str(), above ? ": above its bound" : "");
+    ImGui::PopStyleColor();
+  };
+  if (info.limits)
+    gauge(stats.build_keys_per_s, build_bound(*info.limits, settings.algorithm, table));
   rate_plot("##build", history.build_rate(), history.offset(), stats.build_keys_per_s);
   ImGui::Text("probe: %.3f G keys/s", stats.probe_keys_per_s * 1e-9);
-  fraction_text(
-      stats.probe_keys_per_s, info.limits, &DeviceLimits::read4_l2, "random 4-byte reads, L2");
-  fraction_text(
-      stats.probe_keys_per_s, info.limits, &DeviceLimits::read4_dram, "random 4-byte reads, DRAM");
+  if (info.limits) {
+    gauge(stats.probe_keys_per_s,
+          probe_bound(*info.limits, settings.algorithm, table, stats.probe_keys_per_s));
+  }
   rate_plot("##probe", history.probe_rate(), history.offset(), stats.probe_keys_per_s);
   if (!info.limits) ImGui::TextColored(kDimColor, "device limits: %s", info.limits_error.c_str());
 }
@@ -347,35 +465,62 @@ void Panel::draw_label_warnings(const AppState& state) {
 }
 
 // [layers] -------------------------------------------------------------------------------------
-void Panel::draw_layers(ViewControls& controls) {
-  if (!ImGui::CollapsingHeader("layers", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  Layers& layers = controls.draw.layers;
+void Panel::draw_layers(const AppState& state, ViewControls& controls) {
+  DrawSettings& draw                    = controls.draw;
+  Layers& layers                        = draw.layers;
+  Colors& colors                        = draw.colors;
+  constexpr ImGuiColorEditFlags kSwatch = ImGuiColorEditFlags_NoInputs;
+  ImGui::TextColored(kDimColor, "click a colour to edit it");
   for (int i = 0; i < 2; ++i) {
     ImGui::PushID(i);
-    ImGui::ColorButton("##points", to_imvec(palette::kPoints[i]), ImGuiColorEditFlags_NoTooltip);
+    ImGui::ColorEdit3("##points", colors.points[i].data(), kSwatch);
     ImGui::SameLine();
     ImGui::Checkbox(i == 0 ? "points A" : "points B", &layers.points[i]);
     ImGui::SameLine(140);
-    ImGui::ColorButton("##inside", to_imvec(palette::kInside), ImGuiColorEditFlags_NoTooltip);
+    ImGui::ColorEdit3("##inside", colors.inside[i].data(), kSwatch);
     ImGui::SameLine();
     ImGui::Checkbox("inside", &layers.inside[i]);
     ImGui::SameLine(260);
-    ImGui::ColorButton("##outside", to_imvec(palette::kOutside[i]), ImGuiColorEditFlags_NoTooltip);
+    ImGui::ColorEdit3("##outside", colors.outside[i].data(), kSwatch);
     ImGui::SameLine();
     ImGui::Checkbox("outside", &layers.outside[i]);
     ImGui::PopID();
   }
-  ImGui::ColorButton(
-      "##intersection", to_imvec(palette::kIntersection), ImGuiColorEditFlags_NoTooltip);
+  ImGui::ColorEdit3("##intersection", colors.intersection.data(), kSwatch);
   ImGui::SameLine();
   ImGui::Checkbox("intersection voxels", &layers.intersection);
-  ImGui::SliderFloat("point size", &controls.draw.point_size, 1.0f, 8.0f, "%.0f px");
-  ImGui::SliderFloat("voxel size", &controls.draw.voxel_scale, 0.2f, 3.0f, "%.1f x");
+  if (ImGui::Button("default colours")) colors = Colors{};
+  ImGui::SliderFloat("point size", &draw.point_size, 1.0f, 8.0f, "%.0f px");
+  ImGui::SliderFloat("voxel size", &draw.voxel_scale, 0.2f, 3.0f, "%.1f x");
+  ImGui::SliderFloat("ambient light", &draw.ambient, 0.0f, 1.0f, "%.2f");
+
+  ImGui::Separator();
+  if (ImGui::Checkbox("X-ray: outside voxels translucent", &draw.xray) && draw.xray) {
+    layers.outside = {true, true};
+  }
+  if (draw.xray) ImGui::SliderFloat("opacity", &draw.xray_opacity, 0.02f, 1.0f, "%.2f");
+
+  ImGui::Separator();
+  ClipPlane& clip    = draw.clip;
+  const Bounds& grid = state.pipeline().config().grid.bounds;
+  const float lo[3]  = {grid.min.x, grid.min.y, grid.min.z};
+  const float hi[3]  = {grid.max.x, grid.max.y, grid.max.z};
+  if (ImGui::Checkbox("clipping plane", &clip.enabled) && clip.enabled &&
+      !(clip.offset > lo[clip.axis] && clip.offset < hi[clip.axis])) {
+    clip.offset = 0.5f * (lo[clip.axis] + hi[clip.axis]);
+  }
+  if (clip.enabled) {
+    ImGui::SameLine();
+    ImGui::Checkbox("flip", &clip.flip);
+    ImGui::SetNextItemWidth(80);
+    ImGui::Combo("axis", &clip.axis, "x\0y\0z\0");
+    ImGui::SliderFloat("offset", &clip.offset, lo[clip.axis], hi[clip.axis], "%.4g");
+    ImGui::TextColored(kDimColor, "Ctrl + mouse wheel moves it");
+  }
 }
 
 // [parameters] ---------------------------------------------------------------------------------
 void Panel::draw_parameters(AppState& state) {
-  if (!ImGui::CollapsingHeader("parameters")) return;
   const int current_points = static_cast<int>(state.settings().points_per_model);
   ImGui::InputInt("points per model", &m_points, 10000, 100000);
   m_points = std::clamp(m_points, 1000, 1 << 26);
@@ -405,29 +550,156 @@ void Panel::draw_parameters(AppState& state) {
 }
 
 // [models] -------------------------------------------------------------------------------------
-void Panel::draw_models(AppState& state) {
-  if (!ImGui::CollapsingHeader("models")) return;
+void Panel::draw_models(AppState& state, ViewControls& controls) {
+  ImGui::TextColored(kDimColor, "load by path, or drop files on the window (one: the selected");
+  ImGui::TextColored(kDimColor, "model; two: A and B)");
   for (int i = 0; i < 2; ++i) {
     ImGui::PushID(i);
-    ImGui::Text("%s:", kModelNames[i]);
+    const ModelInfo& model = state.models()[i];
+    if (model.path != m_shown_paths[i]) {  // loaded some other way (a drop)
+      m_shown_paths[i] = model.path;
+      copy_path(m_paths[i], model.path);
+    }
+    ImGui::RadioButton(kModelNames[i], &controls.selected_model, i);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(-60);
     const bool enter = ImGui::InputText(
         "##path", m_paths[i].data(), m_paths[i].size(), ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
     if (ImGui::Button("Load") || enter) state.load_model(i, m_paths[i].data());
-    const ModelInfo& model = state.models()[i];
+    if (!state.model_error(i).empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+      ImGui::TextWrapped("%s", state.model_error(i).c_str());
+      ImGui::PopStyleColor();
+    }
     ImGui::TextColored(kDimColor,
-                       "  %s, %zu points%s",
+                       "  %s, %zu points%s%s",
                        model.name.c_str(),
                        model.points,
+                       model.triangles ? ", mesh" : "",
                        model.dropped ? " (non-finite points dropped)" : "");
     ImGui::PopID();
   }
 }
 
+// [placement] ----------------------------------------------------------------------------------
+void Panel::draw_placement(AppState& state, ViewControls& controls) {
+  ImGui::Separator();
+  ImGui::TextUnformatted("placement");
+  const int i = controls.selected_model;
+  if (!state.placeable()) {
+    ImGui::TextColored(kDimColor, "the scene's keyframes place the models");
+  } else {
+    ImGui::Text("model %s (Tab switches)", kModelNames[i]);
+    ModelPlacement placement = state.placement(i);
+    const float speed        = 0.002f * state.pipeline().grid().voxel_size.x *
+                        static_cast<float>(state.pipeline().config().grid.resolution.x);
+    bool edited = ImGui::DragFloat3("translate", &placement.translate.x, speed, 0, 0, "%.4g");
+    bool done   = ImGui::IsItemDeactivatedAfterEdit();
+    edited |= ImGui::DragFloat3("rotate (deg)", &placement.rotate_degrees.x, 0.5f, 0, 0, "%.1f");
+    done |= ImGui::IsItemDeactivatedAfterEdit();
+    float scale = static_cast<float>(placement.scale);
+    if (ImGui::DragFloat(
+            "scale", &scale, 0.005f, 1e-6f, 1e6f, "%.4g", ImGuiSliderFlags_Logarithmic)) {
+      placement.scale = std::max(scale, 1e-6f);
+      edited          = true;
+    }
+    done |= ImGui::IsItemDeactivatedAfterEdit();
+    // The grid is fitted again once an edit ends (as at the end of a mouse drag).
+    if (edited || done) state.set_placement(i, placement, done);
+    int mode = static_cast<int>(controls.mouse_mode);
+    ImGui::TextUnformatted("left drag (M):");
+    ImGui::SameLine();
+    ImGui::RadioButton("camera", &mode, static_cast<int>(MouseMode::Camera));
+    ImGui::SameLine();
+    ImGui::RadioButton("move", &mode, static_cast<int>(MouseMode::Translate));
+    ImGui::SameLine();
+    ImGui::RadioButton("turn", &mode, static_cast<int>(MouseMode::Rotate));
+    controls.mouse_mode = static_cast<MouseMode>(mode);
+  }
+  double time = state.time();
+  ImGui::SetNextItemWidth(120);
+  if (ImGui::InputDouble(
+          "pose at t (s)", &time, 0.1, 1.0, "%.3f", ImGuiInputTextFlags_EnterReturnsTrue)) {
+    state.set_time(time);
+    if (!state.paused()) state.toggle_pause();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button(state.paused() ? "Resume" : "Hold this pose")) state.toggle_pause();
+}
+
+void Panel::draw_scene_file(AppState& state) {
+  ImGui::Separator();
+  ImGui::TextUnformatted("scene file");
+  ImGui::SetNextItemWidth(-60);
+  const bool enter = ImGui::InputText(
+      "##scene", m_scene_path.data(), m_scene_path.size(), ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if (ImGui::Button("Save") || enter) state.save_scene(m_scene_path.data());
+}
+
+// [clash] --------------------------------------------------------------------------------------
+void Panel::draw_clash(AppState& state, PanelRequests& requests) {
+  if (ImGui::Button("Compute now")) state.compute_clash();
+  ImGui::SameLine();
+  int every = state.clash_interval();
+  ImGui::SetNextItemWidth(100);
+  if (ImGui::InputInt("every N frames", &every)) state.set_clash_interval(every);
+  const std::optional<ClashReport>& report = state.clash();
+  if (!report) {
+    ImGui::TextColored(kDimColor, "no report yet");
+    return;
+  }
+  const char* unit = to_string(state.scene().unit).data();
+  ImGui::Text("t = %.2f s: %zu region(s), %zu voxels, %.4g %s^3",
+              state.clash_time(),
+              report->total_regions,
+              report->voxels,
+              report->volume,
+              unit);
+  if (report->total_regions > report->regions.size()) {
+    ImGui::TextColored(kDimColor, "the largest %zu listed", report->regions.size());
+  }
+  ImGui::TextColored(kDimColor, "click a region: the camera frames it");
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("regions", 4, flags, ImVec2(0, ImGui::GetContentRegionAvail().y - 40))) {
+    return;
+  }
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("#");
+  ImGui::TableSetupColumn("voxels");
+  ImGui::TableSetupColumn("volume");
+  ImGui::TableSetupColumn("parts (A x B: voxels)", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableHeadersRow();
+  for (std::size_t r = 0; r < report->regions.size(); ++r) {
+    const ClashRegion& region = report->regions[r];
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    char label[24];
+    std::snprintf(label, sizeof label, "%zu", r + 1);
+    if (ImGui::Selectable(label, false, ImGuiSelectableFlags_SpanAllColumns)) {
+      requests.focus = region.bounds;
+    }
+    ImGui::TableNextColumn();
+    ImGui::Text("%zu", region.voxels);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.3g", region.volume);
+    ImGui::TableNextColumn();
+    std::string parts;
+    for (const PartPair& pair : region.parts) {
+      if (!parts.empty()) parts += "; ";
+      parts += state.part_name(0, pair.part_a) + " x " + state.part_name(1, pair.part_b) + ": " +
+               std::to_string(pair.voxels);
+    }
+    ImGui::TextUnformatted(parts.c_str());
+  }
+  ImGui::EndTable();
+}
+
 // [output] -------------------------------------------------------------------------------------
 void Panel::draw_output(PanelRequests& requests) {
+  ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), ImGui::GetWindowHeight() - 60));
   ImGui::Separator();
   requests.screenshot = ImGui::Button("Screenshot (F12)");
   ImGui::SameLine();

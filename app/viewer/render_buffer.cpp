@@ -1,9 +1,9 @@
-// The render buffer's GL side: allocating the scene buffers (a mesh's voxel buffer grows when a frame
-// needs more), the host-upload bridge (staging
-// vectors keep their capacity, so steady frames do not allocate), and choosing the bridge: interop
-// where the backend and the GL context allow it, the host upload otherwise (with the reason, for
-// the panel).
+// The render buffer's GL side: allocating the scene buffers (a mesh's voxel buffer grows when a
+// frame needs more), the host-upload bridge (staging vectors keep their capacity, so steady frames
+// do not allocate), and choosing the bridge: interop where the backend and the GL context allow it,
+// the host upload otherwise (with the reason, for the panel).
 #include "viewer/render_buffer.hpp"
+#include "viewer/splat_drawer.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
@@ -19,6 +19,10 @@ std::unique_ptr<BufferBridge> make_cuda_interop_bridge(SceneBuffers& buffers, bo
 #else
 std::unique_ptr<BufferBridge> make_plain_device_bridge(bool) {
   throw Error("plain device buffers need a build with CUDA");
+}
+
+std::unique_ptr<ViewDrawer> make_cuda_drawer() {
+  throw Error("drawing with CUDA needs a build with CUDA");
 }
 #endif
 

@@ -78,6 +78,22 @@ struct TransferTimes {
   double upload    = 0;  // device-to-host copies and glBufferSubData (host upload)
 };
 
+/// Draws the frame on the device while a bridge has the GL buffers mapped (the CUDA drawing path):
+/// the bridge maps the drawer's target together with its buffers, in the frame's one map / unmap.
+class DeviceDrawer {
+ public:
+  virtual ~DeviceDrawer() = default;
+  /// The CUDA registration of the drawer's target (a cudaGraphicsResource_t).
+  [[nodiscard]] virtual void* resource() = 0;
+  /// Draws model i's points[i] (buffers.point_count[i] of them) and its voxel instances
+  /// (buffers.voxel_ranges[i]), mapped device memory, into the mapped target on `stream` (a
+  /// cudaStream_t).
+  virtual void draw(const std::array<const Float3*, 2>& points,
+                    const std::array<const VoxelInstance*, 2>& voxels,
+                    const SceneBuffers& buffers,
+                    void* stream) = 0;
+};
+
 class BufferBridge {
  public:
   virtual ~BufferBridge() = default;
@@ -96,6 +112,13 @@ class BufferBridge {
   virtual FrameStats run_frame(Pipeline& pipeline, double time) = 0;
 
   [[nodiscard]] virtual const TransferTimes& times() const = 0;
+
+  /// Draws every frame from now on through `drawer` too (null: no more), while the buffers are
+  /// mapped. Only the interop bridge can; the others return false.
+  virtual bool attach(DeviceDrawer*) { return false; }
+  /// Draws the last frame again through the attached drawer, in one map / unmap (the camera moved
+  /// and no frame ran).
+  virtual void redraw() {}
 };
 
 struct BridgeChoice {

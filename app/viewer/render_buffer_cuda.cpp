@@ -1,7 +1,8 @@
 // The render buffer's CUDA bridges (built only with CUDA): CUDA-GL interop (cuda-samples' simpleGL
 // pattern: register the GL buffers once, then per frame map all four in ONE call on the bridge's
 // stream, let the pipeline write its points and voxel instances into them on that stream, unmap on
-// it: no wait on the host) and the same frame into plain device buffers, which --timing compares.
+// it: no wait on the host; with a DeviceDrawer attached its target is mapped in the same call and
+// drawn before the unmap) and the same frame into plain device buffers, which --timing compares.
 #include "viewer/render_buffer.hpp"
 
 #include <voxhash/buffer.hpp>
@@ -10,6 +11,8 @@
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <array>
 #include <string>
 
 namespace voxhash::viewer {
@@ -47,6 +50,23 @@ class CudaInteropBridge final : public BufferBridge {
   [[nodiscard]] std::string_view name() const override { return "CUDA-GL interop"; }
   [[nodiscard]] const TransferTimes& times() const override { return m_times; }
 
+  bool attach(DeviceDrawer* drawer) override {
+    m_drawer = drawer;
+    return true;
+  }
+
+  void redraw() override {
+    if (!m_drawer || !m_registered) return;
+    const std::array<void*, kResources> mapped = map();
+    try {
+      draw(mapped);
+    } catch (...) {
+      unmap();
+      throw;
+    }
+    check(unmap(), "cudaGraphicsUnmapResources");
+  }
+
   void reserve(const std::array<std::size_t, 2>& points) override {
     if (!m_buffers.reserve(points) && m_registered) return;
     register_buffers();
@@ -81,21 +101,51 @@ class CudaInteropBridge final : public BufferBridge {
     m_registered = true;
   }
 
-  /// One frame into the mapped GL buffers.
-  FrameStats run_mapped(Pipeline& pipeline, double time) {
-    LapClock watch;
-    m_times = {};
-    check(cudaGraphicsMapResources(kResources, m_resources, m_stream.get()),
+  /// Maps the buffers, and the drawer's target when there is one, in one call on the stream; the
+  /// buffers' device pointers.
+  std::array<void*, kResources> map() {
+    m_mapped[kResources] =
+        m_drawer ? static_cast<cudaGraphicsResource_t>(m_drawer->resource()) : nullptr;
+    m_mapped_count = m_drawer ? kResources + 1 : kResources;
+    std::copy(m_resources, m_resources + kResources, m_mapped);
+    check(cudaGraphicsMapResources(m_mapped_count, m_mapped, m_stream.get()),
           "cudaGraphicsMapResources");
-    m_times.map = watch.lap();
-    FrameStats stats;
+    std::array<void*, kResources> mapped{};
     try {
-      std::array<void*, kResources> mapped{};
       for (int r = 0; r < kResources; ++r) {
         std::size_t bytes = 0;
         check(cudaGraphicsResourceGetMappedPointer(&mapped[r], &bytes, m_resources[r]),
               "cudaGraphicsResourceGetMappedPointer");
       }
+    } catch (...) {
+      unmap();
+      throw;
+    }
+    return mapped;
+  }
+
+  cudaError_t unmap() {
+    return cudaGraphicsUnmapResources(m_mapped_count, m_mapped, m_stream.get());
+  }
+
+  /// The attached drawer's picture of the mapped buffers.
+  void draw(const std::array<void*, kResources>& mapped) {
+    if (!m_drawer) return;
+    m_drawer->draw({static_cast<const Float3*>(mapped[0]), static_cast<const Float3*>(mapped[1])},
+                   {static_cast<const VoxelInstance*>(mapped[2]),
+                    static_cast<const VoxelInstance*>(mapped[3])},
+                   m_buffers,
+                   m_stream.get());
+  }
+
+  /// One frame into the mapped GL buffers (and the drawer's picture of it).
+  FrameStats run_mapped(Pipeline& pipeline, double time) {
+    LapClock watch;
+    m_times                                    = {};
+    const std::array<void*, kResources> mapped = map();
+    m_times.map                                = watch.lap();
+    FrameStats stats;
+    try {
       FrameTargets targets;
       for (int i = 0; i < 2; ++i) {
         targets.points[i]            = static_cast<Float3*>(mapped[i]);
@@ -108,14 +158,14 @@ class CudaInteropBridge final : public BufferBridge {
         m_buffers.point_count[i]  = pipeline.points(i).size();
         m_buffers.voxel_ranges[i] = stats.model[i].ranges;
       }
+      draw(mapped);
       if (m_timing) check(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize");
       m_times.instances = watch.lap();
     } catch (...) {
-      cudaGraphicsUnmapResources(kResources, m_resources, m_stream.get());
+      unmap();
       throw;
     }
-    check(cudaGraphicsUnmapResources(kResources, m_resources, m_stream.get()),
-          "cudaGraphicsUnmapResources");
+    check(unmap(), "cudaGraphicsUnmapResources");
     if (m_timing) check(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize");
     m_times.unmap = watch.lap();
     return stats;
@@ -133,7 +183,10 @@ class CudaInteropBridge final : public BufferBridge {
   bool m_timing;
   bool m_registered = false;
   OwnedStream m_stream;
-  cudaGraphicsResource_t m_resources[kResources] = {};
+  cudaGraphicsResource_t m_resources[kResources]  = {};
+  cudaGraphicsResource_t m_mapped[kResources + 1] = {};  // the buffers, then the drawer's target
+  int m_mapped_count                              = kResources;
+  DeviceDrawer* m_drawer                          = nullptr;
   TransferTimes m_times;
 };
 

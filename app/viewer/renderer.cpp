@@ -21,6 +21,8 @@ extern const std::string_view kPointsVert;
 extern const std::string_view kPointsFrag;
 extern const std::string_view kVoxelsVert;
 extern const std::string_view kVoxelsFrag;
+extern const std::string_view kImageVert;
+extern const std::string_view kImageFrag;
 }  // namespace shaders
 
 namespace {
@@ -49,13 +51,32 @@ void OrbitCamera::reset() {
   m_distance = m_home_distance;
 }
 
-void OrbitCamera::frame(const Bounds& box) {
-  // The distance that shows the demo's grid (half-diagonal 2.4 sqrt 3) as it always was: 6.
-  constexpr float kDistancePerRadius = 6.0f / (2.4f * 1.7320508f);
+namespace {
+
+/// The distance at which `box`'s bounding sphere, times `room`, fills the view's height.
+float fitting_distance(const Bounds& box, float room) {
   const glm::vec3 lo(box.min.x, box.min.y, box.min.z), hi(box.max.x, box.max.y, box.max.z);
-  m_home_target   = 0.5f * (lo + hi);
-  m_home_distance = kDistancePerRadius * 0.5f * glm::length(hi - lo);
+  return room * 0.5f * glm::length(hi - lo) / std::sin(kFovY * 0.5f);
+}
+
+glm::vec3 centre(const Bounds& box) {
+  return 0.5f *
+         (glm::vec3(box.min.x, box.min.y, box.min.z) + glm::vec3(box.max.x, box.max.y, box.max.z));
+}
+
+}  // namespace
+
+void OrbitCamera::frame(const Bounds& box) {
+  // A little room around the box: the swing carries the demo's models beyond their rest box.
+  m_home_target   = centre(box);
+  m_home_distance = fitting_distance(box, 1.1f);
   reset();
+}
+
+void OrbitCamera::focus(const Bounds& box) {
+  m_target   = centre(box);
+  m_distance = std::clamp(
+      fitting_distance(box, 1.0f), m_home_distance / 30.0f, m_home_distance * 100.0f / 6.0f);
 }
 
 void OrbitCamera::orbit(float dx_pixels, float dy_pixels) {
@@ -64,12 +85,18 @@ void OrbitCamera::orbit(float dx_pixels, float dy_pixels) {
 }
 
 void OrbitCamera::pan(float dx_pixels, float dy_pixels, float viewport_height) {
+  m_target -= follow_cursor(dx_pixels, dy_pixels, viewport_height);
+}
+
+glm::vec3 OrbitCamera::follow_cursor(float dx_pixels,
+                                     float dy_pixels,
+                                     float viewport_height) const {
   const float world_per_pixel =
       2.0f * m_distance * std::tan(kFovY * 0.5f) / std::max(viewport_height, 1.0f);
   const glm::vec3 forward = -eye_direction();
   const glm::vec3 right   = glm::normalize(glm::cross(forward, kUp));
   const glm::vec3 up      = glm::cross(right, forward);
-  m_target += (-dx_pixels * right + dy_pixels * up) * world_per_pixel;
+  return (dx_pixels * right - dy_pixels * up) * world_per_pixel;
 }
 
 void OrbitCamera::zoom(float steps) {
@@ -91,11 +118,35 @@ glm::mat4 OrbitCamera::view_proj(float aspect, float shift_x) const {
   return shift * proj * view;
 }
 
+void Renderer::draw_image(GLuint texture, int width, int height) const {
+  glViewport(0, 0, width, height);
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_BLEND);
+  glUseProgram(m_image.id());
+  glBindTextureUnit(0, texture);
+  glUniform1i(glGetUniformLocation(m_image.id(), "u_image"), 0);
+  glBindVertexArray(m_points_layout.id());  // no attributes are read
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glBindVertexArray(0);
+  glUseProgram(0);
+}
+
+glm::vec4 ClipPlane::equation() const {
+  if (!enabled) return {0.0f, 0.0f, 0.0f, 1.0f};
+  // Kept: coordinate <= offset, or >= offset when flipped.
+  const float sign = flip ? 1.0f : -1.0f;
+  glm::vec4 e(0.0f);
+  e[axis] = sign;
+  e.w     = -sign * offset;
+  return e;
+}
+
 Renderer::Renderer()
     : m_points(make_program("points", shaders::kPointsVert, shaders::kPointsFrag)),
       m_voxels(make_program("voxels", shaders::kVoxelsVert, shaders::kVoxelsFrag)),
       m_points_layout(make_layout()),
-      m_voxels_layout(make_layout()) {
+      m_voxels_layout(make_layout()),
+      m_image(make_program("image", shaders::kImageVert, shaders::kImageFrag)) {
   const GLuint points = m_points_layout.id();
   glEnableVertexArrayAttrib(points, 0);
   glVertexArrayAttribFormat(points, 0, 3, GL_FLOAT, GL_FALSE, 0);
@@ -111,11 +162,15 @@ Renderer::Renderer()
   glVertexArrayBindingDivisor(voxels, 0, 1);
 
   m_points_uniforms = {glGetUniformLocation(m_points.id(), "u_view_proj"),
-                       glGetUniformLocation(m_points.id(), "u_color")};
+                       glGetUniformLocation(m_points.id(), "u_color"),
+                       glGetUniformLocation(m_points.id(), "u_clip_plane")};
   m_voxels_uniforms = {glGetUniformLocation(m_voxels.id(), "u_view_proj"),
                        glGetUniformLocation(m_voxels.id(), "u_half_size"),
                        glGetUniformLocation(m_voxels.id(), "u_label_colors"),
-                       glGetUniformLocation(m_voxels.id(), "u_light_dir")};
+                       glGetUniformLocation(m_voxels.id(), "u_light_dir"),
+                       glGetUniformLocation(m_voxels.id(), "u_ambient"),
+                       glGetUniformLocation(m_voxels.id(), "u_clip_plane"),
+                       glGetUniformLocation(m_voxels.id(), "u_alpha")};
 }
 
 void Renderer::draw(const SceneBuffers& buffers,
@@ -130,15 +185,18 @@ void Renderer::draw(const SceneBuffers& buffers,
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   glEnable(GL_DEPTH_TEST);
   glDisable(GL_BLEND);
-  const Layers& layers = settings.layers;
+  glEnable(GL_CLIP_DISTANCE0);
+  const Layers& layers  = settings.layers;
+  const glm::vec4 plane = settings.clip.equation();
 
   glUseProgram(m_points.id());
   glUniformMatrix4fv(m_points_uniforms.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
+  glUniform4fv(m_points_uniforms.clip_plane, 1, glm::value_ptr(plane));
   glPointSize(settings.point_size);
   glBindVertexArray(m_points_layout.id());
   for (int i = 0; i < 2; ++i) {
     if (!layers.points[i] || buffers.point_count[i] == 0) continue;
-    glUniform3fv(m_points_uniforms.color, 1, palette::kPoints[i].data());
+    glUniform3fv(m_points_uniforms.color, 1, settings.colors.points[i].data());
     glVertexArrayVertexBuffer(m_points_layout.id(), 0, buffers.points_buffer(i), 0, sizeof(Float3));
     glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(buffers.point_count[i]));
   }
@@ -149,23 +207,43 @@ void Renderer::draw(const SceneBuffers& buffers,
   glUniform3f(
       m_voxels_uniforms.half_size, voxel_size.x * half, voxel_size.y * half, voxel_size.z * half);
   glUniform3fv(m_voxels_uniforms.light_dir, 1, glm::value_ptr(glm::normalize(light_dir)));
+  glUniform1f(m_voxels_uniforms.ambient, settings.ambient);
+  glUniform4fv(m_voxels_uniforms.clip_plane, 1, glm::value_ptr(plane));
   glBindVertexArray(m_voxels_layout.id());
   glEnable(GL_CULL_FACE);
-  for (int i = 0; i < 2; ++i) {
-    // Intersection voxels belong to both models: drawn once, with model 0's.
-    const bool draw_label[3] = {layers.outside[i], layers.inside[i], layers.intersection && i == 0};
-    const palette::Rgb colors[3] = {palette::kOutside[i], palette::kInside, palette::kIntersection};
-    glUniform3fv(m_voxels_uniforms.label_colors, 3, colors[0].data());
-    glVertexArrayVertexBuffer(
-        m_voxels_layout.id(), 0, buffers.voxels_buffer(i), 0, sizeof(VoxelInstance));
-    const LabelRanges& ranges = buffers.voxel_ranges[i];
-    for (int l = 0; l < 3; ++l) {
-      if (!draw_label[l] || ranges.count[l] == 0) continue;
-      glDrawArraysInstancedBaseInstance(
-          GL_TRIANGLES, 0, 36, static_cast<GLsizei>(ranges.count[l]), ranges.first[l]);
+  // Opaque labels first; with X-ray the outside voxels after them, blended, without depth writes.
+  const auto draw_labels = [&](bool outside, bool inside_and_intersection) {
+    for (int i = 0; i < 2; ++i) {
+      // Intersection voxels belong to both models: drawn once, with model 0's.
+      const bool draw_label[3]     = {outside && layers.outside[i],
+                                      inside_and_intersection && layers.inside[i],
+                                      inside_and_intersection && layers.intersection && i == 0};
+      const palette::Rgb colors[3] = {
+          settings.colors.outside[i], settings.colors.inside[i], settings.colors.intersection};
+      glUniform3fv(m_voxels_uniforms.label_colors, 3, colors[0].data());
+      glVertexArrayVertexBuffer(
+          m_voxels_layout.id(), 0, buffers.voxels_buffer(i), 0, sizeof(VoxelInstance));
+      const LabelRanges& ranges = buffers.voxel_ranges[i];
+      for (int l = 0; l < 3; ++l) {
+        if (!draw_label[l] || ranges.count[l] == 0) continue;
+        glDrawArraysInstancedBaseInstance(
+            GL_TRIANGLES, 0, 36, static_cast<GLsizei>(ranges.count[l]), ranges.first[l]);
+      }
     }
+  };
+  glUniform1f(m_voxels_uniforms.alpha, 1.0f);
+  draw_labels(!settings.xray, true);
+  if (settings.xray) {
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glDepthMask(GL_FALSE);
+    glUniform1f(m_voxels_uniforms.alpha, settings.xray_opacity);
+    draw_labels(true, false);
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
   }
   glDisable(GL_CULL_FACE);
+  glDisable(GL_CLIP_DISTANCE0);
   glBindVertexArray(0);
   glUseProgram(0);
 }

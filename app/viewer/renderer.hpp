@@ -1,7 +1,8 @@
 // Drawing the scene from the GL buffers: the palette, an orbit camera, and the renderer, which
-// draws each model's points (GL_POINTS, one colour per model) and its labelled voxels (instanced
-// cubes), one draw per visible label range, so hidden layers cost nothing. Knows nothing of CUDA,
-// the pipeline or the UI.
+// draws each model's points (GL_POINTS, one colour per model) and its labelled voxels (instanced,
+// lit cubes), one draw per visible label range, so hidden layers cost nothing; X-ray draws the
+// outside voxels translucent after the opaque ones; a clipping plane cuts everything. Knows nothing
+// of CUDA, the pipeline or the UI.
 #pragma once
 
 #include "viewer/gl.hpp"
@@ -25,7 +26,8 @@ inline constexpr Rgb kBackground{0.16f, 0.17f, 0.20f};
 inline constexpr std::array<Rgb, 2> kPoints{{{1.00f, 0.55f, 0.10f}, {0.20f, 0.65f, 1.00f}}};
 /// Surface voxels outside the other model, per model.
 inline constexpr std::array<Rgb, 2> kOutside{{{0.62f, 0.62f, 0.62f}, {0.25f, 0.35f, 0.85f}}};
-inline constexpr Rgb kInside{0.90f, 0.15f, 0.15f};
+/// Surface voxels inside the other model, per model: A's red, B's magenta.
+inline constexpr std::array<Rgb, 2> kInside{{{0.90f, 0.15f, 0.15f}, {0.85f, 0.20f, 0.75f}}};
 inline constexpr Rgb kIntersection{1.00f, 0.90f, 0.10f};
 /// The panel's window background (opaque, so screenshots show it exactly).
 inline constexpr Rgb kPanel{0.06f, 0.06f, 0.06f};
@@ -40,14 +42,20 @@ class OrbitCamera {
 
   /// Back to the home view: the framed box's centre from the default direction.
   void reset();
-  /// Makes `box` (the scene's grid) the home view and goes there: its centre is the target, and the
-  /// distance frames it (the demo's grid, ±2.4, at distance 6); zooming stays within a range
-  /// relative to it.
+  /// Makes `box` (the scene's models) the home view and goes there: its centre is the target, and
+  /// its bounding sphere, with a tenth more room, fills the view's height; zooming stays within a
+  /// range relative to it.
   void frame(const Bounds& box);
   /// Mouse motion in pixels with the orbit button held.
   void orbit(float dx_pixels, float dy_pixels);
+  /// Frames `box` (a clash region) without changing the home view.
+  void focus(const Bounds& box);
   /// Mouse motion in pixels with the pan button held; `viewport_height` scales it to world units.
   void pan(float dx_pixels, float dy_pixels, float viewport_height);
+  /// The world motion, in the view plane through the target, that follows the cursor's motion.
+  [[nodiscard]] glm::vec3 follow_cursor(float dx_pixels,
+                                        float dy_pixels,
+                                        float viewport_height) const;
   /// Scroll wheel steps (positive: closer).
   void zoom(float steps);
 
@@ -74,10 +82,37 @@ struct Layers {
   std::array<bool, 2> outside{false, false};
 };
 
+/// The colours the renderer draws with (the panel edits them); the palette's at first.
+struct Colors {
+  std::array<palette::Rgb, 2> points  = palette::kPoints;
+  std::array<palette::Rgb, 2> outside = palette::kOutside;
+  std::array<palette::Rgb, 2> inside  = palette::kInside;
+  palette::Rgb intersection           = palette::kIntersection;
+};
+
+/// A clipping plane across one axis: what lies beyond `offset` along the axis (below it with
+/// `flip`) is cut away, points and voxel cubes alike, in the shaders.
+struct ClipPlane {
+  bool enabled = false;
+  int axis     = 0;  // 0 x, 1 y, 2 z
+  float offset = 0;  // world coordinate on the axis
+  bool flip    = false;
+
+  /// (n, d) with dot(n, p) + d >= 0 where p is kept; (0, 0, 0, 1) when disabled.
+  [[nodiscard]] glm::vec4 equation() const;
+};
+
 struct DrawSettings {
   Layers layers;
+  Colors colors;
   float point_size  = 1.0f;  // pixels
   float voxel_scale = 2.0f;  // cube edge in voxels (above 1 they show through dense points)
+  /// X-ray: outside voxels translucent (drawn after the opaque ones, depth writes off), so the
+  /// inside and intersection voxels show through the shells.
+  bool xray          = false;
+  float xray_opacity = 0.06f;
+  ClipPlane clip;
+  float ambient = 0.45f;  // voxel faces turned away from the light get this much; 1: unlit
 };
 
 class Renderer {
@@ -93,17 +128,20 @@ class Renderer {
             Float3 voxel_size,
             int width,
             int height) const;
+  /// Clears the `width` x `height` viewport and shows `texture` (the CUDA-drawn image) over it.
+  void draw_image(GLuint texture, int width, int height) const;
 
  private:
   GlProgram m_points;
   GlProgram m_voxels;
   GlVertexArray m_points_layout;
   GlVertexArray m_voxels_layout;
+  GlProgram m_image;
   struct {
-    GLint view_proj, color;
+    GLint view_proj, color, clip_plane;
   } m_points_uniforms{};
   struct {
-    GLint view_proj, half_size, label_colors, light_dir;
+    GLint view_proj, half_size, label_colors, light_dir, ambient, clip_plane, alpha;
   } m_voxels_uniforms{};
 };
 

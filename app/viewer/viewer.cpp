@@ -1,7 +1,10 @@
-// viewer::run: the one frame loop, over either kind of GlContext. Mouse: left drag orbits, right /
-// middle drag pans, wheel zooms. Keys: Space pause, N step, R reset, V vsync, H panel, F12
+// viewer::run: the one frame loop, over either kind of GlContext. Mouse: left drag orbits (or moves
+// / turns the selected model in a placement mode), right / middle drag pans, wheel zooms; files
+// dropped on the window load as models. Keys: Space pause, N step, R reset, F fit view, M mouse
+// mode (camera / translate / rotate), Tab selected model, V vsync, H panel, O overlay, F12
 // screenshot, F11 voxel export, 1/2/3/4 algorithm, Esc. With --frames N: N fixed 1/60 s steps, then
-// the screenshot, the voxel export and the --timing summary.
+// the screenshot, the voxel export and the --timing summary, with progress on stderr meanwhile.
+#include "progress/progress.hpp"
 #include "viewer/context.hpp"
 #include "viewer/gl.hpp"
 #include "viewer/render_buffer.hpp"
@@ -13,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -103,11 +107,27 @@ void apply_key(int key, ViewerSession& session, KeyRequests& requests) {
     case GLFW_KEY_R:
       session.reset();
       break;
+    case GLFW_KEY_F:
+      session.fit_view();
+      break;
+    case GLFW_KEY_M: {
+      MouseMode& mode = session.controls().mouse_mode;
+      mode            = mode == MouseMode::Camera      ? MouseMode::Translate
+                        : mode == MouseMode::Translate ? MouseMode::Rotate
+                                                       : MouseMode::Camera;
+      break;
+    }
+    case GLFW_KEY_TAB:
+      session.controls().selected_model = 1 - session.controls().selected_model;
+      break;
     case GLFW_KEY_V:
       session.controls().vsync = !session.controls().vsync;
       break;
     case GLFW_KEY_H:
       session.controls().show_panel = !session.controls().show_panel;
+      break;
+    case GLFW_KEY_O:
+      session.controls().show_overlay = !session.controls().show_overlay;
       break;
     case GLFW_KEY_1:
       state.set_algorithm(TableKind::Cuckoo);
@@ -130,12 +150,8 @@ void apply_key(int key, ViewerSession& session, KeyRequests& requests) {
 }
 
 KeyRequests apply_input(const WindowInput& input, ViewerSession& session, int height) {
-  OrbitCamera& camera = session.camera();
-  if (!session.ui_wants_mouse()) {
-    if (input.left) camera.orbit(input.dx, input.dy);
-    if (input.right_or_middle) camera.pan(input.dx, input.dy, static_cast<float>(height));
-    if (input.scroll != 0) camera.zoom(input.scroll);
-  }
+  session.handle_mouse(input, height);
+  session.drop(input.dropped);
   KeyRequests requests;
   for (int k = 0; k < input.key_count; ++k) {
     // F12 and F11 work even while a text field has the keyboard.
@@ -215,6 +231,9 @@ int run(const ViewerOptions& options) {
   TimingLog timing(std::string(session.bridge().name()),
                    options.timing ? options.frames.value_or(0) : 0);
 
+  std::optional<Progress> progress;  // --frames N: how far the run is (stderr)
+  if (options.frames)
+    progress.emplace("[view] frames", static_cast<std::uint64_t>(*options.frames));
   LapClock clock;
   for (int frame = 0; !context->should_close();) {
     const WindowInput input    = context->poll();
@@ -228,10 +247,12 @@ int run(const ViewerOptions& options) {
     session.frame(options.frames ? AppState::kStep : wall_dt, width, height);
     if (options.timing) timing.record(frame, session.bridge().times(), session.draw_ms());
     ++frame;
+    if (progress) progress->update(static_cast<std::uint64_t>(frame));
     if (requests.screenshot || session.take_screenshot_request()) {
       session.save_screenshot(screenshot_file_name(), width, height);
     }
     if (options.frames && frame == *options.frames) {
+      progress->finish();
       return finish(options, session, timing, width, height);
     }
     context->swap(session.controls().vsync);

@@ -5,15 +5,18 @@
 #include "viewer/viewer_session.hpp"
 
 #include <voxhash/device_limits.hpp>
+#include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
 
 #include <stb_image_write.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <ctime>
 #include <exception>
 #include <filesystem>
+#include <iterator>
 #include <vector>
 
 namespace voxhash::viewer {
@@ -25,6 +28,13 @@ SceneSettings settings_from(const ViewerOptions& options) {
   settings.resolution       = options.resolution;
   settings.algorithm        = options.algorithm;
   return settings;
+}
+
+PanelTab tab_named(const std::string& name) {
+  for (int t = 0; t < static_cast<int>(std::size(kPanelTabNames)); ++t) {
+    if (name == kPanelTabNames[t]) return static_cast<PanelTab>(t);
+  }
+  return PanelTab::Scene;
 }
 
 std::string transfer_text(const BridgeChoice& choice) {
@@ -40,13 +50,33 @@ ViewerSession::ViewerSession(const ViewerOptions& options, GLFWwindow* window)
       m_state(options.backend, settings_from(options), options.scene),
       m_bridge(make_buffer_bridge(options.backend, m_buffers, !options.no_interop, options.timing)),
       m_ui(window),
-      m_panel(m_state) {
-  m_camera.frame(m_state.pipeline().config().grid.bounds);
-  m_controls.show_panel = !options.no_panel;
-  m_info.device         = describe_device(options.backend);
-  m_info.backend        = std::string(to_string(options.backend));
-  m_info.gl             = describe_gl();
-  m_info.transfer       = transfer_text(m_bridge);
+      m_panel(m_state, tab_named(options.tab)) {
+  m_state.set_clash_interval(options.clash_every);
+  fit_view();
+  m_controls.selected_model = options.selected_model;
+  m_controls.show_panel     = !options.no_panel;
+  m_controls.show_overlay   = !options.no_panel;
+  m_controls.draw.xray      = options.xray;
+  if (options.xray) m_controls.draw.layers.outside = {true, true};
+  if (options.clip_axis >= 0) {
+    m_controls.draw.clip = {true, options.clip_axis, options.clip_offset, false};
+  }
+  m_info.device   = describe_device(options.backend);
+  m_info.backend  = std::string(to_string(options.backend));
+  m_info.gl       = describe_gl();
+  m_info.transfer = transfer_text(m_bridge);
+  if (options.cuda_draw) {
+    if (!m_bridge.fallback_reason.empty()) {
+      m_info.transfer += ", drawn by GL (CUDA drawing needs CUDA-GL interop)";
+    } else {
+      try {
+        m_drawer = make_cuda_drawer();
+        m_info.transfer += ", drawn by CUDA";
+      } catch (const Error& e) {
+        m_info.transfer += std::string(", drawn by GL (") + e.what() + ")";
+      }
+    }
+  }
   if (!m_controls.show_panel) {
     m_info.limits_error = "not measured (started with --no-panel)";
     return;
@@ -60,25 +90,43 @@ ViewerSession::ViewerSession(const ViewerOptions& options, GLFWwindow* window)
 
 void ViewerSession::frame(double dt, int width, int height) {
   const double wall_frame_ms = m_frame_clock.lap();
-  m_state.update(*m_bridge.bridge, dt);
+  const float aspect         = static_cast<float>(width) / static_cast<float>(height);
+  const float shift          = m_controls.show_panel ? 0.5f * kPanelWidth / width : 0.0f;
+  const glm::mat4 view_proj  = m_camera.view_proj(aspect, shift);
+  const glm::vec3 light_dir  = m_camera.eye_direction() + glm::vec3(0.0f, 0.6f, 0.0f);
+  // The CUDA drawer draws while the bridge has the buffers mapped; X-ray's blending is GL's.
+  const bool cuda_draw = m_drawer && !m_controls.draw.xray;
+  if (cuda_draw) {
+    m_drawer->set_view(
+        m_controls.draw, view_proj, light_dir, m_state.pipeline().grid().voxel_size, width, height);
+  }
+  m_bridge.bridge->attach(cuda_draw ? m_drawer.get() : nullptr);
+  const bool ran = m_state.update(*m_bridge.bridge, dt);
 
   LapClock watch;
-  const float aspect        = static_cast<float>(width) / static_cast<float>(height);
-  const float shift         = m_controls.show_panel ? 0.5f * kPanelWidth / width : 0.0f;
-  const glm::vec3 light_dir = m_camera.eye_direction() + glm::vec3(0.0f, 0.6f, 0.0f);
-  m_renderer.draw(m_buffers,
-                  m_controls.draw,
-                  m_camera.view_proj(aspect, shift),
-                  light_dir,
-                  m_state.pipeline().grid().voxel_size,
-                  width,
-                  height);
-  if (m_controls.show_panel) {
+  if (cuda_draw) {
+    if (!ran) m_bridge.bridge->redraw();
+    m_renderer.draw_image(m_drawer->texture(), width, height);
+  } else {
+    m_renderer.draw(m_buffers,
+                    m_controls.draw,
+                    view_proj,
+                    light_dir,
+                    m_state.pipeline().grid().voxel_size,
+                    width,
+                    height);
+  }
+  if (m_controls.show_panel || m_controls.show_overlay) {
     m_ui.begin_frame(width, height, dt);
+    if (m_controls.show_overlay) m_panel.draw_overlay(m_state, m_controls, m_info, wall_frame_ms);
     const PanelRequests requests =
-        m_panel.draw(m_state, m_controls, m_bridge.bridge->times(), wall_frame_ms, m_info);
+        m_controls.show_panel
+            ? m_panel.draw(m_state, m_controls, m_bridge.bridge->times(), wall_frame_ms, m_info)
+            : PanelRequests{};
     m_ui.end_frame();
     if (requests.reset) reset();
+    if (requests.fit_view) fit_view();
+    if (requests.focus) m_camera.focus(*requests.focus);
     m_screenshot_requested |= requests.screenshot;
     if (requests.export_voxels) export_voxels(voxels_file_name());
   }
@@ -90,7 +138,61 @@ void ViewerSession::frame(double dt, int width, int height) {
 
 void ViewerSession::reset() {
   m_state.reset();
-  m_camera.frame(m_state.pipeline().config().grid.bounds);
+  fit_view();
+}
+
+void ViewerSession::fit_view() {
+  m_camera.frame(m_state.view_bounds());
+}
+
+void ViewerSession::handle_mouse(const WindowInput& input, int height) {
+  const int model = m_controls.selected_model;
+  if (m_dragging_model && !input.left) {
+    // The end of a drag: the grid is fitted to where the model now is.
+    m_dragging_model = false;
+    m_state.set_placement(model, m_state.placement(model), true);
+  }
+  if (ui_wants_mouse()) return;
+  const bool drag_model = m_controls.mouse_mode != MouseMode::Camera && m_state.placeable();
+  if (input.left && drag_model) {
+    if (input.dx != 0 || input.dy != 0) {
+      ModelPlacement placement = m_state.placement(model);
+      if (m_controls.mouse_mode == MouseMode::Translate) {
+        const glm::vec3 d = m_camera.follow_cursor(input.dx, input.dy, static_cast<float>(height));
+        placement.translate = {
+            placement.translate.x + d.x, placement.translate.y + d.y, placement.translate.z + d.z};
+      } else {
+        constexpr float kDegreesPerPixel = 0.5f;
+        placement.rotate_degrees.y += input.dx * kDegreesPerPixel;
+        placement.rotate_degrees.x += input.dy * kDegreesPerPixel;
+      }
+      m_dragging_model = m_state.set_placement(model, placement, false);
+    }
+  } else if (input.left) {
+    m_camera.orbit(input.dx, input.dy);
+  }
+  if (input.right_or_middle) m_camera.pan(input.dx, input.dy, static_cast<float>(height));
+  ClipPlane& clip = m_controls.draw.clip;
+  if (input.scroll != 0 && input.ctrl && clip.enabled) {
+    // A hundredth of the grid's side along the plane's axis per wheel step.
+    const Bounds& grid = m_state.pipeline().config().grid.bounds;
+    const float lo[3]  = {grid.min.x, grid.min.y, grid.min.z};
+    const float hi[3]  = {grid.max.x, grid.max.y, grid.max.z};
+    clip.offset = std::clamp(clip.offset + input.scroll * 0.01f * (hi[clip.axis] - lo[clip.axis]),
+                             lo[clip.axis],
+                             hi[clip.axis]);
+  } else if (input.scroll != 0) {
+    m_camera.zoom(input.scroll);
+  }
+}
+
+void ViewerSession::drop(const std::vector<std::string>& paths) {
+  if (paths.size() >= 2) {
+    m_state.load_model(0, paths[0]);
+    m_state.load_model(1, paths[1]);
+  } else if (paths.size() == 1) {
+    m_state.load_model(m_controls.selected_model, paths[0]);
+  }
 }
 
 bool ViewerSession::save_screenshot(const std::string& path, int width, int height) {

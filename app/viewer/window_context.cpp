@@ -1,6 +1,6 @@
 // The window kind of GlContext: GLFW 3.3 initialised with clear failures, a 4.5 core context, and
 // the input the frame loop reads. Scroll and key callbacks are installed before ImGui's GLFW
-// backend, which chains to them.
+// backend, which chains to them; the drop callback (files dragged onto the window) is ours alone.
 #include "viewer/context.hpp"
 #include "viewer/gl.hpp"
 
@@ -50,6 +50,7 @@ class WindowContext final : public GlContext {
     glfwSetWindowUserPointer(m_window, this);
     glfwSetScrollCallback(m_window, on_scroll);
     glfwSetKeyCallback(m_window, on_key);
+    glfwSetDropCallback(m_window, on_drop);
     glfwGetCursorPos(m_window, &m_cursor_x, &m_cursor_y);
   }
   WindowContext(const WindowContext&)            = delete;
@@ -84,6 +85,8 @@ class WindowContext final : public GlContext {
     m_input.left            = glfwGetMouseButton(m_window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
     m_input.right_or_middle = glfwGetMouseButton(m_window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS ||
                               glfwGetMouseButton(m_window, GLFW_MOUSE_BUTTON_MIDDLE) == GLFW_PRESS;
+    m_input.ctrl = glfwGetKey(m_window, GLFW_KEY_LEFT_CONTROL) == GLFW_PRESS ||
+                   glfwGetKey(m_window, GLFW_KEY_RIGHT_CONTROL) == GLFW_PRESS;
     const WindowInput input = m_input;
     m_input                 = {};
     return input;
@@ -110,6 +113,11 @@ class WindowContext final : public GlContext {
     if (action != GLFW_PRESS) return;
     WindowInput& input = static_cast<WindowContext*>(glfwGetWindowUserPointer(window))->m_input;
     if (input.key_count < static_cast<int>(input.keys.size())) input.keys[input.key_count++] = key;
+  }
+
+  static void on_drop(GLFWwindow* window, int count, const char** paths) {
+    WindowInput& input = static_cast<WindowContext*>(glfwGetWindowUserPointer(window))->m_input;
+    input.dropped.insert(input.dropped.end(), paths, paths + count);
   }
 
   GLFWwindow* m_window = nullptr;

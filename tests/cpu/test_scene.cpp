@@ -364,6 +364,85 @@ TEST(Scene, KeyframesInterpolateTranslationLinearlyAndRotationBySlerp) {
   expect_cell(cell_of_a(loaded, 7), {3, 6, 6});  // held after the last
 }
 
+void expect_same_pose(const Pose& a, const Pose& b) {
+  EXPECT_EQ(a.translate.x, b.translate.x);
+  EXPECT_EQ(a.translate.y, b.translate.y);
+  EXPECT_EQ(a.translate.z, b.translate.z);
+  // parse_scene normalizes quaternions again: the last bit may move.
+  EXPECT_NEAR(a.rotate.w, b.rotate.w, 1e-15);
+  EXPECT_NEAR(a.rotate.x, b.rotate.x, 1e-15);
+  EXPECT_NEAR(a.rotate.y, b.rotate.y, 1e-15);
+  EXPECT_NEAR(a.rotate.z, b.rotate.z, 1e-15);
+}
+
+// What the viewer's "save scene" writes is read back by the loader as the same scene, from a
+// folder other than the models' (paths are written relative to the scene file).
+TEST(Scene, SavedSceneReadsBackAsTheSameScene) {
+  const Scene original = parse_scene(
+      scene_text(R"(, "name": "pipe", "unit": "mm", "points": 1234, "transform": {"translate":
+          [0.1, -2.5, 3], "rotate": [10, 20.5, -30], "scale": 0.25}, "keyframes": [{"time": 0},
+          {"time": 2.5, "translate": [1, 2, 3], "rotate": [0, 90, 0]}])",
+                 R"(, "unit": "in", "transform": {"quaternion": [0.5, 0.5, 0.5, 0.5]})",
+                 R"(, "name": "plant", "unit": "cm", "grid": {"voxel_size": 0.125, "bounds":
+          {"min": [-5, -4, -3], "max": [5, 4, 3.5]}, "margin": 0.1}, "motion": {"kind":
+          "keyframes"}, "algorithm": "hashgraph-v2", "points": 4321, "time": 1.75)"),
+      temp_dir() / "original.json");
+  fs::create_directories(temp_dir() / "saved");
+  const fs::path file = temp_dir() / "saved" / "scene.json";
+  save_scene(original, file);
+  const Scene saved = load_scene(file);
+
+  EXPECT_EQ(saved.name, "plant");
+  EXPECT_EQ(saved.unit, LengthUnit::Centimeter);
+  EXPECT_EQ(saved.algorithm, TableKind::HashGraphV2);
+  EXPECT_EQ(saved.points, 4321u);
+  EXPECT_EQ(saved.time, 1.75);
+  EXPECT_EQ(saved.motion.kind, MotionKind::Keyframes);
+  EXPECT_EQ(saved.grid.voxel_size, 0.125);
+  EXPECT_EQ(saved.grid.margin, 0.1);
+  ASSERT_TRUE(saved.grid.bounds.has_value());
+  EXPECT_EQ(saved.grid.bounds->max.z, 3.5f);
+  EXPECT_EQ(saved.grid.bounds->min.x, -5.0f);
+  for (int i = 0; i < 2; ++i) {
+    const SceneModel &a = original.models[i], &b = saved.models[i];
+    EXPECT_EQ(fs::weakly_canonical(a.path), fs::weakly_canonical(b.path)) << i;
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.unit, b.unit);
+    EXPECT_EQ(a.scale, b.scale);
+    EXPECT_EQ(a.points, b.points);
+    expect_same_pose(a.pose, b.pose);
+    ASSERT_EQ(a.keyframes.size(), b.keyframes.size());
+    for (std::size_t k = 0; k < a.keyframes.size(); ++k) {
+      EXPECT_EQ(a.keyframes[k].time, b.keyframes[k].time);
+      expect_same_pose(a.keyframes[k].pose, b.keyframes[k].pose);
+    }
+  }
+  EXPECT_EQ(saved.models[0].name, "pipe");
+  EXPECT_EQ(saved.models[0].scale, 0.25);
+  EXPECT_EQ(saved.models[1].unit, LengthUnit::Inch);
+  EXPECT_NE(read_text(file.string()).find("\"path\": \"../"), std::string::npos)
+      << "model paths relative to the scene file's folder";
+
+  // A swing with its deformation, and a resolution instead of a voxel size.
+  const Scene swing = parse_scene(
+      scene_text("", "", R"(, "grid": {"resolution": 96}, "motion": {"kind": "swing", "speed": 2,
+          "separation": 0.75, "deformation": "twist", "amount": 0.2})"),
+      temp_dir() / "swing.json");
+  save_scene(swing, file);
+  const Scene swing_saved = load_scene(file);
+  EXPECT_EQ(swing_saved.grid.resolution, 96);
+  EXPECT_EQ(swing_saved.grid.voxel_size, 0.0);
+  EXPECT_FALSE(swing_saved.grid.bounds.has_value());
+  EXPECT_EQ(swing_saved.motion.kind, MotionKind::Swing);
+  EXPECT_EQ(swing_saved.motion.speed, 2.0f);
+  EXPECT_EQ(swing_saved.motion.separation, 0.75f);
+  EXPECT_EQ(swing_saved.motion.deformation, Deformation::Twist);
+  EXPECT_EQ(swing_saved.motion.amount, 0.2f);
+  EXPECT_FALSE(swing_saved.algorithm.has_value());
+
+  EXPECT_THROW(save_scene(swing, temp_dir() / "no_such_dir" / "s.json"), Error);
+}
+
 TEST(Scene, GridThatDoesNotHoldAModelWarnsOnce) {
   const std::string cut = scene_text(
       "",

@@ -1,6 +1,7 @@
 // The device-only render test: the viewer offscreen on EGL's device platform with real CUDA-GL
-// interop must draw the same pixels as the host-upload path, and --timing must report interop
-// map / unmap beside plain device buffers. Skips without a CUDA device or an EGL device.
+// interop must draw the same pixels as the host-upload path, the CUDA drawing path (--cuda-draw)
+// nearly the same pixels as GL, and --timing must report interop map / unmap beside plain device
+// buffers. Skips without a CUDA device or an EGL device.
 #include "render_checks.hpp"
 #include "viewer/renderer.hpp"
 
@@ -59,6 +60,29 @@ TEST_F(OffscreenGpuTest, InteropDrawsWhatTheHostUploadDraws) {
               differing,
               a.pixels());
   EXPECT_LE(differing, a.pixels() / 1000);
+}
+
+// Points and voxels splatted by CUDA (cubes ray-cast per pixel, one atomicMin per fragment) against
+// GL's rasterizer: the same picture but for edge pixels.
+TEST_F(OffscreenGpuTest, CudaDrawingShowsWhatGlDraws) {
+  const std::string cuda_png = output_path("offscreen_cuda_draw.png");
+  const std::string gl_png   = output_path("offscreen_gl_draw.png");
+  RUN_OFFSCREEN_OR_SKIP(cuda, kScene + " --cuda-draw --screenshot " + cuda_png);
+  EXPECT_NE(cuda.output.find("transfer: CUDA-GL interop, drawn by CUDA"), std::string::npos)
+      << cuda.output;
+  RUN_OFFSCREEN_OR_SKIP(gl, kScene + " --screenshot " + gl_png);
+
+  const Image a = Image::load(cuda_png), b = Image::load(gl_png);
+  ASSERT_EQ(a.width, 960);
+  ASSERT_EQ(a.width, b.width);
+  ASSERT_EQ(a.height, b.height);
+  EXPECT_GT(a.count_near(palette::kPoints[0], 0.02f), 1000u);
+  EXPECT_GT(a.count_near(palette::kPoints[1], 0.02f), 1000u);
+  EXPECT_GT(a.count(intersection_yellow), 20u);
+  const std::size_t differing = differing_pixels(a, b, 24);
+  std::printf(
+      "CUDA drawing vs GL: %zu of %zu pixels differ by more than 24/255\n", differing, a.pixels());
+  EXPECT_LE(differing, a.pixels() / 50);
 }
 
 TEST_F(OffscreenGpuTest, TimingReportsInteropAndPlainDeviceBuffers) {

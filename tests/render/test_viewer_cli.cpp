@@ -36,6 +36,16 @@ std::size_t lines(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
+/// The overlay's translucent background over the scene's.
+std::array<float, 3> overlay_background() {
+  std::array<float, 3> c{};
+  for (int k = 0; k < 3; ++k) {
+    c[k] = viewer::kOverlayAlpha * palette::kPanel[k] +
+           (1 - viewer::kOverlayAlpha) * palette::kBackground[k];
+  }
+  return c;
+}
+
 /// Runs the pipeline's frames for an AppState without GL: the voxels do not depend on the path
 /// that takes them to the screen.
 class PipelineOnlyBridge final : public viewer::BufferBridge {
@@ -90,7 +100,12 @@ TEST(ViewerCli, HelpListsTheOptions) {
                            "--export",
                            "--offscreen",
                            "--width",
-                           "--height"}) {
+                           "--height",
+                           "--xray",
+                           "--cuda-draw",
+                           "--clip",
+                           "--tab",
+                           "--clash-every"}) {
     EXPECT_NE(r.output.find(flag), std::string::npos) << flag;
   }
 }
@@ -110,7 +125,12 @@ TEST(ViewerCli, MalformedValuesAreUsageErrors) {
                            "--backend opencl",
                            "--screenshot x.png",
                            "--export x.ply",
-                           "--offscreen"}) {
+                           "--offscreen",
+                           "--clip w:1",
+                           "--clip x:abc",
+                           "--clip x",
+                           "--tab nope",
+                           "--clash-every -1"}) {
     const CommandResult r = run_voxhash(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
     EXPECT_EQ(lines(r.output), 1u) << args << ": " << r.output;
@@ -149,6 +169,8 @@ TEST(ViewerCli, ScreenshotShowsBothModelsIntersectionAndPanel) {
   EXPECT_GT(image.count_near(palette::kPoints[1], 0.02f, scene_x), 500u) << "model B's points";
   EXPECT_GT(image.count(intersection_yellow, scene_x), 20u) << "intersection voxels";
   EXPECT_GT(image.count_near(palette::kPanel), total / 20) << "the panel's background";
+  EXPECT_GT(image.count_near(overlay_background(), 0.02f, image.width * 3 / 4), 2000u)
+      << "the overlay in the top-right corner";
 }
 
 TEST(ViewerCli, NoPanelHidesThePanel) {
@@ -158,6 +180,7 @@ TEST(ViewerCli, NoPanelHidesThePanel) {
   const Image image = Image::load(png);
   ASSERT_GT(image.pixels(), 0u);
   EXPECT_LT(image.count_near(palette::kPanel), image.pixels() / 100);
+  EXPECT_EQ(image.count_near(overlay_background(), 0.01f), 0u) << "no overlay either";
   EXPECT_GT(image.count_near(palette::kPoints[0], 0.02f), 500u);
 }
 
@@ -176,6 +199,24 @@ TEST(ViewerCli, OffscreenRendersTheWindowsFrame) {
   ASSERT_EQ(a.width, b.width);
   ASSERT_EQ(a.height, b.height);
   EXPECT_LE(differing_pixels(a, b, 8), a.pixels() / 1000);
+}
+
+TEST(ViewerCli, CudaDrawingFallsBackToGlWithoutInterop) {
+  const std::string gl_png    = output_path("draw_gl.png");
+  const std::string asked_png = output_path("draw_cuda_asked.png");
+  const std::string scene     = kSmallScene + " --frames 30 --no-panel";
+  const CommandResult gl      = run_voxhash(scene + " --screenshot " + gl_png);
+  ASSERT_EQ(gl.exit_code, 0) << gl.output;
+  const CommandResult asked = run_voxhash(scene + " --cuda-draw --screenshot " + asked_png);
+  ASSERT_EQ(asked.exit_code, 0) << asked.output;
+  EXPECT_NE(asked.output.find(
+                "transfer: host upload (CPU backend), drawn by GL (CUDA drawing needs CUDA-GL "
+                "interop)"),
+            std::string::npos)
+      << asked.output;
+  const Image a = Image::load(gl_png), b = Image::load(asked_png);
+  ASSERT_GT(a.pixels(), 0u);
+  EXPECT_EQ(differing_pixels(a, b, 0), 0u);
 }
 
 TEST(ViewerCli, ExportWritesBothModelsLabelledVoxels) {

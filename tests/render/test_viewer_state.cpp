@@ -3,20 +3,29 @@
 // unchanged; the GL buffers hold exactly the pipeline's points and labelled voxels; the layer
 // toggles decide what the renderer draws; a bad model path, a scene too large for memory and a
 // frame whose allocation fails are messages, not exits (the last goes back to the previous scene);
-// a model outside the grid is warned about.
+// a model outside the grid is warned about; placement (panel fields and mouse drags) moves a model
+// exactly and fits the grid again, a saved scene reloads as the same frame, the clash list matches
+// the frame and frames the camera on a region, dropped files load as models; X-ray, the clipping
+// plane, edited colours, per-model inside colours and lighting each change the picture as they
+// should.
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
 #include "viewer/context.hpp"
+#include "viewer/gauges.hpp"
 #include "viewer/gl.hpp"
+#include "viewer/panel.hpp"
 #include "viewer/render_buffer.hpp"
 #include "viewer/renderer.hpp"
+#include "viewer/viewer_session.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/pipeline.hpp>
+#include <voxhash/scene.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -325,6 +334,457 @@ TEST_F(ViewerStateTest, PausedStateRunsNoFrameUntilStepped) {
   m_state->reset();
   EXPECT_TRUE(m_state->update(*m_bridge, 1.0));
   EXPECT_EQ(m_state->time(), 0.0);
+}
+
+/// A session over the test's window (no panel: the mouse is the scene's).
+std::unique_ptr<viewer::ViewerSession> static_session() {
+  viewer::ViewerOptions options;
+  options.scene      = scene_of_models(asset("sphere.obj"), asset("torus.obj"));
+  options.points     = 20000;
+  options.resolution = 128;
+  options.no_panel   = true;
+  return std::make_unique<viewer::ViewerSession>(options, nullptr);
+}
+
+/// What the renderer draws for `settings` from the default camera, read back.
+Image render(const viewer::SceneBuffers& buffers,
+             const AppState& state,
+             const viewer::DrawSettings& settings) {
+  const viewer::OffscreenFramebuffer target(kWidth, kHeight);
+  const viewer::Renderer renderer;
+  viewer::OrbitCamera camera;
+  camera.frame(state.pipeline().config().grid.bounds);
+  renderer.draw(buffers,
+                settings,
+                camera.view_proj(float(kWidth) / kHeight),
+                camera.eye_direction(),
+                state.pipeline().grid().voxel_size,
+                kWidth,
+                kHeight);
+  std::vector<unsigned char> rgb(kWidth * kHeight * 3);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, kWidth, kHeight, GL_RGB, GL_UNSIGNED_BYTE, rgb.data());
+  return Image{kWidth, kHeight, std::move(rgb)};
+}
+
+viewer::DrawSettings voxels_only() {
+  viewer::DrawSettings settings;
+  settings.layers.points = {false, false};
+  return settings;
+}
+
+std::size_t not_background(const Image& image) {
+  return image.pixels() - image.count_near(viewer::palette::kBackground);
+}
+
+TEST_F(ViewerStateTest, XrayShowsTheInsideThroughTheShells) {
+  run_frame_at(1.7);
+  viewer::DrawSettings opaque = voxels_only();
+  opaque.layers.outside       = {true, true};
+  viewer::DrawSettings xray   = opaque;
+  xray.xray                   = true;
+  const Image shells          = render(m_buffers, *m_state, opaque);
+  const Image seen            = render(m_buffers, *m_state, xray);
+  EXPECT_GT(not_background(shells), 1000u);
+  EXPECT_GT(not_background(seen), 1000u);
+  EXPECT_GT(differing_pixels(shells, seen, 8), shells.pixels() / 50);
+  // How much of the picture the inside and intersection voxels make: little behind opaque
+  // shells, much more through translucent ones.
+  const auto inner_share = [&](viewer::DrawSettings settings) {
+    const Image with             = render(m_buffers, *m_state, settings);
+    settings.layers.inside       = {false, false};
+    settings.layers.intersection = false;
+    return differing_pixels(with, render(m_buffers, *m_state, settings), 8);
+  };
+  const std::size_t hidden = inner_share(opaque), shown = inner_share(xray);
+  EXPECT_GT(shown, 2 * hidden + 50) << "hidden " << hidden << ", shown " << shown;
+}
+
+TEST_F(ViewerStateTest, ClippingPlaneCutsAwayWhatLiesBeyondIt) {
+  run_frame_at(1.7);
+  const Bounds grid = m_state->pipeline().config().grid.bounds;
+  viewer::DrawSettings whole;  // points and voxels
+  viewer::DrawSettings cut = whole;
+  cut.clip.enabled         = true;
+  cut.clip.axis            = 0;
+  const auto drawn         = [&](float offset, bool flip) {
+    cut.clip.offset = offset;
+    cut.clip.flip   = flip;
+    return not_background(render(m_buffers, *m_state, cut));
+  };
+  const std::size_t all = not_background(render(m_buffers, *m_state, whole));
+  ASSERT_GT(all, 2000u);
+  EXPECT_EQ(drawn(grid.min.x - 1, false), 0u) << "everything lies beyond";
+  EXPECT_EQ(drawn(grid.max.x + 1, false), all) << "nothing lies beyond";
+  const float middle      = 0.5f * (grid.min.x + grid.max.x);
+  const std::size_t below = drawn(middle, false), above = drawn(middle, true);
+  EXPECT_GT(below, all / 10);
+  EXPECT_LT(below, all * 9 / 10);
+  EXPECT_GT(above, all / 10);
+  EXPECT_LT(above, all * 9 / 10);
+}
+
+TEST_F(ViewerStateTest, ControlWheelMovesTheClippingPlane) {
+  const auto session               = static_session();
+  viewer::ClipPlane& clip          = session->controls().draw.clip;
+  clip.enabled                     = true;
+  clip.axis                        = 1;
+  clip.offset                      = 0;
+  const Bounds grid                = session->state().pipeline().config().grid.bounds;
+  const viewer::OrbitCamera before = session->camera();
+  viewer::WindowInput wheel;
+  wheel.scroll = 2;
+  wheel.ctrl   = true;
+  session->handle_mouse(wheel, kHeight);
+  EXPECT_NEAR(clip.offset, 0.02f * (grid.max.y - grid.min.y), 1e-5);
+  EXPECT_EQ(session->camera().view_proj(1.0f), before.view_proj(1.0f)) << "no zoom";
+  wheel.ctrl = false;
+  session->handle_mouse(wheel, kHeight);
+  EXPECT_NE(session->camera().view_proj(1.0f), before.view_proj(1.0f)) << "a zoom";
+}
+
+TEST_F(ViewerStateTest, EditedColoursInsideColoursPerModelAndLighting) {
+  run_frame_at(1.7);
+  viewer::DrawSettings settings = voxels_only();
+  settings.layers.inside        = {false, false};
+  const Image yellow            = render(m_buffers, *m_state, settings);
+  ASSERT_GT(yellow.count(intersection_yellow), 50u);
+
+  // Edited: the intersection green.
+  settings.colors.intersection = {0.0f, 1.0f, 0.0f};
+  const Image green            = render(m_buffers, *m_state, settings);
+  EXPECT_EQ(green.count(intersection_yellow), 0u);
+  EXPECT_GT(
+      green.count([](float r, float g, float b) { return g > 0.4f && r < 0.05f && b < 0.05f; }),
+      50u);
+
+  // Lighting: unlit faces are all exactly the colour; lit ones vary with the face.
+  settings.ambient          = 1.0f;
+  const Image flat          = render(m_buffers, *m_state, settings);
+  const std::size_t painted = not_background(flat);
+  EXPECT_EQ(flat.count_near({0.0f, 1.0f, 0.0f}, 1.0f / 255), painted);
+  settings.ambient = 0.2f;
+  const Image lit  = render(m_buffers, *m_state, settings);
+  EXPECT_LT(lit.count_near({0.0f, 1.0f, 0.0f}, 1.0f / 255), painted / 2);
+
+  // Inside A and inside B in their own colours.
+  settings                     = voxels_only();
+  settings.ambient             = 1.0f;
+  settings.layers.intersection = false;
+  const viewer::Colors colors;
+  ASSERT_NE(colors.inside[0], colors.inside[1]);
+  const Image inside = render(m_buffers, *m_state, settings);
+  EXPECT_GT(inside.count_near(colors.inside[0], 1.0f / 255), 20u);
+  EXPECT_GT(inside.count_near(colors.inside[1], 1.0f / 255), 20u);
+}
+
+/// A state of the two bundled models as placed by their files, without motion (a user's scene).
+std::unique_ptr<AppState> static_state() {
+  viewer::SceneSettings settings;
+  settings.points_per_model = 20000;
+  settings.resolution       = 128;
+  return std::make_unique<AppState>(
+      Backend::Cpu, settings, scene_of_models(asset("sphere.obj"), asset("torus.obj")));
+}
+
+viewer::ModelPlacement placement_with_scale(double scale) {
+  viewer::ModelPlacement placement;
+  placement.scale = scale;
+  return placement;
+}
+
+std::vector<Float3> points_of(const Pipeline& pipeline, int model) {
+  const auto points = pipeline.points(model);  // host memory on the CPU backend
+  return {points.begin(), points.end()};
+}
+
+TEST_F(ViewerStateTest, PlacementMovesAModelExactlyAndFitsTheGridAgain) {
+  m_state = static_state();
+  run_frame();
+  const std::vector<Float3> rest = points_of(m_state->pipeline(), 1);
+  const GridParams grid_before   = m_state->pipeline().config().grid;
+
+  // p -> Rz(90) (2 p) + (3, 0, 0.5): (x, y, z) -> (3 - 2y, 2x, 2z + 0.5).
+  viewer::ModelPlacement placement;
+  placement.translate      = {3.0f, 0.0f, 0.5f};
+  placement.rotate_degrees = {0.0f, 0.0f, 90.0f};
+  placement.scale          = 2;
+  ASSERT_TRUE(m_state->set_placement(1, placement, true)) << m_state->message();
+  run_frame();
+  const std::vector<Float3> placed = points_of(m_state->pipeline(), 1);
+  ASSERT_EQ(placed.size(), rest.size());
+  for (std::size_t k = 0; k < rest.size(); k += 97) {
+    EXPECT_NEAR(placed[k].x, 3 - 2 * rest[k].y, 1e-5) << k;
+    EXPECT_NEAR(placed[k].y, 2 * rest[k].x, 1e-5) << k;
+    EXPECT_NEAR(placed[k].z, 2 * rest[k].z + 0.5, 1e-5) << k;
+  }
+  const GridParams grid = m_state->pipeline().config().grid;
+  EXPECT_GT(grid.bounds.max.x, grid_before.bounds.max.x + 1) << "the grid fitted again";
+  EXPECT_EQ(m_state->stats().model[1].outside_grid, 0u);
+  EXPECT_EQ(m_state->scene().models[1].scale, 2.0);
+  const viewer::ModelPlacement read = m_state->placement(1);
+  EXPECT_NEAR(read.rotate_degrees.z, 90.0f, 1e-4);
+  EXPECT_NEAR(read.rotate_degrees.x, 0.0f, 1e-4);
+
+  // Back where it was: from the rest copy, so without drift.
+  ASSERT_TRUE(m_state->set_placement(1, viewer::ModelPlacement{}, true)) << m_state->message();
+  run_frame();
+  const std::vector<Float3> back = points_of(m_state->pipeline(), 1);
+  for (std::size_t k = 0; k < rest.size(); ++k) {
+    ASSERT_NEAR(back[k].x, rest[k].x, 1e-6) << k;
+    ASSERT_NEAR(back[k].y, rest[k].y, 1e-6) << k;
+    ASSERT_NEAR(back[k].z, rest[k].z, 1e-6) << k;
+  }
+  EXPECT_FALSE(m_state->set_placement(1, placement_with_scale(0), true));
+  EXPECT_TRUE(m_state->message_is_error());
+}
+
+TEST_F(ViewerStateTest, SavedSceneReloadsAsTheSameFrame) {
+  m_state = static_state();
+  viewer::ModelPlacement placement;
+  placement.translate      = {0.9f, 0.1f, -0.2f};
+  placement.rotate_degrees = {15.0f, 30.0f, 45.0f};
+  ASSERT_TRUE(m_state->set_placement(1, placement, true)) << m_state->message();
+  m_state->set_algorithm(TableKind::HashGraphV2);
+  run_frame();
+  ASSERT_GT(m_state->stats().model[0].intersection, 0u) << "the placement should make them meet";
+
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("voxhash_saved_" + std::to_string(getpid()) + ".json"))
+                               .string();
+  ASSERT_TRUE(m_state->save_scene(file)) << m_state->message();
+  EXPECT_FALSE(m_state->message_is_error());
+  const Scene scene = load_scene(file);
+  std::filesystem::remove(file);
+  EXPECT_EQ(scene.algorithm, TableKind::HashGraphV2);
+
+  viewer::SceneSettings other;  // the file gives the points and the grid
+  AppState reloaded(Backend::Cpu, other, scene);
+  viewer::HostUploadBridge bridge(m_buffers);
+  ASSERT_TRUE(reloaded.update(bridge, 0.0)) << reloaded.message();
+  EXPECT_EQ(reloaded.pipeline().config().grid.resolution.x,
+            m_state->pipeline().config().grid.resolution.x);
+  for (int i = 0; i < 2; ++i) {
+    const ModelVoxels a = m_state->pipeline().download(i), b = reloaded.pipeline().download(i);
+    EXPECT_EQ(a.keys, b.keys) << "model " << i;
+    EXPECT_EQ(a.labels, b.labels) << "model " << i;
+  }
+}
+
+TEST_F(ViewerStateTest, ClashListMatchesTheFrameOnDemandAndEveryNFrames) {
+  run_frame_at(1.7);
+  EXPECT_FALSE(m_state->clash().has_value());
+  ASSERT_TRUE(m_state->compute_clash()) << m_state->message();
+  ASSERT_TRUE(m_state->clash().has_value()) << "nothing changed: computed at once";
+  const ClashReport& report = *m_state->clash();
+  EXPECT_EQ(report.voxels, m_state->stats().model[0].intersection);
+  ASSERT_GT(report.regions.size(), 0u);
+  std::size_t voxels = 0;
+  for (std::size_t r = 0; r < report.regions.size(); ++r) {
+    voxels += report.regions[r].voxels;
+    if (r > 0) {
+      EXPECT_GE(report.regions[r - 1].voxels, report.regions[r].voxels);
+    }
+  }
+  EXPECT_EQ(voxels, report.voxels);
+  EXPECT_EQ(m_state->clash_time(), 1.7);
+
+  // Every 2 frames: the report follows the animation.
+  m_state->set_clash_interval(2);
+  m_state->toggle_pause();
+  ASSERT_TRUE(m_state->update(*m_bridge, 0.05));
+  EXPECT_EQ(m_state->clash_time(), 1.7);
+  ASSERT_TRUE(m_state->update(*m_bridge, 0.05));
+  EXPECT_NEAR(m_state->clash_time(), 1.8, 1e-9);
+  EXPECT_EQ(m_state->clash()->voxels, m_state->stats().model[0].intersection);
+
+  // A change asks for the next frame's report.
+  m_state->set_clash_interval(0);
+  m_state->toggle_pause();
+  m_state->set_time(1.5);
+  ASSERT_TRUE(m_state->compute_clash());
+  EXPECT_NEAR(m_state->clash_time(), 1.8, 1e-9) << "not from the stale frame";
+  ASSERT_TRUE(m_state->update(*m_bridge, 0.0));
+  EXPECT_EQ(m_state->clash_time(), 1.5);
+}
+
+TEST_F(ViewerStateTest, DroppedFilesLoadAsModelsAndErrorsStayBesideTheModel) {
+  const auto session                 = static_session();
+  viewer::AppState& state            = session->state();
+  session->controls().selected_model = 1;
+  session->drop({"/nonexistent/dropped.stl"});
+  EXPECT_NE(state.model_error(1).find("/nonexistent/dropped.stl"), std::string::npos)
+      << state.model_error(1);
+  EXPECT_EQ(state.model_error(0), "");
+  EXPECT_EQ(state.models()[1].path, asset("torus.obj"));
+
+  session->drop({asset("torus.obj")});
+  EXPECT_EQ(state.model_error(1), "") << "a good load clears the error";
+  session->drop({asset("torus.obj"), asset("sphere.obj")});
+  EXPECT_EQ(state.models()[0].path, asset("torus.obj"));
+  EXPECT_EQ(state.models()[1].path, asset("sphere.obj"));
+}
+
+TEST_F(ViewerStateTest, MouseDragMovesTheSelectedModelAndReleaseFitsTheGrid) {
+  const auto session = static_session();
+  session->frame(0.0, kWidth, kHeight);
+  const float before_x           = session->state().placement(0).translate.x;
+  const float grid_max           = session->state().pipeline().config().grid.bounds.max.x;
+  session->controls().mouse_mode = viewer::MouseMode::Translate;
+  viewer::WindowInput drag;
+  drag.left = true;
+  drag.dx   = 200;  // to the right: +x seen from the default view
+  session->handle_mouse(drag, kHeight);
+  session->handle_mouse(drag, kHeight);
+  EXPECT_GT(session->state().placement(0).translate.x, before_x + 0.5f);
+  EXPECT_EQ(session->state().placement(1).translate.x, 0.0f) << "only the selected model";
+  EXPECT_EQ(session->state().pipeline().config().grid.bounds.max.x, grid_max)
+      << "not while dragging";
+  session->handle_mouse(viewer::WindowInput{}, kHeight);  // released
+  EXPECT_GT(session->state().pipeline().config().grid.bounds.max.x, grid_max + 0.5f);
+
+  session->controls().mouse_mode = viewer::MouseMode::Rotate;
+  drag.dx                        = 60;  // half a degree a pixel, about y
+  session->handle_mouse(drag, kHeight);
+  EXPECT_NEAR(session->state().placement(0).rotate_degrees.y, 30.0f, 1e-3);
+}
+
+TEST_F(ViewerStateTest, FitViewShowsBothPlacedModels) {
+  const auto session = static_session();
+  viewer::ModelPlacement far;
+  far.translate = {6.0f, -2.0f, 1.0f};
+  ASSERT_TRUE(session->state().set_placement(1, far, true)) << session->state().message();
+  session->fit_view();
+  const Bounds box = session->state().view_bounds();
+  EXPECT_GT(box.max.x, 6.5f) << "model B where it was placed";
+  EXPECT_LT(box.min.x, -0.5f) << "and model A";
+  for (int corner = 0; corner < 8; ++corner) {
+    const glm::vec3 p(corner & 1 ? box.max.x : box.min.x,
+                      corner & 2 ? box.max.y : box.min.y,
+                      corner & 4 ? box.max.z : box.min.z);
+    const glm::vec4 q = session->camera().view_proj(1.6f) * glm::vec4(p, 1.0f);
+    EXPECT_LT(std::abs(q.x / q.w), 1.0f) << corner;
+    EXPECT_LT(std::abs(q.y / q.w), 1.0f) << corner;
+  }
+}
+
+TEST_F(ViewerStateTest, FocusFramesAClashRegionInTheMiddleOfTheView) {
+  run_frame_at(1.7);
+  ASSERT_TRUE(m_state->compute_clash());
+  const ClashRegion& region = m_state->clash()->regions.front();
+  viewer::OrbitCamera camera;
+  camera.frame(m_state->pipeline().config().grid.bounds);
+  camera.focus(region.bounds);
+  const glm::vec3 c((region.bounds.min.x + region.bounds.max.x) / 2,
+                    (region.bounds.min.y + region.bounds.max.y) / 2,
+                    (region.bounds.min.z + region.bounds.max.z) / 2);
+  const glm::vec4 clip = camera.view_proj(1.5f) * glm::vec4(c, 1.0f);
+  EXPECT_NEAR(clip.x / clip.w, 0.0f, 1e-4);
+  EXPECT_NEAR(clip.y / clip.w, 0.0f, 1e-4);
+  for (int corner = 0; corner < 8; ++corner) {
+    const glm::vec3 p(corner & 1 ? region.bounds.max.x : region.bounds.min.x,
+                      corner & 2 ? region.bounds.max.y : region.bounds.min.y,
+                      corner & 4 ? region.bounds.max.z : region.bounds.min.z);
+    const glm::vec4 q = camera.view_proj(1.5f) * glm::vec4(p, 1.0f);
+    EXPECT_LT(std::abs(q.x / q.w), 1.0f) << "the region fits in the view";
+    EXPECT_LT(std::abs(q.y / q.w), 1.0f);
+  }
+}
+
+/// Limits as an H100 measured them (docs/BENCHMARKS.md), with a 32 MiB L2 table.
+DeviceLimits h100_limits() {
+  DeviceLimits limits;
+  limits.read4_dram   = 33.0;
+  limits.read8_dram   = 32.2;
+  limits.read4_l2     = 120.0;
+  limits.read8_l2     = 100.0;
+  limits.exch8_dram   = 13.4;
+  limits.exch8_l2     = 40.0;
+  limits.sort_pairs   = 30.6;
+  limits.l2_table_mib = 32;
+  return limits;
+}
+
+TEST(Gauges, EachRateIsHeldAgainstTheBoundThatLimitsIt) {
+  const DeviceLimits limits  = h100_limits();
+  constexpr std::size_t kMiB = 1 << 20;
+  // HashGraph builds sort pairs (V2 at 16.4 G keys/s read 122 % of the exchange bound before).
+  for (const TableKind kind : {TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+    const viewer::RateBound b = viewer::build_bound(limits, kind, 100 * kMiB);
+    EXPECT_EQ(b.limit, 30.6);
+    EXPECT_NE(b.name.find("sort"), std::string::npos) << b.name;
+  }
+  EXPECT_EQ(viewer::build_bound(limits, TableKind::Cuckoo, 8 * kMiB).limit, 40.0);
+  EXPECT_EQ(viewer::build_bound(limits, TableKind::Cuckoo, 8 * kMiB).name,
+            "random 64-bit exchanges, L2");
+  EXPECT_EQ(viewer::build_bound(limits, TableKind::Cuckoo, 200 * kMiB).limit, 13.4);
+  // Probes: the slot size, where the table lives.
+  EXPECT_EQ(viewer::probe_bound(limits, TableKind::Cuckoo, 8 * kMiB, 20e9).limit, 100.0);
+  EXPECT_EQ(viewer::probe_bound(limits, TableKind::HashGraphV2, 8 * kMiB, 20e9).limit, 120.0);
+  EXPECT_EQ(viewer::probe_bound(limits, TableKind::Cuckoo, 200 * kMiB, 20e9).name,
+            "random 8-byte reads, DRAM");
+  // 2 x 8M voxels probed at 100 G/s: "305.8 % of random 4-byte reads, DRAM" before; the keys are
+  // coherent, the cache serves them: the L2 bound.
+  const viewer::RateBound coherent =
+      viewer::probe_bound(limits, TableKind::HashGraphV2, 200 * kMiB, 100e9);
+  EXPECT_EQ(coherent.limit, 120.0);
+  EXPECT_NE(coherent.name.find("L2"), std::string::npos);
+  EXPECT_LE(100e9 * 1e-9 / coherent.limit, 1.0);
+  EXPECT_EQ(viewer::bound_text(20e9, {40.0, "random 64-bit exchanges, L2"}),
+            "50.0 % of random 64-bit exchanges, L2 (40 G/s)");
+  EXPECT_EQ(viewer::frame_table_bytes(TableKind::Cuckoo, 1000, 1.25, 1), 10000u);
+}
+
+TEST_F(ViewerStateTest, OverlaySaysAlgorithmBackendTransferAndPause) {
+  run_frame_at(0.5);  // leaves it paused
+  viewer::ViewControls controls;
+  viewer::PanelInfo info;
+  info.backend                   = "cpu";
+  info.transfer                  = "host upload (CPU backend)";
+  std::vector<std::string> lines = viewer::overlay_lines(*m_state, controls, info, 20.0);
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_EQ(lines[0].rfind("50.0 FPS (20.0 ms)", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1], "algorithm: cuckoo");
+  EXPECT_EQ(lines[2], "backend: cpu, transfer: host upload (CPU backend)");
+  EXPECT_EQ(lines[3], "PAUSED at t = 0.50 s");
+  m_state->toggle_pause();
+  m_state->set_algorithm(TableKind::HashGraphV2);
+  controls.mouse_mode     = viewer::MouseMode::Translate;
+  controls.selected_model = 1;
+  lines                   = viewer::overlay_lines(*m_state, controls, info, 20.0);
+  EXPECT_EQ(lines[1], "algorithm: hashgraph-v2");
+  EXPECT_EQ(lines[3], "running at t = 0.50 s");
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[4], "mouse: moves model B (M: camera)");
+}
+
+// Every tab's content fits a 1280 x 800 window without scrolling (with the device limits
+// measured, so that the rates show their gauges).
+TEST_F(ViewerStateTest, EveryPanelTabFitsA1280x800Window) {
+  viewer::ViewerOptions options;
+  options.scene      = scene_of_models(asset("sphere.obj"), asset("torus.obj"));
+  options.points     = 20000;
+  options.resolution = 128;
+  options.width      = 1280;
+  options.height     = 800;
+  {
+    viewer::ViewerSession session(options, nullptr);
+    const viewer::OffscreenFramebuffer target(1280, 800);
+    session.state().set_clash_interval(1);
+    for (int tab = 0; tab < 5; ++tab) {
+      session.panel().open_tab(static_cast<viewer::PanelTab>(tab));
+      for (int frame = 0; frame < 3; ++frame)
+        session.frame(1.0 / 60, 1280, 800);
+      EXPECT_EQ(session.panel().overflow(), 0.0f) << viewer::kPanelTabNames[tab];
+    }
+  }
+  // The measurement sees a panel that does not fit: 1280 x 400.
+  viewer::ViewerSession small(options, nullptr);
+  const viewer::OffscreenFramebuffer target(1280, 400);
+  small.panel().open_tab(viewer::PanelTab::Stats);
+  for (int frame = 0; frame < 3; ++frame)
+    small.frame(1.0 / 60, 1280, 400);
+  EXPECT_GT(small.panel().overflow(), 100.0f);
 }
 
 }  // namespace

@@ -103,6 +103,12 @@ struct Scene {
 [[nodiscard]] Scene parse_scene(std::string_view json_text, const std::filesystem::path& file);
 /// Reads and parses a scene file; a missing or unreadable file throws InvalidInput naming it.
 [[nodiscard]] Scene load_scene(const std::filesystem::path& file);
+/// The scene as a scene file that parse_scene reads back to the same scene (every field, numbers
+/// with full precision, rotations as quaternions); model paths relative to `folder`, the folder
+/// the file will be in. What the viewer's "save scene" writes.
+[[nodiscard]] std::string scene_to_json(const Scene& scene, const std::filesystem::path& folder);
+/// Writes scene_to_json(scene, file's folder) to `file`; throws Error when it cannot be written.
+void save_scene(const Scene& scene, const std::filesystem::path& file);
 /// The scene of two model files given without a scene file: in place, no motion, fitted grid.
 [[nodiscard]] Scene scene_of_models(const std::filesystem::path& model_a,
                                     const std::filesystem::path& model_b);

@@ -1,0 +1,101 @@
+// Scene to scene file: the inverse of parse_scene, so that a front end (the viewer's "save scene")
+// can write the scene it runs. Every field parse_scene reads is written with full precision (floats
+// and doubles round-trip through the text), rotations as quaternions, model paths relative to the
+// file's folder.
+#include <voxhash/error.hpp>
+#include <voxhash/scene.hpp>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace voxhash {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json vec3(Float3 v) {
+  return json::array({v.x, v.y, v.z});
+}
+
+json quaternion(const Quaternion& q) {
+  return json::array({q.w, q.x, q.y, q.z});
+}
+
+/// `path` as the file in `folder` names it: relative where both are absolute or both relative.
+std::string relative_to(const std::filesystem::path& path, const std::filesystem::path& folder) {
+  const std::filesystem::path absolute      = std::filesystem::absolute(path).lexically_normal();
+  const std::filesystem::path folder_abs    = std::filesystem::absolute(folder).lexically_normal();
+  const std::filesystem::path relative_path = absolute.lexically_relative(folder_abs);
+  return relative_path.empty() ? absolute.string() : relative_path.generic_string();
+}
+
+json model_json(const SceneModel& model, const std::filesystem::path& folder) {
+  json m;
+  m["name"]      = model.name;
+  m["path"]      = relative_to(model.path, folder);
+  m["unit"]      = std::string(to_string(model.unit));
+  m["transform"] = {{"translate", vec3(model.pose.translate)},
+                    {"quaternion", quaternion(model.pose.rotate)},
+                    {"scale", model.scale}};
+  if (model.points > 0) m["points"] = model.points;
+  if (!model.keyframes.empty()) {
+    json keys = json::array();
+    for (const Keyframe& k : model.keyframes) {
+      keys.push_back({{"time", k.time},
+                      {"translate", vec3(k.pose.translate)},
+                      {"quaternion", quaternion(k.pose.rotate)}});
+    }
+    m["keyframes"] = std::move(keys);
+  }
+  return m;
+}
+
+}  // namespace
+
+std::string scene_to_json(const Scene& scene, const std::filesystem::path& folder) {
+  constexpr const char* kMotions[]      = {"none", "swing", "keyframes"};
+  constexpr const char* kDeformations[] = {"none", "twist", "bend", "wobble"};
+  json doc;
+  doc["voxhash_scene"] = kSceneVersion;
+  doc["name"]          = scene.name;
+  doc["unit"]          = std::string(to_string(scene.unit));
+  doc["models"] =
+      json::array({model_json(scene.models[0], folder), model_json(scene.models[1], folder)});
+
+  json grid;
+  if (scene.grid.voxel_size > 0) grid["voxel_size"] = scene.grid.voxel_size;
+  if (scene.grid.voxel_size <= 0 && scene.grid.resolution > 0) {
+    grid["resolution"] = scene.grid.resolution;
+  }
+  if (scene.grid.bounds) {
+    grid["bounds"] = {{"min", vec3(scene.grid.bounds->min)}, {"max", vec3(scene.grid.bounds->max)}};
+  }
+  grid["margin"] = scene.grid.margin;
+  doc["grid"]    = std::move(grid);
+
+  json motion;
+  motion["kind"] = kMotions[static_cast<int>(scene.motion.kind)];
+  if (scene.motion.kind == MotionKind::Swing) {
+    motion["speed"]       = scene.motion.speed;
+    motion["separation"]  = scene.motion.separation;
+    motion["deformation"] = kDeformations[static_cast<int>(scene.motion.deformation)];
+    motion["amount"]      = scene.motion.amount;
+  }
+  doc["motion"] = std::move(motion);
+  if (scene.algorithm) doc["algorithm"] = std::string(to_string(*scene.algorithm));
+  if (scene.points > 0) doc["points"] = scene.points;
+  doc["time"] = scene.time;
+  return doc.dump(2) + "\n";
+}
+
+void save_scene(const Scene& scene, const std::filesystem::path& file) {
+  const std::filesystem::path folder = file.has_parent_path() ? file.parent_path() : ".";
+  const std::string text             = scene_to_json(scene, folder);
+  std::ofstream out(file, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw Error(file.string() + ": cannot write the scene file");
+}
+
+}  // namespace voxhash
