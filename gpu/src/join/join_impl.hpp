@@ -164,20 +164,25 @@ class JoinRun {
       const JoinInput sorted_probe{p.keys.data(), p.values.data(), p.rows};
       probe_with(m, sorted_build, sorted_probe, false, result);
     } else if (m_options.table == TableKind::Cuckoo) {
-      // Unique ids give the unique count; the multivalue lists follow only where they are read.
-      BuildOptions o   = m_options.table_options;
-      o.unique_ids     = true;
-      o.multiplicities = false;
-      o.multivalue     = false;
+      // The paper's left join needs only the table and whether its keys are distinct; every
+      // other join (and a left join whose build keys repeat) the multivalue lists.
+      BuildOptions o        = m_options.table_options;
+      const bool paper_left = one_pass_left(result.built);
+      o.unique_ids          = false;
+      o.multiplicities      = false;
+      o.multivalue          = !paper_left;
       tables::CuckooTableImpl<Exec> table(o);
-      result.table      = table.build(build.keys, build.values, build.rows, m_stream);
-      const bool unique = result.table.unique_keys == build.rows;
-      CuckooMultiRef lists{table.ref()};
-      if (!(unique && one_pass_left(result.built))) {
-        table.build_value_lists(build.keys, build.values, static_cast<std::uint32_t>(build.rows));
-        lists        = table.multi_ref();
-        result.table = table.stats();
+      result.table = table.build(build.keys, build.values, build.rows, m_stream);
+      const bool unique =
+          paper_left ? table.distinct_keys() : result.table.unique_keys == build.rows;
+      if (paper_left && unique) result.table.unique_keys = build.rows;
+      if (paper_left && !unique) {
+        o.multivalue = true;
+        table.set_options(o);
+        result.table = table.build(build.keys, build.values, build.rows, m_stream);
       }
+      const CuckooMultiRef lists =
+          paper_left && unique ? CuckooMultiRef{table.ref()} : table.multi_ref();
       built.record(m_exec);
       probe_with(core::CuckooMatcher{lists}, build, probe, unique, result);
     } else {
