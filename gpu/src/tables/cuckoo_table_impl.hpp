@@ -237,12 +237,10 @@ class CuckooTableImpl final : public CuckooTable {
   [[nodiscard]] bool distinct_keys() {
     if (m_met_copy) return false;
     if (m_view.size == 0) return true;
-    m_flags.resize(1);
-    m_exec.fill(m_flags.data(), 1, 0u);
-    cuckoo_flag_later_copies(m_exec, m_view, m_flags.data());
-    const bool distinct = m_exec.read(m_flags.data()) == 0;
-    m_flags.resize(0);
-    return distinct;
+    // The build's status word is the flag: no allocation (and no free) inside a timed join.
+    m_exec.write(m_status.data(), BuildStatus{});
+    cuckoo_flag_later_copies(m_exec, m_view, &m_status.data()->met_copy);
+    return m_exec.read(m_status.data()).met_copy == 0;
   }
 
   [[nodiscard]] CuckooMultiRef multi_ref() const override {
