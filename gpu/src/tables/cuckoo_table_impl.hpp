@@ -106,13 +106,13 @@ void cuckoo_stage_pairs(Exec& exec,
 }
 
 /// Multivalue, last step (the unique keys inserted with their dense ids as values): each slot's
-/// rank and value range, and its value replaced by the key's first value.
+/// rank and value range, and its value replaced by the key's first value. offsets has u + 1
+/// entries (the last is n), so a range is two neighbouring reads, then its first value one more.
 template <class Exec>
 void cuckoo_slot_ranges(Exec& exec,
                         CuckooEntry* slots,
                         std::uint32_t size,
                         const std::uint32_t* offsets,
-                        const std::uint32_t* counts,
                         const Value* values,
                         std::uint32_t* rank,
                         ValueRange* ranges) {
@@ -124,10 +124,11 @@ void cuckoo_slot_ranges(Exec& exec,
       ranges[s] = ValueRange{};
       return;
     }
-    const std::uint32_t id = detail::entry_value(e);
-    rank[s]                = id;
-    ranges[s]              = ValueRange{offsets[id], counts[id]};
-    slots[s]               = detail::make_entry(key, values[offsets[id]]);
+    const std::uint32_t id    = detail::entry_value(e);
+    const std::uint32_t begin = offsets[id];
+    rank[s]                   = id;
+    ranges[s]                 = ValueRange{begin, offsets[id + 1] - begin};
+    slots[s]                  = detail::make_entry(key, values[begin]);
   });
 }
 
@@ -356,8 +357,9 @@ class CuckooTableImpl final : public CuckooTable {
     m_counts.resize(unique);
     m_exec.copy_async(m_unique.data(), staged.data(), std::size_t{unique} * sizeof(Key));
     m_exec.copy_async(m_counts.data(), staged_values.data(), std::size_t{unique} * sizeof(Value));
-    Buffer<std::uint32_t>& offsets = sorted;  // free after the encoding
+    Buffer<std::uint32_t> offsets(Exec::kBackend, std::size_t{unique} + 1);
     m_exec.exclusive_sum(m_counts.data(), offsets.data(), unique);
+    m_exec.write(offsets.data() + unique, n);
     insert(m_unique.data(), nullptr, unique, unique, stats);
     const std::uint32_t slots = m_view.size;
     m_rank.resize(slots);
@@ -366,7 +368,6 @@ class CuckooTableImpl final : public CuckooTable {
                        m_slots.data(),
                        slots,
                        offsets.data(),
-                       m_counts.data(),
                        m_values.data(),
                        m_rank.data(),
                        m_ranges.data());
