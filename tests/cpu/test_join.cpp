@@ -1,9 +1,13 @@
 // Joins on the CPU backend (label cpu) against a std::unordered_multimap reference: every kind on
 // every table and the sort-merge baseline, multiplicity 1/4/32 on each side, either side built,
 // caller values, empty sides, left-join nulls, semi/anti as complements, an exploding all-equal
-// join refused before allocating, sentinel keys rejected; the cuckoo table's multivalue lists.
+// join refused before allocating, sentinel keys rejected; the cuckoo table's multivalue lists
+// (built by sorting and run-length encoding), its distinct-keys check and the run-length executor
+// step.
 #include "common/join_checks.hpp"
 #include "common/table_checks.hpp"
+#include "exec/cpu_exec.hpp"
+#include "tables/cuckoo_table_impl.hpp"
 
 #include <voxhash/cuckoo_table.hpp>
 #include <voxhash/error.hpp>
@@ -223,6 +227,58 @@ TEST(CuckooMultivalue, EveryValueOfEveryKey) {
   for (const Key miss : absent_keys(keys, 1000, 16))
     EXPECT_EQ(multi.count(miss), 0u);
   EXPECT_EQ(table->unique_count(), expected.size());
+}
+
+TEST(CuckooMultivalue, AnswersLikeTheCompactingTable) {
+  BuildOptions o;
+  o.multivalue = true;
+  check_table(kCpu, TableKind::Cuckoo, random_keys(200000, 200000, 21), o);
+  check_table(kCpu, TableKind::Cuckoo, random_keys(200000, 50000, 22), o);
+  check_table(kCpu, TableKind::Cuckoo, random_keys(320000, 10000, 23), o);
+  check_table(kCpu, TableKind::Cuckoo, std::vector<Key>(5000, 123456u), o);
+  check_table(kCpu, TableKind::Cuckoo, {7, 9}, o);
+  check_table(kCpu, TableKind::Cuckoo, {7, 7}, o);
+}
+
+TEST(CuckooMultivalue, FindGivesTheFirstValueAndSentinelIsRejected) {
+  BuildOptions o;
+  o.multivalue = true;
+  tables::CuckooTableImpl<CpuExec> table(o);
+  const std::vector<Key> keys{5, 3, 5, 3, 5};
+  table.build(keys.data(), nullptr, keys.size(), nullptr);
+  EXPECT_EQ(table.ref().find(5), 0u);
+  EXPECT_EQ(table.ref().find(3), 1u);
+  EXPECT_EQ(table.multi_ref().count(5), 3u);
+  const std::vector<Key> bad{1, kEmptyKey, 1};
+  EXPECT_THROW(table.build(bad.data(), nullptr, bad.size(), nullptr), InvalidInput);
+}
+
+TEST(CuckooTable, DistinctKeysWithoutDenseIds) {
+  BuildOptions o;
+  o.unique_ids = false;
+  tables::CuckooTableImpl<CpuExec> table(o);
+  std::vector<Key> keys = random_keys(100000, 100000, 24);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  table.build(keys.data(), nullptr, keys.size(), nullptr);
+  EXPECT_TRUE(table.distinct_keys());
+  keys.push_back(keys[keys.size() / 2]);
+  table.build(keys.data(), nullptr, keys.size(), nullptr);
+  EXPECT_FALSE(table.distinct_keys());
+  table.build(keys.data(), nullptr, 0, nullptr);
+  EXPECT_TRUE(table.distinct_keys());
+}
+
+TEST(CpuExecutor, RunLengthEncode) {
+  CpuExec exec;
+  const std::vector<std::uint32_t> in{4, 4, 4, 7, 9, 9, 0xFFFFFFFEu};
+  std::vector<std::uint32_t> unique(in.size()), counts(in.size());
+  ASSERT_EQ(exec.run_length_encode(in.data(), unique.data(), counts.data(), in.size()), 4u);
+  EXPECT_EQ(std::vector<std::uint32_t>(unique.begin(), unique.begin() + 4),
+            (std::vector<std::uint32_t>{4, 7, 9, 0xFFFFFFFEu}));
+  EXPECT_EQ(std::vector<std::uint32_t>(counts.begin(), counts.begin() + 4),
+            (std::vector<std::uint32_t>{3, 1, 2, 1}));
+  EXPECT_EQ(exec.run_length_encode(in.data(), unique.data(), counts.data(), 0), 0u);
 }
 
 TEST(CuckooMultivalue, OnlyWhenAsked) {

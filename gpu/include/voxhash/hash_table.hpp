@@ -43,12 +43,15 @@ struct BuildOptions {
   std::size_t expected_unique = 0;
   /// Cuckoo only: also keep every value of every key (the chapter's multivalue table): the values
   /// grouped by key in input order, and per slot the range of its key's values (CuckooTable::
-  /// multi_ref()). Implies unique_ids and multiplicities; one sort of the input pairs more.
+  /// multi_ref()). Implies unique_ids and multiplicities. Built the chapter's way: the pairs are
+  /// radix-sorted by key and run-length encoded, and only the unique keys are inserted (dense ids
+  /// in key order; find() gives a key's first value in input order).
   bool multivalue = false;
 
   // Cuckoo (Alcantara) and bucketed cuckoo: slots = ceil(cuckoo_space * n) (or * expected_unique;
-  // bucketed: rounded up to whole buckets); eviction chains of at most max_chain exchanges (0 =
-  // 7 lg n, the chapter's limit); at most max_attempts builds with fresh constants.
+  // multivalue: * the unique keys; bucketed: rounded up to whole buckets); eviction chains of at
+  // most max_chain exchanges (0 = 7 lg n, the chapter's limit); at most max_attempts builds with
+  // fresh constants.
   double cuckoo_space     = 1.25;
   std::uint32_t max_chain = 0;
   int max_attempts        = 8;

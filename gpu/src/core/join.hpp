@@ -15,14 +15,25 @@
 namespace voxhash::core {
 
 // A matcher answers, per probe key: locate(key), the range of its matches (count 0: none; for a
-// key with matches `begin` is unique to that key, so it can index per-key flags); each_match(key,
-// range, f), f(value) for every match; find_one(key), the value of a match or kNotFound, and
-// find_batch<K>, the same for K keys with their loads in flight together (kEmptyKey: no lane).
+// key with matches `begin` is unique to that key, so it can index per-key flags), and
+// locate_batch<K>, the same for K keys with their loads in flight together (kEmptyKey: no lane,
+// count 0); each_match(key, range, f), f(value) for every match; find_one(key), the value of a
+// match or kNotFound, and find_batch<K>, the same for K keys at once.
 
 /// A cuckoo table built with BuildOptions::multivalue: matches are a contiguous value range.
 struct CuckooMatcher {
   CuckooMultiRef t;
   VOXHASH_HD ValueRange locate(Key key) const { return t.find_range(key); }
+  /// The K keys' slots found together (CuckooRef::find_batch), then their K ranges read together.
+  template <int K>
+  VOXHASH_HD void locate_batch(const Key (&key)[K], ValueRange (&range)[K]) const {
+    std::uint32_t slot[K];
+    CuckooEntry entry[K];
+    t.table.find_batch<K>(key, slot, entry);
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k)
+      range[k] = slot[k] == kNotFound ? ValueRange{} : t.slot_range[slot[k]];
+  }
   template <class F>
   VOXHASH_HD void each_match(Key, ValueRange r, F f) const {
     for (std::uint32_t j = 0; j < r.count; ++j)
@@ -53,6 +64,26 @@ struct HashGraphMatcher {
       if (r.count++ == 0) r.begin = e;
     }
     return r;
+  }
+  /// The K keys' bucket bounds read together, then each bucket scanned.
+  template <int K>
+  VOXHASH_HD void locate_batch(const Key (&key)[K], ValueRange (&range)[K]) const {
+    std::uint32_t begin[K] = {}, end[K] = {};
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      range[k] = ValueRange{0, 0};
+      if (g.range == 0 || key[k] == kEmptyKey) continue;
+      const std::uint32_t v = g.vertex(key[k]);
+      begin[k]              = g.bucket_offsets[v];
+      end[k]                = g.bucket_offsets[v + 1];
+    }
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      for (std::uint32_t e = begin[k]; e < end[k]; ++e) {
+        if (g.edges[e].key != key[k]) continue;
+        if (range[k].count++ == 0) range[k].begin = e;
+      }
+    }
   }
   template <class F>
   VOXHASH_HD void each_match(Key key, ValueRange r, F f) const {
@@ -99,6 +130,12 @@ struct SortedMatcher {
     if (lo == size || keys[lo] != key) return ValueRange{lo, 0};
     return ValueRange{lo, bound(key, true) - lo};
   }
+  template <int K>
+  VOXHASH_HD void locate_batch(const Key (&key)[K], ValueRange (&range)[K]) const {
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k)
+      range[k] = key[k] == kEmptyKey ? ValueRange{} : locate(key[k]);
+  }
   template <class F>
   VOXHASH_HD void each_match(Key, ValueRange r, F f) const {
     for (std::uint32_t j = 0; j < r.count; ++j)
@@ -141,31 +178,18 @@ VOXHASH_HD std::uint32_t emitted_rows(Emit emit, std::uint32_t matches) {
   return 0;
 }
 
-/// The count pass for probe row i: its matches' range and its output rows. With `matched`
-/// (a flag per build position), marks the key's matches as matched; with `matched_in`, a key
-/// counts as matched only where an earlier pass marked it (the build side probing itself).
-/// A sentinel key sets *sentinel and yields nothing.
-template <class Matcher>
-VOXHASH_HD void count_probe_row(const Matcher& m,
-                                Emit emit,
-                                Key key,
-                                std::uint32_t* matched,
-                                const std::uint32_t* matched_in,
-                                std::uint32_t* sentinel,
-                                ValueRange& range,
-                                std::uint32_t& rows) {
-  if (key == kEmptyKey) {
-    atomic_store(sentinel, 1u);
-    range = ValueRange{};
-    rows  = 0;
-    return;
-  }
-  range = m.locate(key);
+/// The count pass for a probe row whose matches were located in `range`: its output rows. With
+/// `matched` (a flag per build position), marks the key's matches as matched; with `matched_in`, a
+/// key counts as matched only where an earlier pass marked it (the build side probing itself).
+VOXHASH_HD std::uint32_t count_located_row(Emit emit,
+                                           ValueRange range,
+                                           std::uint32_t* matched,
+                                           const std::uint32_t* matched_in) {
   if (matched && range.count != 0) atomic_store(&matched[range.begin], 1u);
   const std::uint32_t matches =
       matched_in ? (range.count != 0 && atomic_load(&matched_in[range.begin]) ? 1u : 0u)
                  : range.count;
-  rows = emitted_rows(emit, matches);
+  return emitted_rows(emit, matches);
 }
 
 /// The write pass for probe row i (value `value`), from output row `out`: probe_col gets the

@@ -1,8 +1,9 @@
 // CpuExec: how the shared algorithm templates run on the CPU backend. for_each runs a per-element
 // function over [0, n) with oneTBB (parallel_for over a blocked_range), for_each_tile the same with
-// each element's tile the calling thread alone; scans and sorts are the standard library's; Event
-// is a steady-clock timestamp. Streams do not exist: everything runs on the caller's thread in
-// order, so waits are no-ops and an OwnedStream is the null stream.
+// each element's tile the calling thread alone; scans, sorts and run-length encoding are the
+// standard library's or plain loops; Event is a steady-clock timestamp. Streams do not exist:
+// everything runs on the caller's thread in order, so waits are no-ops and an OwnedStream is the
+// null stream.
 #pragma once
 
 #include "exec/tsan_tbb.hpp"
@@ -117,6 +118,24 @@ class CpuExec {
                                std::uint32_t drop) {
     return static_cast<std::size_t>(
         std::copy_if(in, in + n, out, [=](std::uint32_t k) { return k != drop; }) - out);
+  }
+
+  /// Run-length encodes in[0..n): each run of equal keys becomes its key in unique_out and its
+  /// length in counts_out, in order; returns the number of runs.
+  std::size_t run_length_encode(const std::uint32_t* in,
+                                std::uint32_t* unique_out,
+                                std::uint32_t* counts_out,
+                                std::size_t n) {
+    std::size_t runs = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i == 0 || in[i] != in[i - 1]) {
+        unique_out[runs] = in[i];
+        counts_out[runs] = 0;
+        ++runs;
+      }
+      ++counts_out[runs - 1];
+    }
+    return runs;
   }
 
   /// Writes the indices i with flags[i] != 0 to out, ascending; returns how many.

@@ -1,9 +1,9 @@
 // CudaExec: how the shared algorithm templates run on the CUDA backend. for_each launches a thin
 // kernel (one thread per element) calling the per-element function, for_each_tile one with a tile
-// of lanes per element (exec/cuda_tile.cuh); scans and sorts are CUB's; Event is a CUDA event
-// recorded on the stream; wait() orders the stream after an event, and an OwnedStream is a
-// non-blocking stream of one's own. Everything is asynchronous on the executor's
-// stream except read(), write() and the selects, which wait for it.
+// of lanes per element (exec/cuda_tile.cuh); scans, sorts and run-length encoding are CUB's; Event
+// is a CUDA event recorded on the stream; wait() orders the stream after an event, and an
+// OwnedStream is a non-blocking stream of one's own. Everything is asynchronous on the executor's
+// stream except read(), write(), the selects and run_length_encode, which wait for it.
 #pragma once
 
 #include "exec/cuda_check.cuh"
@@ -12,6 +12,7 @@
 #include <voxhash/buffer.hpp>
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -183,6 +184,21 @@ class CudaExec {
         cub::DeviceSelect::If(nullptr, bytes, in, out, count_slot(), n, pred, m_stream));
     VOXHASH_CUDA_TRY(
         cub::DeviceSelect::If(temp(bytes), bytes, in, out, count_slot(), n, pred, m_stream));
+    return read(count_slot());
+  }
+
+  /// Run-length encodes in[0..n) with CUB: each run of equal keys becomes its key in unique_out
+  /// and its length in counts_out, in order; returns the number of runs (synchronizes).
+  std::size_t run_length_encode(const std::uint32_t* in,
+                                std::uint32_t* unique_out,
+                                std::uint32_t* counts_out,
+                                std::size_t n) {
+    if (n == 0) return 0;
+    std::size_t bytes = 0;
+    VOXHASH_CUDA_TRY(cub::DeviceRunLengthEncode::Encode(
+        nullptr, bytes, in, unique_out, counts_out, count_slot(), n, m_stream));
+    VOXHASH_CUDA_TRY(cub::DeviceRunLengthEncode::Encode(
+        temp(bytes), bytes, in, unique_out, counts_out, count_slot(), n, m_stream));
     return read(count_slot());
   }
 

@@ -38,7 +38,10 @@ void stage_side(Exec& exec, JoinInput in, Key* keys, Value* values, std::uint32_
   });
 }
 
-/// The count pass over n probe rows (see core::count_probe_row).
+/// The count pass over n probe rows: each row's matches located and stored (ranges[i], which the
+/// write pass reads instead of locating again) with its output rows (rows[i]); kQueryBatch rows
+/// per thread (strided, so loads and stores stay coalesced) with their lookups in flight together.
+/// A sentinel key sets *sentinel and yields nothing.
 template <class Exec, class Matcher>
 void count_rows(Exec& exec,
                 Matcher m,
@@ -50,8 +53,26 @@ void count_rows(Exec& exec,
                 std::uint32_t* sentinel,
                 ValueRange* ranges,
                 std::uint32_t* rows) {
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    core::count_probe_row(m, emit, keys[i], matched, matched_in, sentinel, ranges[i], rows[i]);
+  constexpr int K            = tables::kQueryBatch;
+  const std::uint32_t stride = (n + K - 1) / K;
+  exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t t) {
+    Key key[K];
+    ValueRange range[K];
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      const std::uint32_t i = t + k * stride;
+      key[k]                = i < n ? keys[i] : kEmptyKey;
+      if (i < n && key[k] == kEmptyKey) core::atomic_store(sentinel, 1u);
+    }
+    m.template locate_batch<K>(key, range);
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      const std::uint32_t i = t + k * stride;
+      if (i >= n) continue;
+      ranges[i] = range[k];
+      rows[i] =
+          key[k] == kEmptyKey ? 0u : core::count_located_row(emit, range[k], matched, matched_in);
+    }
   });
 }
 
@@ -164,20 +185,25 @@ class JoinRun {
       const JoinInput sorted_probe{p.keys.data(), p.values.data(), p.rows};
       probe_with(m, sorted_build, sorted_probe, false, result);
     } else if (m_options.table == TableKind::Cuckoo) {
-      // Unique ids give the unique count; the multivalue lists follow only where they are read.
-      BuildOptions o   = m_options.table_options;
-      o.unique_ids     = true;
-      o.multiplicities = false;
-      o.multivalue     = false;
+      // The paper's left join needs only the table and whether its keys are distinct; every
+      // other join (and a left join whose build keys repeat) the multivalue lists.
+      BuildOptions o        = m_options.table_options;
+      const bool paper_left = one_pass_left(result.built);
+      o.unique_ids          = false;
+      o.multiplicities      = false;
+      o.multivalue          = !paper_left;
       tables::CuckooTableImpl<Exec> table(o);
-      result.table      = table.build(build.keys, build.values, build.rows, m_stream);
-      const bool unique = result.table.unique_keys == build.rows;
-      CuckooMultiRef lists{table.ref()};
-      if (!(unique && one_pass_left(result.built))) {
-        table.build_value_lists(build.keys, build.values, static_cast<std::uint32_t>(build.rows));
-        lists        = table.multi_ref();
-        result.table = table.stats();
+      result.table = table.build(build.keys, build.values, build.rows, m_stream);
+      const bool unique =
+          paper_left ? table.distinct_keys() : result.table.unique_keys == build.rows;
+      if (paper_left && unique) result.table.unique_keys = build.rows;
+      if (paper_left && !unique) {
+        o.multivalue = true;
+        table.set_options(o);
+        result.table = table.build(build.keys, build.values, build.rows, m_stream);
       }
+      const CuckooMultiRef lists =
+          paper_left && unique ? CuckooMultiRef{table.ref()} : table.multi_ref();
       built.record(m_exec);
       probe_with(core::CuckooMatcher{lists}, build, probe, unique, result);
     } else {

@@ -4,8 +4,10 @@
 // Build: fill slots with ∅, one insertion per key (eviction chains of at most 7 lg n exchanges),
 // restart with fresh constants if any chain hit the limit; then the compacting clean-up: flag the
 // first copy of each key, prefix-sum the flags into dense ids, list the unique keys and count each
-// key's multiplicity. Multivalue (only when asked): the chapter's value lists, as a CSR over the
-// dense ids (offsets by an exclusive scan of the counts, values sorted by id), reached per slot.
+// key's multiplicity. Multivalue (only when asked) is the chapter's way instead: radix-sort the
+// pairs by key, run-length encode the sorted keys (unique keys, counts; offsets by a scan), and
+// insert only the unique keys, each with its dense id, which a pass over the slots then turns into
+// the key's first value, its rank and its value range.
 #pragma once
 
 #include "core/cuckoo.hpp"
@@ -16,7 +18,6 @@
 #include <voxhash/error.hpp>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -46,6 +47,7 @@ void cuckoo_insert_all(Exec& exec,
         const core::InsertResult r =
             core::cuckoo_insert(view, slots, key, value_or_index(values, i), max_chain);
         if (!r.placed) core::atomic_store(&status->failed, 1u);
+        if (r.placed && !r.filled) core::atomic_store(&status->met_copy, 1u);
         core::record_max(&status->longest_chain, r.chain);
       },
       128);
@@ -56,6 +58,16 @@ template <class Exec>
 void cuckoo_flag_first_copies(Exec& exec, CuckooRef view, std::uint32_t* flags) {
   exec.for_each(view.size,
                 [=] VOXHASH_LAMBDA(std::uint32_t s) { flags[s] = core::is_first_copy(view, s); });
+}
+
+/// Sets *flag where a slot holds a later copy of its key (a key stored twice).
+template <class Exec>
+void cuckoo_flag_later_copies(Exec& exec, CuckooRef view, std::uint32_t* flag) {
+  exec.for_each(view.size, [=] VOXHASH_LAMBDA(std::uint32_t s) {
+    if (detail::entry_key(view.slots[s]) != kEmptyKey && !core::is_first_copy(view, s)) {
+      core::atomic_store(flag, 1u);
+    }
+  });
 }
 
 /// Step two (after the scan): list each unique key at its dense id.
@@ -75,31 +87,48 @@ void cuckoo_count_input(
   });
 }
 
-/// Multivalue, step one: each input pair's dense id and value, to be sorted by id.
+/// Multivalue, step one: the input pairs (values or row indices) copied for the sort; a sentinel
+/// key sets status->sentinel_key.
 template <class Exec>
-void cuckoo_stage_values(Exec& exec,
-                         CuckooRef view,
-                         const Key* keys,
-                         const Value* values,
-                         std::uint32_t n,
-                         std::uint32_t* ids,
-                         Value* staged) {
+void cuckoo_stage_pairs(Exec& exec,
+                        const Key* keys,
+                        const Value* values,
+                        std::uint32_t n,
+                        Key* staged_keys,
+                        Value* staged_values,
+                        BuildStatus* status) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    ids[i]    = view.find_id(keys[i]);
-    staged[i] = value_or_index(values, i);
+    const Key key = keys[i];
+    if (key == kEmptyKey) core::atomic_store(&status->sentinel_key, 1u);
+    staged_keys[i]   = key;
+    staged_values[i] = value_or_index(values, i);
   });
 }
 
-/// Multivalue, step two: each first-copy slot's range in the sorted values (others empty).
+/// Multivalue, last step (the unique keys inserted with their dense ids as values): each slot's
+/// rank and value range, and its value replaced by the key's first value. offsets has u + 1
+/// entries (the last is n), so a range is two neighbouring reads, then its first value one more.
 template <class Exec>
 void cuckoo_slot_ranges(Exec& exec,
-                        CuckooRef view,
+                        CuckooEntry* slots,
+                        std::uint32_t size,
                         const std::uint32_t* offsets,
+                        const Value* values,
+                        std::uint32_t* rank,
                         ValueRange* ranges) {
-  exec.for_each(view.size, [=] VOXHASH_LAMBDA(std::uint32_t s) {
-    const std::uint32_t id = view.slot_rank[s];
-    ranges[s] =
-        core::is_first_copy(view, s) ? ValueRange{offsets[id], view.counts[id]} : ValueRange{};
+  exec.for_each(size, [=] VOXHASH_LAMBDA(std::uint32_t s) {
+    const CuckooEntry e = slots[s];
+    const Key key       = detail::entry_key(e);
+    if (key == kEmptyKey) {
+      rank[s]   = 0;
+      ranges[s] = ValueRange{};
+      return;
+    }
+    const std::uint32_t id    = detail::entry_value(e);
+    const std::uint32_t begin = offsets[id];
+    rank[s]                   = id;
+    ranges[s]                 = ValueRange{begin, offsets[id + 1] - begin};
+    slots[s]                  = detail::make_entry(key, values[begin]);
   });
 }
 
@@ -127,57 +156,13 @@ class CuckooTableImpl final : public CuckooTable {
     BuildStats stats;
     stats.keys = n;
     if (n == 0) return m_stats = stats;
-
-    const std::uint32_t max_chain =
-        m_options.max_chain ? m_options.max_chain
-                            : static_cast<std::uint32_t>(std::ceil(
-                                  7.0 * std::log2(std::max<double>(static_cast<double>(n), 2.0))));
-    const std::size_t hinted =
-        m_options.expected_unique ? std::min(m_options.expected_unique, n) : n;
-    std::uint32_t slots = slots_for(hinted);
-    m_status.resize(1);
-    stats.chain_limit = max_chain;
-
-    for (int attempt = 1; attempt <= m_options.max_attempts; ++attempt) {
-      if (attempt == 3 && hinted < n) slots = slots_for(n);  // the hint was too small
-      m_slots.resize(slots);
-      CuckooRef view{m_slots.data(), slots};
-      draw_constants(view);
-      m_exec.fill(m_slots.data(), slots, detail::kEmptyEntry);
-      m_exec.write(m_status.data(), BuildStatus{});
-      cuckoo_insert_all(m_exec,
-                        view,
-                        m_slots.data(),
-                        keys,
-                        values,
-                        static_cast<std::uint32_t>(n),
-                        max_chain,
-                        m_status.data());
-      const BuildStatus status = m_exec.read(m_status.data());
-      stats.attempts           = attempt;
-      if (status.sentinel_key) {
-        clear();
-        throw_sentinel_key("cuckoo table");
-      }
-      if (!status.failed) {
-        stats.longest_chain = status.longest_chain;
-        stats.slots         = slots;
-        m_view              = view;
-        break;
-      }
+    const auto count = static_cast<std::uint32_t>(n);
+    if (m_options.multivalue) {
+      build_multivalue(keys, values, count, stats);
+    } else {
+      insert(keys, values, count, m_options.expected_unique, stats);
+      if (m_options.unique_ids) compact(keys, count, stats);
     }
-    if (m_view.size == 0) {
-      clear();
-      std::ostringstream msg;
-      msg << "cuckoo table: build of " << n << " keys into " << slots << " slots failed "
-          << m_options.max_attempts << " times (an eviction chain exceeded " << max_chain
-          << " exchanges each time); give the table more space or a longer chain limit";
-      throw BuildFailed(msg.str());
-    }
-    if (m_options.unique_ids || m_options.multivalue) {
-      compact(keys, static_cast<std::uint32_t>(n), stats);
-    }
-    if (m_options.multivalue) build_value_lists(keys, values, static_cast<std::uint32_t>(n));
     stats.bytes    = held_bytes();
     return m_stats = stats;
   }
@@ -247,29 +232,16 @@ class CuckooTableImpl final : public CuckooTable {
   [[nodiscard]] const Key* unique_keys() const override { return m_unique.data(); }
   [[nodiscard]] const BuildStats& stats() const override { return m_stats; }
   [[nodiscard]] CuckooRef ref() const override { return m_view; }
-  /// The multivalue lists for the last build (which had unique ids; the same keys[0..n) and
-  /// values passed again), as BuildOptions::multivalue builds them, for a caller that first looks
-  /// at the unique count (a join of a unique-key side needs none): values sorted by dense id (a
-  /// stable sort: input order within a key), offsets by an exclusive scan of the counts, each
-  /// first-copy slot's range. Synchronizes.
-  void build_value_lists(const Key* keys, const Value* values, std::uint32_t n) {
-    require_unique_ids("build_value_lists");
-    if (n == 0 || m_multi.values) return;
-    if (!m_view.counts) count_multiplicities(keys, n);
-    const auto unique = static_cast<std::uint32_t>(m_unique.size());
-    Buffer<std::uint32_t> ids(Exec::kBackend, n), sorted_ids(Exec::kBackend, n);
-    Buffer<Value> staged(Exec::kBackend, n);
-    m_values.resize(n);
-    cuckoo_stage_values(m_exec, m_view, keys, values, n, ids.data(), staged.data());
-    const int end_bit = std::max(1, static_cast<int>(std::bit_width(unique - 1)));
-    m_exec.sort_pairs(ids.data(), sorted_ids.data(), staged.data(), m_values.data(), n, end_bit);
-    Buffer<std::uint32_t>& offsets = ids;  // free after the sort
-    m_exec.exclusive_sum(m_counts.data(), offsets.data(), unique);
-    m_ranges.resize(m_view.size);
-    cuckoo_slot_ranges(m_exec, m_view, offsets.data(), m_ranges.data());
-    m_multi       = CuckooMultiRef{m_view, m_ranges.data(), m_values.data()};
-    m_stats.bytes = held_bytes();
-    m_exec.synchronize();  // the scratch is freed on return
+  /// Whether the last build's keys were all distinct, without dense ids: no insertion met a copy
+  /// of its own key and no slot holds a later copy of a key (what a join of a unique-key side
+  /// needs to know, for one pass over the slots). Synchronizes.
+  [[nodiscard]] bool distinct_keys() {
+    if (m_met_copy) return false;
+    if (m_view.size == 0) return true;
+    // The build's status word is the flag: no allocation (and no free) inside a timed join.
+    m_exec.write(m_status.data(), BuildStatus{});
+    cuckoo_flag_later_copies(m_exec, m_view, &m_status.data()->met_copy);
+    return m_exec.read(m_status.data()).met_copy == 0;
   }
 
   [[nodiscard]] CuckooMultiRef multi_ref() const override {
@@ -293,8 +265,9 @@ class CuckooTableImpl final : public CuckooTable {
   }
 
   void clear() {
-    m_view  = CuckooRef{};
-    m_multi = CuckooMultiRef{};
+    m_view     = CuckooRef{};
+    m_met_copy = false;
+    m_multi    = CuckooMultiRef{};
     m_ranges.resize(0);
     m_values.resize(0);
     m_unique.resize(0);
@@ -315,6 +288,96 @@ class CuckooTableImpl final : public CuckooTable {
       c = {a(m_rng), b(m_rng)};
   }
 
+  /// Inserts keys[0..n) (values or indices), sized for `expected` unique keys (0: n), retrying
+  /// with fresh constants; sets m_view or throws.
+  void insert(const Key* keys,
+              const Value* values,
+              std::uint32_t n,
+              std::size_t expected,
+              BuildStats& stats) {
+    const std::uint32_t max_chain =
+        m_options.max_chain ? m_options.max_chain
+                            : static_cast<std::uint32_t>(std::ceil(
+                                  7.0 * std::log2(std::max<double>(static_cast<double>(n), 2.0))));
+    const std::size_t hinted = expected ? std::min<std::size_t>(expected, n) : n;
+    std::uint32_t slots      = slots_for(hinted);
+    m_status.resize(1);
+    stats.chain_limit = max_chain;
+
+    for (int attempt = 1; attempt <= m_options.max_attempts; ++attempt) {
+      if (attempt == 3 && hinted < n) slots = slots_for(n);  // the hint was too small
+      m_slots.resize(slots);
+      CuckooRef view{m_slots.data(), slots};
+      draw_constants(view);
+      m_exec.fill(m_slots.data(), slots, detail::kEmptyEntry);
+      m_exec.write(m_status.data(), BuildStatus{});
+      cuckoo_insert_all(m_exec, view, m_slots.data(), keys, values, n, max_chain, m_status.data());
+      const BuildStatus status = m_exec.read(m_status.data());
+      stats.attempts           = attempt;
+      if (status.sentinel_key) {
+        clear();
+        throw_sentinel_key("cuckoo table");
+      }
+      if (!status.failed) {
+        stats.longest_chain = status.longest_chain;
+        stats.slots         = slots;
+        m_view              = view;
+        m_met_copy          = status.met_copy != 0;
+        return;
+      }
+    }
+    clear();
+    std::ostringstream msg;
+    msg << "cuckoo table: build of " << n << " keys into " << slots << " slots failed "
+        << m_options.max_attempts << " times (an eviction chain exceeded " << max_chain
+        << " exchanges each time); give the table more space or a longer chain limit";
+    throw BuildFailed(msg.str());
+  }
+
+  /// The multivalue build: sort the pairs by key (stable: input order within a key), run-length
+  /// encode the keys into the unique keys (dense ids in key order) and their counts, scan the
+  /// counts into offsets, insert each unique key once with its id, then the slot pass.
+  void build_multivalue(const Key* keys, const Value* values, std::uint32_t n, BuildStats& stats) {
+    Buffer<Key> staged(Exec::kBackend, n), sorted(Exec::kBackend, n);
+    Buffer<Value> staged_values(Exec::kBackend, n);
+    m_values.resize(n);
+    m_status.resize(1);
+    m_exec.write(m_status.data(), BuildStatus{});
+    cuckoo_stage_pairs(
+        m_exec, keys, values, n, staged.data(), staged_values.data(), m_status.data());
+    if (m_exec.read(m_status.data()).sentinel_key) {
+      clear();
+      throw_sentinel_key("cuckoo table");
+    }
+    m_exec.sort_pairs(staged.data(), sorted.data(), staged_values.data(), m_values.data(), n, 32);
+    // The staging buffers are free after the sort: they receive the runs.
+    const auto unique = static_cast<std::uint32_t>(
+        m_exec.run_length_encode(sorted.data(), staged.data(), staged_values.data(), n));
+    m_unique.resize(unique);
+    m_counts.resize(unique);
+    m_exec.copy_async(m_unique.data(), staged.data(), std::size_t{unique} * sizeof(Key));
+    m_exec.copy_async(m_counts.data(), staged_values.data(), std::size_t{unique} * sizeof(Value));
+    Buffer<std::uint32_t> offsets(Exec::kBackend, std::size_t{unique} + 1);
+    m_exec.exclusive_sum(m_counts.data(), offsets.data(), unique);
+    m_exec.write(offsets.data() + unique, n);
+    insert(m_unique.data(), nullptr, unique, unique, stats);
+    const std::uint32_t slots = m_view.size;
+    m_rank.resize(slots);
+    m_ranges.resize(slots);
+    cuckoo_slot_ranges(m_exec,
+                       m_slots.data(),
+                       slots,
+                       offsets.data(),
+                       m_values.data(),
+                       m_rank.data(),
+                       m_ranges.data());
+    m_view.slot_rank  = m_rank.data();
+    m_view.counts     = m_counts.data();
+    m_multi           = CuckooMultiRef{m_view, m_ranges.data(), m_values.data()};
+    stats.unique_keys = unique;
+    m_exec.synchronize();  // the scratch is freed on return
+  }
+
   void compact(const Key* keys, std::uint32_t n, BuildStats& stats) {
     const std::uint32_t slots = m_view.size;
     m_rank.resize(slots);
@@ -326,7 +389,7 @@ class CuckooTableImpl final : public CuckooTable {
     m_view.slot_rank = m_rank.data();
     m_unique.resize(unique);
     cuckoo_list_unique(m_exec, m_view, m_flags.data(), m_unique.data());
-    if (m_options.multiplicities || m_options.multivalue) count_multiplicities(keys, n);
+    if (m_options.multiplicities) count_multiplicities(keys, n);
     stats.unique_keys = unique;
     m_flags.resize(0);
   }
@@ -352,6 +415,7 @@ class CuckooTableImpl final : public CuckooTable {
   Buffer<Value> m_values{Exec::kBackend, 0};
   CuckooRef m_view{};
   CuckooMultiRef m_multi{};
+  bool m_met_copy = false;  // an insertion of the last build stopped on a copy of its key
   BuildStats m_stats{};
 };
 

@@ -43,12 +43,12 @@ std::size_t estimate_bytes(TableKind kind, std::size_t n, const BuildOptions& op
   switch (kind) {
     case TableKind::Cuckoo: {
       // Slots; with unique ids also the flags / ranks per slot and the unique keys and counts.
-      // Multivalue: the per-slot ranges and the values, and the sort's ids, staged values and
-      // scratch while they are built.
+      // Multivalue (slots for the unique keys, at most n): ranks and ranges per slot, the unique
+      // keys and counts, the values, and while they are built the staged and sorted keys, staged
+      // values and the sort's scratch.
       const auto slots = static_cast<std::size_t>(std::ceil(options.cuckoo_space * keys));
-      const bool ids   = options.unique_ids || options.multivalue;
-      return 8 * slots + (ids ? 8 * slots + 8 * n : 0) +
-             (options.multivalue ? 8 * slots + 24 * n : 0);
+      if (options.multivalue) return 20 * slots + 28 * n;
+      return 8 * slots + (options.unique_ids ? 8 * slots + 8 * n : 0);
     }
     case TableKind::BucketedCuckoo: {
       // Slots in whole buckets of 8; with unique ids also the flags / ranks per slot and the
