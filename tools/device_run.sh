@@ -3,7 +3,7 @@
 # tests, then the benchmarks, logs and JSON under $OUT. Run from the repo root on the GPU machine
 # with build/ (built here for sm_90) and .gl/ (tools/prepare_device.sh) carried:
 # `tools/device_run.sh [tests] [tables] [paged] [frame] [join] [quick] [sweeps] [render] [sanitize]
-# [oom] [soak]` (default: tests tables frame); paged runs the Starfish table 4x a 2 GiB budget and
+# [clash] [oom] [soak]` (default: tests tables frame); paged runs the Starfish table 4x a 2 GiB budget and
 # within it (VOXHASH_GPU_BUDGET to change the budget); join runs `bench join`; render times the
 # viewer's own frame offscreen (EGL, CUDA-GL interop vs device buffers); sanitize runs the gpu test
 # binaries under compute-sanitizer memcheck and
@@ -43,9 +43,24 @@ for step in $steps; do
       ./build/app/voxhash bench tables --sweep load --sweep multiplicity --sweep size \
         --sweep misses --json "$out/sweeps.json" >"$out/sweeps.txt" 2>"$out/sweeps.err" ;;
     render)
-      ./build/app/voxhash view --offscreen --backend cuda --frames 60 --timing --no-panel \
-        --points 1M --res 512 --screenshot "$out/offscreen.png" >"$out/render.log" 2>&1
-      grep -E "median|wrote|error" "$out/render.log" ;;
+      # The viewer's frame offscreen at 1920x1080 at both sizes, drawn by GL and by CUDA (--cuda-draw).
+      for size in "1M 512" "8M 1024"; do
+        set -- $size
+        for draw in gl cuda; do
+          flag=(); [ $draw = cuda ] && flag=(--cuda-draw)
+          log=$out/render-$1-$draw.log
+          ./build/app/voxhash view --offscreen --backend cuda "${flag[@]}" --frames 60 --timing \
+            --width 1920 --height 1080 --no-panel --points "$1" --res "$2" --screenshot "$out/offscreen-$1-$draw.png" >"$log" 2>&1
+          echo "== $1 $2 $draw: $(grep -E "median|error" "$log" | tr '\n' ' ')"
+        done
+      done | tee "$out/render-summary.txt" ;;
+    clash)
+      # The clash report of the bundled demo at 1024³ on the GPU, each algorithm (they must agree).
+      for algo in cuckoo hashgraph-v1 hashgraph-v2 bcht; do
+        ./build/app/voxhash clash --backend cuda --res 1024 --points 4M --algo $algo \
+          --json "$out/clash-$algo.json" >"$out/clash-$algo.txt" 2>&1
+        echo "$algo: exit $? report (less line 1) md5 $(tail -n +2 "$out/clash-$algo.txt" | md5sum | cut -c1-8)"
+      done | tee "$out/clash-summary.txt" ;;
     sanitize)
       sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
       for tool in memcheck racecheck; do
