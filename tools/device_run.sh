@@ -4,7 +4,7 @@
 # with build/ (built here for sm_90) and .gl/ (tools/prepare_device.sh) carried:
 # `tools/device_run.sh [tests] [tables] [paged] [frame] [join] [quick] [sweeps] [render] [sanitize]
 # [clash] [oom] [soak]` (default: tests tables frame); paged runs the Starfish table 4x a 2 GiB budget and
-# within it (VOXHASH_GPU_BUDGET to change the budget); join runs `bench join`; render times the
+# within it, at page spaces 1.25 and 1.1 (VOXHASH_GPU_BUDGET to change the budget); join runs `bench join`; render times the
 # viewer's own frame offscreen (EGL, CUDA-GL interop vs device buffers); sanitize runs the gpu test
 # binaries under compute-sanitizer memcheck and
 # racecheck (VOXHASH_SANITIZE_FILTER: a gtest filter to keep it inside one call); oom shows the two
@@ -28,7 +28,9 @@ for step in $steps; do
       ./build/app/voxhash bench tables --json "$out/tables.json" >"$out/tables.txt" 2>"$out/tables.err" ;;
     paged)
       ./build/app/voxhash bench tables --paged --gpu-budget "${VOXHASH_GPU_BUDGET:-2GiB}" \
-        --json "$out/paged.json" >"$out/paged.txt" 2>"$out/paged.err" ;;
+        --json "$out/paged.json" >"$out/paged.txt" 2>"$out/paged.err"
+      ./build/app/voxhash bench tables --paged --gpu-budget "${VOXHASH_GPU_BUDGET:-2GiB}" \
+        --page-space 1.1 --json "$out/paged-1.1.json" >"$out/paged-1.1.txt" 2>"$out/paged-1.1.err" ;;
     frame)
       ./build/app/voxhash bench frame --all-algos --points 8M --res 1024 --frames 60 \
         --json "$out/frame-8M-1024.json" >"$out/frame-8M-1024.txt" 2>&1

@@ -197,11 +197,12 @@ class TablesBench {
 
   /// The paged table: one 4x the budget (rates against the pinned-copy bound: each pair's 8 bytes
   /// cross PCIe once per insert or find), then one within it beside the flat cuckoo table.
-  void run_paged(std::size_t budget, std::size_t page_capacity) {
+  void run_paged(std::size_t budget, std::size_t page_capacity, double space) {
     m_sweep = "paged";
     BuildOptions o;
     o.gpu_budget           = budget;
     o.page_capacity        = page_capacity;
+    o.cuckoo_space         = space;
     o.unique_ids           = false;
     const std::size_t page = paged_page_bytes(o);
     const std::size_t slot = page + 8 * 1024 + 256;
@@ -213,7 +214,7 @@ class TablesBench {
       double flat[3]    = {kNone, kNone, kNone};
       if (within) {
         const std::size_t before = m_report.results.size();
-        bench(Algo::Cuckoo, kDefaultSpace, kHitsAndMisses, false);
+        bench(Algo::Cuckoo, space, kHitsAndMisses, false);
         for (std::size_t i = before; i < m_report.results.size() && i - before < 3; ++i)
           flat[i - before] = m_report.results[i].rate_gkeys;
       }
@@ -621,7 +622,7 @@ int run_tables(const Options& options, Report& report, ResultPrinter& printer) {
   print_limits(std::cout, *report.limits);
   TablesBench bench(options, *report.limits, report, printer);
   if (options.paged) {
-    bench.run_paged(options.gpu_budget, options.page_capacity);
+    bench.run_paged(options.gpu_budget, options.page_capacity, options.page_space);
     return 0;
   }
   if (options.sweeps.empty()) bench.run_default();

@@ -455,6 +455,12 @@ class CommandLine {
                            std::size_t{1} << 29,
                            "paged: pairs per page (default 2^20, the paper's; quick 2^12)")
         ->needs(paged);
+    app->add_option("--page-space",
+                    m_bench_options.page_space,
+                    "paged: cuckoo slots per pair in a page, 1.05 to 2 (default 1.25); the flat\n"
+                    "table it is compared with uses the same")
+        ->check(CLI::Range(1.05, 2.0).description(""))
+        ->needs(paged);
     paged->excludes(app->get_option("--sweep"));
   }
 
