@@ -48,12 +48,26 @@ Timing measure(int runs, const std::function<void()>& op) {
 }
 
 /// Keys of every rank in rank 0's memory, and each rank's share copied to its own (rank 0's share
-/// is a view of the whole).
+/// is a view of the whole). The copies are freed with their device current.
 struct Sharded {
+  explicit Sharded(const Communicator& comm) : m_comm(comm) {}
+  Sharded(const Sharded&)            = delete;
+  Sharded& operator=(const Sharded&) = delete;
+  ~Sharded() {
+    for (std::size_t i = 0; i < copies.size(); ++i) {
+      m_comm.activate(static_cast<int>(i + 1));
+      copies[i] = Buffer<Key>{};
+    }
+    m_comm.activate(0);
+  }
+
   Buffer<Key> all;
-  std::vector<Buffer<Key>> copies;  // per rank > 0
+  std::vector<Buffer<Key>> copies;  // per rank > 0 (GPUs only)
   std::vector<const Key*> shard;
   std::vector<std::size_t> n;
+
+ private:
+  const Communicator& m_comm;
 };
 
 class MultiBench {
@@ -97,8 +111,9 @@ class MultiBench {
 
  private:
   /// n keys drawn per spec on rank 0, spread into size() even shards.
-  Sharded make_keys(std::size_t n, const KeySpec& spec) {
-    Sharded s;
+  std::unique_ptr<Sharded> make_keys(std::size_t n, const KeySpec& spec) {
+    auto keys  = std::make_unique<Sharded>(*m_comm);
+    Sharded& s = *keys;
     m_comm->activate(0);
     s.all = Buffer<Key>(m_backend, n);
     generate_keys(m_backend, s.all.data(), n, spec);
@@ -119,7 +134,7 @@ class MultiBench {
       s.shard.push_back(s.copies.back().data());
     }
     m_comm->activate(0);
-    return s;
+    return keys;
   }
 
   void tables(std::size_t n) {
@@ -127,11 +142,14 @@ class MultiBench {
     std::cerr << "[tables] " << to_string(kind) << " " << n << " keys on 1 and " << m_comm->size()
               << " partitions" << std::endl;
     KeySpec spec{.universe = 1, .order = 2, .distinct = n, .miss_fraction = 0};
-    const Sharded keys = make_keys(n, spec);
-    spec.order         = 3;
-    const Sharded hits = make_keys(n, spec);
-    spec.miss_fraction = 1;
-    const Sharded miss = make_keys(n, spec);
+    const auto keys_owner = make_keys(n, spec);
+    const Sharded& keys   = *keys_owner;
+    spec.order            = 3;
+    const auto hits_owner = make_keys(n, spec);
+    const Sharded& hits   = *hits_owner;
+    spec.miss_fraction    = 1;
+    const auto miss_owner = make_keys(n, spec);
+    const Sharded& miss   = *miss_owner;
     BuildOptions options;
     options.unique_ids = false;
 
@@ -192,10 +210,12 @@ class MultiBench {
     std::cerr << "[join] inner " << n << " x " << n << " rows on 1 and " << m_comm->size()
               << " partitions" << std::endl;
     KeySpec spec{.universe = 1, .order = 4, .distinct = n, .miss_fraction = 0};
-    const Sharded left  = make_keys(n, spec);
-    spec.order          = 5;
-    spec.miss_fraction  = 0.5;
-    const Sharded right = make_keys(n, spec);
+    const auto left_owner  = make_keys(n, spec);
+    const Sharded& left    = *left_owner;
+    spec.order             = 5;
+    spec.miss_fraction     = 0.5;
+    const auto right_owner = make_keys(n, spec);
+    const Sharded& right   = *right_owner;
     JoinOptions options;
     options.kind  = JoinKind::Inner;
     options.table = m_options.algorithm;
