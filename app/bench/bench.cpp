@@ -60,10 +60,12 @@ int run(const Options& options) {
       print_limits(std::cout, *report.limits);
       break;
     case Command::Tables:
-      code = run_tables(options, report, printer);
+      code = options.gpus > 0 ? run_tables_gpus(options, report, printer)
+                              : run_tables(options, report, printer);
       break;
     case Command::Join:
-      code = run_join(options, report, printer);
+      code = options.gpus > 0 ? run_join_gpus(options, report, printer)
+                              : run_join(options, report, printer);
       break;
     case Command::Frame:
       code = run_frame(options, report, printer);

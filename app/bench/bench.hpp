@@ -38,6 +38,9 @@ struct Options {
   std::size_t page_capacity = 0;      // paged: pairs per page (0: the default)
   double page_space         = 1.25;   // paged: cuckoo slots per pair in a page
 
+  // tables, join
+  int gpus = 0;  // > 0: on one GPU and partitioned over this many (multi_suite.cpp)
+
   // frame
   Scene scene;                      // the scene, command-line overrides applied
   std::size_t points  = 1'000'000;  // per model, where the scene gives no count

@@ -14,6 +14,11 @@ int run_tables(const Options& options, Report& report, ResultPrinter& printer);
 /// every table and the sort-merge baseline.
 int run_join(const Options& options, Report& report, ResultPrinter& printer);
 
+/// --gpus G (multi_suite.cpp): the table's build / find, or the inner join, on one GPU and
+/// partitioned over G (emulated partitions on the CPU backend), with the exchange's share.
+int run_tables_gpus(const Options& options, Report& report, ResultPrinter& printer);
+int run_join_gpus(const Options& options, Report& report, ResultPrinter& printer);
+
 /// The frame pipeline without a window (frame_suite.cpp). Returns 1 when --all-algos finds outputs
 /// that differ between algorithms.
 int run_frame(const Options& options, Report& report, ResultPrinter& printer);

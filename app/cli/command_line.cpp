@@ -462,6 +462,22 @@ class CommandLine {
         ->check(CLI::Range(1.05, 2.0).description(""))
         ->needs(paged);
     paged->excludes(app->get_option("--sweep"));
+    add_gpus(*app, "build and find rates of 2^29 and 2^30 keys")->excludes(paged);
+  }
+
+  /// --gpus G (and the table it partitions, --algo): the suite on 1 GPU and partitioned over G.
+  CLI::Option* add_gpus(CLI::App& app, const std::string& what) {
+    CLI::Option* gpus = add_count(app,
+                                  "--gpus",
+                                  m_bench_options.gpus,
+                                  1,
+                                  1024,
+                                  "instead, " + what +
+                                      " on one GPU and partitioned over\n"
+                                      "G GPUs (NCCL; emulated partitions on the cpu backend)");
+    add_algorithm(app, m_bench_algorithm);
+    app.get_option("--algo")->needs(gpus);
+    return gpus;
   }
 
   void define_join() {
@@ -477,6 +493,7 @@ class CommandLine {
               3,
               1000,
               "timed runs per figure, median reported (at least 3; default 5, quick 3)");
+    add_gpus(*app, "inner joins of 2^29 and 2^30 rows per side");
   }
 
   void define_frame() {

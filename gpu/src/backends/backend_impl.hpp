@@ -11,6 +11,7 @@
 #include <voxhash/hash_table.hpp>
 #include <voxhash/join.hpp>
 #include <voxhash/keys.hpp>
+#include <voxhash/partitioned.hpp>
 #include <voxhash/sorted_array.hpp>
 #include <voxhash/timer.hpp>
 
@@ -52,6 +53,13 @@ class BackendImpl {
                                         const JoinInput& right,
                                         const JoinOptions& options,
                                         Stream stream)                                       = 0;
+  /// A table, and a join, over the communicator's ranks (multi/partitioned_impl.hpp).
+  [[nodiscard]] virtual std::unique_ptr<PartitionedTable> make_partitioned_table(
+      TableKind kind, Communicator& communicator, const BuildOptions& options)             = 0;
+  [[nodiscard]] virtual PartitionedJoinResult partitioned_join(Communicator& communicator,
+                                                               std::span<const JoinInput> left,
+                                                               std::span<const JoinInput> right,
+                                                               const JoinOptions& options) = 0;
   /// The clash regions of a pipeline of this backend (clash/clash_impl.hpp).
   [[nodiscard]] virtual clash::RawClash find_clash_regions(const PipelineBackend& pipeline,
                                                            const Grid& grid,

@@ -6,11 +6,13 @@
 
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
+#include <voxhash/communicator.hpp>
 #include <voxhash/device_limits.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/hash_table.hpp>
 #include <voxhash/join.hpp>
 #include <voxhash/keys.hpp>
+#include <voxhash/partitioned.hpp>
 #include <voxhash/sorted_array.hpp>
 #include <voxhash/timer.hpp>
 
@@ -49,6 +51,15 @@ detail::BackendImpl& detail::pinned_memory_backend() {
 
 bool cuda_available() {
   return cuda_unavailable_reason().empty();
+}
+
+int cuda_device_count() {
+#if VOXHASH_HAS_CUDA
+  std::string why;
+  return detail::cuda_device_count(why);
+#else
+  return 0;
+#endif
 }
 
 Backend default_backend() {
@@ -107,6 +118,21 @@ JoinResult join(Backend backend,
                 const JoinOptions& options,
                 Stream stream) {
   return detail::backend_impl(backend).join(left, right, options, stream);
+}
+
+std::unique_ptr<PartitionedTable> make_partitioned_table(TableKind kind,
+                                                         Communicator& communicator,
+                                                         const BuildOptions& options) {
+  return detail::backend_impl(communicator.backend())
+      .make_partitioned_table(kind, communicator, options);
+}
+
+PartitionedJoinResult partitioned_join(Communicator& communicator,
+                                       std::span<const JoinInput> left,
+                                       std::span<const JoinInput> right,
+                                       const JoinOptions& options) {
+  return detail::backend_impl(communicator.backend())
+      .partitioned_join(communicator, left, right, options);
 }
 
 void generate_keys(Backend backend, Key* out, std::size_t n, const KeySpec& spec, Stream stream) {

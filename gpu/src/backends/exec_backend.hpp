@@ -11,6 +11,7 @@
 #include "core/keys.hpp"
 #include "exec/exec_timer.hpp"
 #include "join/join_impl.hpp"
+#include "multi/partitioned_impl.hpp"
 #include "pipeline/pipeline_impl.hpp"
 #include "tables/bucketed_cuckoo_table_impl.hpp"
 #include "tables/cuckoo_table_impl.hpp"
@@ -53,6 +54,19 @@ class ExecBackend : public detail::BackendImpl {
                   const JoinOptions& options,
                   Stream stream) final {
     return joins::JoinRun<Exec>(options, stream).run(left, right);
+  }
+
+  std::unique_ptr<PartitionedTable> make_partitioned_table(TableKind kind,
+                                                           Communicator& communicator,
+                                                           const BuildOptions& options) final {
+    return std::make_unique<multi::PartitionedTableImpl<Exec>>(
+        kind, communicator, options, [this, kind, options] { return make_table(kind, options); });
+  }
+  PartitionedJoinResult partitioned_join(Communicator& communicator,
+                                         std::span<const JoinInput> left,
+                                         std::span<const JoinInput> right,
+                                         const JoinOptions& options) final {
+    return multi::partitioned_join_with<Exec>(communicator, left, right, options);
   }
 
   clash::RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
