@@ -52,9 +52,11 @@ class BackendImpl {
                                         const JoinInput& right,
                                         const JoinOptions& options,
                                         Stream stream)                                       = 0;
-  /// The clash regions of a pipeline of this backend (clash/clash_impl.hpp).
+  /// The clash regions of a pipeline of this backend (clash/clash_impl.hpp); the part pairs are
+  /// joined on `join_table` (or cuckoo, where join() cannot build on it).
   [[nodiscard]] virtual clash::RawClash find_clash_regions(const PipelineBackend& pipeline,
                                                            const Grid& grid,
+                                                           TableKind join_table,
                                                            bool with_voxels,
                                                            Stream stream) = 0;
 };
