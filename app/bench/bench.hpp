@@ -47,11 +47,12 @@ struct Options {
   int resolution      = 512;  // voxels along the grid's longest axis, where the scene gives none
   TableKind algorithm = TableKind::Cuckoo;
   bool all_algorithms = false;
-  int frames          = 100;  // timed frames
-  int warmup          = 5;    // untimed frames first
-  std::string export_path;    // PLY of the last frame's voxels; empty: not written
-  double soak_minutes = 0;    // > 0: run frames for this long instead of `frames` (a soak run)
-  double soak_every_s = 60;   // seconds between the soak's memory samples
+  int frames          = 100;    // timed frames
+  int warmup          = 5;      // untimed frames first
+  std::string export_path;      // PLY of the last frame's voxels; empty: not written
+  double soak_minutes = 0;      // > 0: run frames for this long instead of `frames` (a soak run)
+  double soak_every_s = 60;     // seconds between the soak's memory samples
+  bool join           = false;  // each frame also joins the two models' point keys (join())
 };
 
 [[nodiscard]] constexpr const char* to_string(Command command) {

@@ -4,9 +4,10 @@
 // far the labels can be trusted (low-confidence and thin-feature regions, point coverage, with a
 // warning on stderr for a cloud too sparse for the grid), with --all-algos a check that every
 // algorithm gives identical voxels and labels, --export the last frame as PLY (the library's
-// export_voxels_ply). Memory is checked before anything runs; --soak runs frames for a time and
-// samples the process's memory; a model largely outside the grid is warned about; progress of the
-// timed frames goes to stderr.
+// export_voxels_ply), --join an inner join of the two models' point keys each frame (join.hpp).
+// Memory is checked before anything runs; --soak runs frames for a time and samples the process's
+// memory; a model largely outside the grid is warned about; progress of the timed frames goes to
+// stderr.
 #include "bench/suites.hpp"
 #include "progress/progress.hpp"
 
@@ -15,8 +16,10 @@
 #include <voxhash/device_limits.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
+#include <voxhash/join.hpp>
 #include <voxhash/pipeline.hpp>
 #include <voxhash/scene.hpp>
+#include <voxhash/timer.hpp>
 
 #include <algorithm>
 #include <array>
@@ -29,6 +32,8 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <unistd.h>
 #include <utility>
@@ -212,6 +217,150 @@ void add_results(TableKind algorithm,
     }
     printer.print(r);
     report.results.push_back(std::move(r));
+  }
+}
+
+/// One frame's join of the models' point keys (--join).
+struct JoinSample {
+  double ms              = 0;
+  std::size_t probe_rows = 0, build_rows = 0;
+  std::uint64_t pairs = 0;
+};
+
+/// Random 8-byte reads a probe row of a hash join costs at least (its slot or bucket, then its
+/// values: the join suite's estimate), and the bytes of one output pair.
+constexpr double kJoinProbeReads = 2.0;
+constexpr double kJoinPairBytes  = 8.0;
+
+/// The join's two results of one algorithm's timed frames: G probe rows/s and G pairs/s (medians
+/// of the frames' rates), the median join time, and the pair and row counts of `last` (the last
+/// frame's join). Bounds as the join suite's, from the L2 rates (a frame's tables live in L2).
+void add_join_results(TableKind algorithm,
+                      const std::vector<JoinSample>& samples,
+                      const JoinSample& last,
+                      std::size_t points,
+                      int resolution,
+                      const DeviceLimits& limits,
+                      Report& report,
+                      ResultPrinter& printer) {
+  std::vector<double> ms, rows_rate, pairs_rate;
+  for (const JoinSample& s : samples) {
+    ms.push_back(s.ms);
+    rows_rate.push_back(static_cast<double>(s.probe_rows) / (s.ms * 1e-3) * 1e-9);
+    pairs_rate.push_back(static_cast<double>(s.pairs) / (s.ms * 1e-3) * 1e-9);
+  }
+  const double rows_bound = limits.read8_l2 / kJoinProbeReads;
+  const double pairs_per_row =
+      last.probe_rows ? static_cast<double>(last.pairs) / last.probe_rows : 0.0;
+  const double pairs_bound = std::min(rows_bound * pairs_per_row, limits.copy_gbs / kJoinPairBytes);
+  for (const bool pairs : {false, true}) {
+    Result r;
+    r.suite             = "frame";
+    r.sweep             = "frame";
+    r.algorithm         = std::string(to_string(algorithm));
+    r.operation         = pairs ? "join-pairs" : "join";
+    r.keys              = 2 * points;
+    r.seconds           = quantile(ms, 0.5) * 1e-3;
+    r.rate_gkeys        = quantile(pairs ? pairs_rate : rows_rate, 0.5);
+    r.bound             = !pairs ? "read8_l2/2"
+                          : rows_bound * pairs_per_row <= limits.copy_gbs / kJoinPairBytes
+                              ? "read8_l2/2*pairs/row"
+                              : "copy_gbs/8";
+    r.bound_gkeys       = pairs ? pairs_bound : rows_bound;
+    r.fraction_of_bound = r.rate_gkeys / r.bound_gkeys;
+    r.extra             = {{"median_ms", quantile(ms, 0.5)},
+                           {"p10_ms", quantile(ms, 0.1)},
+                           {"p90_ms", quantile(ms, 0.9)},
+                           {"frames", static_cast<double>(samples.size())},
+                           {"points_per_model", static_cast<double>(points)},
+                           {"resolution", resolution},
+                           {"pairs", static_cast<double>(last.pairs)},
+                           {"probe_rows", static_cast<double>(last.probe_rows)},
+                           {"build_rows", static_cast<double>(last.build_rows)}};
+    printer.print(r);
+    report.results.push_back(std::move(r));
+  }
+}
+
+/// --join: the inner join of the two models' point keys of a pipeline's last frame (each point in
+/// the grid gives a row: its voxel key, and its index as the value; keys repeat on both sides)
+/// through join() on the pipeline's table where the join builds on it, else cuckoo. The keys are
+/// worked out on the host from the frame's points and uploaded, outside the timed join.
+class PointJoin {
+ public:
+  PointJoin(Backend backend, TableKind table, std::size_t max_output_bytes)
+      : m_backend(backend), m_timer(backend) {
+    m_options.kind             = JoinKind::Inner;
+    m_options.table            = join_table_for(table);
+    m_options.max_output_bytes = max_output_bytes;
+  }
+
+  /// Joins the last frame's point keys; throws the join's OutOfMemory (an output too large) or
+  /// BuildFailed.
+  JoinSample run(const Pipeline& pipeline) {
+    std::array<JoinInput, 2> sides;
+    for (int m = 0; m < 2; ++m) {
+      stage(pipeline, m);
+      sides[m] = {m_keys[m].data(), m_values[m].data(), m_keys[m].size()};
+    }
+    m_timer.record(Span::Start);
+    const JoinResult r = join(m_backend, sides[0], sides[1], m_options);
+    m_timer.record(Span::Stop);
+    const int built = r.built == JoinSide::Left ? 0 : 1;
+    return {m_timer.elapsed_ms(Span::Start, Span::Stop),
+            sides[1 - built].rows,
+            sides[built].rows,
+            r.rows};
+  }
+
+ private:
+  enum class Span { Start, Stop, Count };
+
+  /// Model m's rows: the frame's points copied to the host, each one in the grid as (voxel key,
+  /// point index), uploaded.
+  void stage(const Pipeline& pipeline, int m) {
+    const std::span<const Float3> points = pipeline.points(m);
+    m_points.resize(points.size());
+    copy_bytes(
+        m_points.data(), Backend::Cpu, points.data(), pipeline.backend(), points.size_bytes());
+    m_host_keys.clear();
+    m_host_values.clear();
+    const Grid& grid = pipeline.grid();
+    for (std::size_t j = 0; j < m_points.size(); ++j) {
+      const Key key = grid.voxelize(m_points[j]);
+      if (key == kEmptyKey) continue;
+      m_host_keys.push_back(key);
+      m_host_values.push_back(static_cast<Value>(j));
+    }
+    m_keys[m]   = Buffer<Key>::from_host(m_backend, m_host_keys);
+    m_values[m] = Buffer<Value>::from_host(m_backend, m_host_values);
+  }
+
+  Backend m_backend;
+  JoinOptions m_options;
+  Timer<Span> m_timer;
+  std::vector<Float3> m_points;
+  std::vector<Key> m_host_keys;
+  std::vector<Value> m_host_values;
+  std::array<Buffer<Key>, 2> m_keys{Buffer<Key>(m_backend, 0), Buffer<Key>(m_backend, 0)};
+  std::array<Buffer<Value>, 2> m_values{Buffer<Value>(m_backend, 0), Buffer<Value>(m_backend, 0)};
+};
+
+/// The largest join output --join asks for: half the backend's free memory once the pipelines
+/// hold their frames, and at most 2^31 - 1 rows.
+std::size_t point_join_output_limit(Backend backend) {
+  return std::min<std::size_t>(free_memory(backend) / 2,
+                               std::size_t{0x7FFFFFFF} * static_cast<std::size_t>(kJoinPairBytes));
+}
+
+/// Keeps `value` as timed frame `index` in `kept`: appended until it holds `frames`, then a ring
+/// (a soak keeps the last `frames`, so its own memory does not grow).
+template <class T>
+void keep(std::vector<T>& kept, std::uint64_t index, const T& value, int frames) {
+  if (kept.size() < static_cast<std::size_t>(frames)) {
+    kept.push_back(value);
+  } else {
+    kept[index % kept.size()] = value;
   }
 }
 
@@ -443,6 +592,15 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   const bool soak = options.soak_minutes > 0;
   std::vector<std::vector<FrameStats>> stats(pipelines.size());
   std::vector<FrameStats> last(pipelines.size());
+  // --join: one point join per pipeline, dropped (with one line) when its output is too large.
+  std::vector<std::optional<PointJoin>> joins(pipelines.size());
+  std::vector<std::vector<JoinSample>> join_samples(pipelines.size());
+  std::vector<JoinSample> last_join(pipelines.size());
+  if (options.join) {
+    const std::size_t limit = point_join_output_limit(options.backend);
+    for (std::size_t p = 0; p < pipelines.size(); ++p)
+      joins[p].emplace(options.backend, algorithms[p], limit);
+  }
   OutsideGridWatch outside({scene.models[0].path.string(), scene.models[1].path.string()});
   std::uint64_t differing_frames = 0;
   if (soak) {
@@ -465,15 +623,26 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
                           std::string(to_string(algorithms[p])) + "): " + e.what());
       }
       if (p == 0) outside.add(f, s);
-      last[p] = s;
-      if (f >= static_cast<std::uint64_t>(options.warmup)) {
-        // A soak keeps the last `frames` frames (a ring), so its own memory does not grow.
-        std::vector<FrameStats>& kept = stats[p];
-        const std::uint64_t index     = f - options.warmup;
-        if (kept.size() < static_cast<std::size_t>(options.frames)) {
-          kept.push_back(s);
-        } else {
-          kept[index % kept.size()] = s;
+      last[p]          = s;
+      const bool timed = f >= static_cast<std::uint64_t>(options.warmup);
+      if (timed) keep(stats[p], f - options.warmup, s, options.frames);
+      if (joins[p]) {
+        const auto skip_join = [&](const Error& e) {
+          const std::string line = "frame " + std::to_string(f) + " (" +
+                                   std::string(to_string(algorithms[p])) +
+                                   "): the point join is skipped for this run: " + e.what();
+          std::cerr << "[frame] " << line << std::endl;
+          report.skipped.push_back(line);
+          joins[p].reset();
+          join_samples[p].clear();
+        };
+        try {
+          last_join[p] = joins[p]->run(*pipelines[p]);
+          if (timed) keep(join_samples[p], f - options.warmup, last_join[p], options.frames);
+        } catch (const OutOfMemory& e) {
+          skip_join(e);
+        } catch (const BuildFailed& e) {
+          skip_join(e);
         }
       }
       if (!options.all_algorithms) continue;
@@ -541,6 +710,16 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
                 *report.limits,
                 report,
                 printer);
+    if (joins[p] && !join_samples[p].empty()) {
+      add_join_results(algorithms[p],
+                       join_samples[p],
+                       last_join[p],
+                       std::max(points[0], points[1]),
+                       resolution,
+                       *report.limits,
+                       report,
+                       printer);
+    }
   }
   if (!options.all_algorithms) return 0;
   report.outputs_identical = differing_frames == 0;

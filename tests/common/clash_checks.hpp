@@ -1,12 +1,14 @@
 // Clash scenes with known answers and the checks the CPU and GPU clash tests share: two unit
 // spheres a known distance apart (one ring-shaped region), two separate contacts (two regions),
-// a two-part box model against a box touching only one part; a host reference of the regions
-// (breadth-first search over 26-neighbours of the downloaded intersection voxels).
+// a two-part box model against a box touching only one part, two spheres whose voxels hold several
+// parts of each model; a host reference of the regions (breadth-first search over 26-neighbours of
+// the downloaded intersection voxels) and of the part pairs (the parts per voxel crossed).
 #pragma once
 
 #include "common/exact_geometry.hpp"
 #include "common/pipeline_checks.hpp"
 
+#include <voxhash/buffer.hpp>
 #include <voxhash/clash.hpp>
 #include <voxhash/io.hpp>
 
@@ -14,9 +16,13 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
+#include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace voxhash::test {
@@ -94,6 +100,20 @@ inline ClashScene two_part_boxes_scene(bool meshes, std::uint32_t part_c) {
   return s;
 }
 
+/// The unit spheres of two_spheres_scene(1) with their points dealt round-robin to parts 0-2 (A)
+/// and 10-13 (B): most voxels of the ring hold several parts of each model, so a voxel's part
+/// pairs are the crossing of its parts of A with its parts of B.
+inline ClashScene interleaved_parts_scene() {
+  ClashScene s = two_spheres_scene(1.0f);
+  for (int i = 0; i < 2; ++i) {
+    std::vector<std::uint32_t>& parts = s.models[i].parts;
+    for (std::size_t j = 0; j < parts.size(); ++j)
+      parts[j] =
+          i == 0 ? static_cast<std::uint32_t>(j % 3) : 10 + static_cast<std::uint32_t>(j % 4);
+  }
+  return s;
+}
+
 /// Loads `scene` into `pipeline` (parts included) and runs one frame.
 inline void run_scene_frame(Pipeline& pipeline, const ClashScene& scene) {
   for (int i = 0; i < 2; ++i) {
@@ -117,6 +137,55 @@ inline ClashReport run_clash(Backend backend,
   Pipeline pipeline(backend, config);
   run_scene_frame(pipeline, scene);
   return compute_clash_report(pipeline, options);
+}
+
+/// Part pairs keyed by (part of A, part of B).
+using PairCounts = std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t>;
+
+inline PairCounts pair_counts(const std::vector<PartPair>& pairs) {
+  PairCounts counts;
+  for (const PartPair& p : pairs)
+    counts[{p.part_a, p.part_b}] += p.voxels;
+  return counts;
+}
+
+/// The part pairs of `report` (of `pipeline`'s frame of the point-cloud `scene`, made with
+/// ClashOptions::voxels) are the host's crossing: in each intersection voxel, every part of A
+/// with a point there against every part of B with a point there, per listed region and over all.
+/// Returns the voxels holding more than one part of each model.
+inline std::size_t expect_parts_are_the_crossing(const ClashReport& report,
+                                                 const Pipeline& pipeline,
+                                                 const ClashScene& scene) {
+  std::unordered_map<Key, std::uint32_t> region_of;
+  for (std::size_t v = 0; v < report.voxel_keys.size(); ++v)
+    region_of[report.voxel_keys[v]] = report.voxel_regions[v];
+  std::array<std::unordered_map<Key, std::set<std::uint32_t>>, 2> parts;
+  for (int i = 0; i < 2; ++i) {
+    const std::span<const Float3> points = pipeline.points(i);
+    std::vector<Float3> host(points.size());
+    copy_bytes(host.data(), Backend::Cpu, points.data(), pipeline.backend(), points.size_bytes());
+    const std::vector<std::uint32_t>& ids = scene.models[i].parts;
+    for (std::size_t j = 0; j < host.size(); ++j) {
+      const Key key = report.grid.voxelize(host[j]);
+      if (region_of.contains(key)) parts[i][key].insert(ids.empty() ? 0u : ids[j]);
+    }
+  }
+  PairCounts total;
+  std::vector<PairCounts> by_region(report.regions.size());
+  std::size_t crossed = 0;
+  for (const auto& [key, region] : region_of) {
+    const std::set<std::uint32_t>&a = parts[0][key], &b = parts[1][key];
+    crossed += a.size() > 1 && b.size() > 1;
+    for (const std::uint32_t pa : a)
+      for (const std::uint32_t pb : b) {
+        ++total[{pa, pb}];
+        if (region != kNotFound) ++by_region[region][{pa, pb}];
+      }
+  }
+  EXPECT_EQ(pair_counts(report.parts), total);
+  for (std::size_t r = 0; r < report.regions.size(); ++r)
+    EXPECT_EQ(pair_counts(report.regions[r].parts), by_region[r]) << "region " << r;
+  return crossed;
 }
 
 /// A region as the host reference finds it.

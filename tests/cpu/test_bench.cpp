@@ -1,11 +1,14 @@
 // `voxhash bench` on the CPU backend (label cpu), run in-process through the command line:
 // `limits`, the quick `tables` set, the quick `join` set and a tiny `frame --all-algos` run write
-// JSON (and CSV) with the schema's fields and positive rates; `frame --export` writes a PLY; one
-// point per model is a legal frame; usage errors exit 2. Performance itself is never asserted.
+// JSON (and CSV) with the schema's fields and positive rates; `frame --export` writes a PLY;
+// `frame --join` reports the pairs a brute-force count gives, and skips a join too large with one
+// line; one point per model is a legal frame; usage errors exit 2. Performance itself is never
+// asserted.
 #include "bench/bench.hpp"
 #include "cli/command_line.hpp"
 
 #include <voxhash/backend.hpp>
+#include <voxhash/geometry.hpp>
 #include <voxhash/hash_table.hpp>
 
 #include <cstdlib>
@@ -16,6 +19,7 @@
 #include <string>
 #include <string_view>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace voxhash::test {
@@ -249,6 +253,94 @@ TEST(bench, FrameAllAlgorithmsAgree) {
       ++count;
     EXPECT_EQ(kTableKinds.size() * count, results) << to_string(kind);
   }
+}
+
+/// Writes `points` (x, y, z; `copies` times each) as an XYZ point cloud at `path`.
+void write_xyz(const std::string& path, const std::vector<std::pair<Float3, int>>& points) {
+  std::ofstream out(path);
+  for (const auto& [p, copies] : points)
+    for (int i = 0; i < copies; ++i)
+      out << p.x << ' ' << p.y << ' ' << p.z << '\n';
+}
+
+/// Runs `bench frame --join` on the command-line models a and b (static, fitted grid) with every
+/// algorithm; the JSON report.
+std::string frame_join_json(const std::string& a, const std::string& b) {
+  const std::string json_path = temp_path("frame_join.json");
+  EXPECT_EQ(run_bench({"bench",
+                       "frame",
+                       "--backend",
+                       "cpu",
+                       "--model-a",
+                       a,
+                       "--model-b",
+                       b,
+                       "--res",
+                       "32",
+                       "--frames",
+                       "2",
+                       "--warmup",
+                       "1",
+                       "--all-algos",
+                       "--join",
+                       "--json",
+                       json_path}),
+            0);
+  std::filesystem::remove(a);
+  std::filesystem::remove(b);
+  return read_text(json_path);
+}
+
+TEST(bench, FrameJoinCountsThePairsOfPointsInAVoxel) {
+  // Clusters of equal points far apart (one voxel each on the fitted 32^3 grid): two shared, one
+  // of each model alone. The join's pairs are the pairs of equal points, counted by brute force.
+  const std::vector<std::pair<Float3, int>> a = {
+      {{0.1f, 0.2f, 0.3f}, 7}, {{3.1f, 0.2f, 0.3f}, 11}, {{0.1f, 3.2f, 0.3f}, 4}};
+  const std::vector<std::pair<Float3, int>> b = {
+      {{0.1f, 0.2f, 0.3f}, 5}, {{3.1f, 0.2f, 0.3f}, 13}, {{3.1f, 3.2f, 3.3f}, 6}};
+  std::size_t pairs = 0, rows = 0;
+  for (const auto& [p, n] : a)
+    for (const auto& [q, m] : b)
+      if (p.x == q.x && p.y == q.y && p.z == q.z) pairs += static_cast<std::size_t>(n) * m;
+  for (const auto& side : {a, b})
+    for (const auto& [p, n] : side)
+      rows += n;
+  const std::string path_a = temp_path("join_a.xyz"), path_b = temp_path("join_b.xyz");
+  write_xyz(path_a, a);
+  write_xyz(path_b, b);
+  const std::string json = frame_join_json(path_a, path_b);
+  expect_header(json);
+  EXPECT_NE(json.find("\"outputs_identical\": true"), std::string::npos);
+  // Two rows (probe rows/s, pairs/s) for every algorithm; bcht's join is built on cuckoo.
+  for (const char* operation : {"join", "join-pairs"}) {
+    const std::string tag = key_of("operation") + '"' + operation + '"';
+    std::size_t count     = 0;
+    for (auto pos = json.find(tag); pos != std::string::npos; pos = json.find(tag, pos + 1))
+      ++count;
+    EXPECT_EQ(count, kTableKinds.size()) << operation;
+  }
+  const std::vector<double> counted = values_of(json, "pairs");
+  const std::vector<double> probe   = values_of(json, "probe_rows"),
+                            build   = values_of(json, "build_rows");
+  ASSERT_EQ(counted.size(), 2 * kTableKinds.size());
+  ASSERT_EQ(probe.size(), counted.size());
+  ASSERT_EQ(build.size(), counted.size());
+  for (std::size_t i = 0; i < counted.size(); ++i) {
+    EXPECT_EQ(counted[i], static_cast<double>(pairs)) << "result " << i;
+    EXPECT_EQ(probe[i] + build[i], static_cast<double>(rows)) << "result " << i;
+  }
+  EXPECT_EQ(pairs, 7u * 5 + 11u * 13);
+}
+
+TEST(bench, FrameJoinTooLargeIsSkippedWithOneLine) {
+  // 50,000 equal points in each model: 2.5e9 pairs, more than the 2^31 - 1 rows --join accepts.
+  const std::string path_a = temp_path("big_a.xyz"), path_b = temp_path("big_b.xyz");
+  write_xyz(path_a, {{{0.5f, 0.5f, 0.5f}, 50000}, {{1.5f, 1.5f, 1.5f}, 1}});
+  write_xyz(path_b, {{{0.5f, 0.5f, 0.5f}, 50000}, {{1.5f, 0.5f, 1.5f}, 1}});
+  const std::string json = frame_join_json(path_a, path_b);
+  EXPECT_EQ(json.find(key_of("operation") + "\"join\""), std::string::npos);
+  EXPECT_NE(json.find("the point join is skipped for this run"), std::string::npos);
+  EXPECT_NE(json.find("2500000000 rows"), std::string::npos);
 }
 
 TEST(bench, FrameExportWritesAPly) {

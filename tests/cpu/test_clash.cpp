@@ -1,6 +1,8 @@
 // Clash report tests on the CPU backend (label cpu): regions against a host breadth-first search
 // and against the analytic ring where two unit spheres meet, ranking of separate contacts, part
-// pairs of a two-part model (mesh and point cloud), options, and the JSON / CSV / PLY writers.
+// pairs of a two-part model (mesh and point cloud) and of voxels holding several parts of each
+// model (against the host's crossing), the size error of a crossing too large, options, and the
+// JSON / CSV / PLY writers.
 #include "clash/clash_report.hpp"
 #include "common/clash_checks.hpp"
 
@@ -11,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <numeric>
 #include <sstream>
 #include <unistd.h>
 
@@ -110,6 +113,45 @@ TEST(Clash, TwoPartPointCloudAgainstABoxTouchingOnlyPartB) {
   const ClashReport r = report_and_reference(two_part_boxes_scene(false, 7), reference);
   expect_matches_reference(r, reference);
   expect_only_part_b(r, 7);
+}
+
+TEST(Clash, SeveralPartsPerVoxelAreCrossed) {
+  const ClashScene scene = interleaved_parts_scene();
+  Pipeline pipeline(kCpu, scene.config);
+  run_scene_frame(pipeline, scene);
+  ClashOptions options;
+  options.voxels      = true;
+  const ClashReport r = compute_clash_report(pipeline, options);
+  ASSERT_EQ(r.regions.size(), 1u);
+  EXPECT_GT(expect_parts_are_the_crossing(r, pipeline, scene), r.voxels / 2)
+      << "most ring voxels hold several parts of each model";
+  EXPECT_EQ(r.parts.size(), 12u) << "every part of A meets every part of B";
+  std::size_t counted = 0;
+  for (const PartPair& p : r.parts)
+    counted += p.voxels;
+  EXPECT_GT(counted, 4 * r.voxels) << "a voxel counts once per pair of parts in it";
+}
+
+TEST(Clash, ACrossingTooLargeIsASizeError) {
+  // 50,000 parts of each model in one voxel: 2.5e9 part pairs, beyond 2^31 - 1 rows.
+  constexpr std::uint32_t kParts = 50000;
+  Pipeline pipeline(kCpu, static_config(8, TableKind::Cuckoo));
+  const std::vector<Float3> points(kParts, Float3{0.1f, 0.1f, 0.1f});
+  std::vector<std::uint32_t> parts(kParts);
+  std::iota(parts.begin(), parts.end(), 0u);
+  for (int i = 0; i < 2; ++i) {
+    pipeline.set_model(i, points);
+    pipeline.set_model_parts(i, parts);
+  }
+  pipeline.run_frame(0.0);
+  try {
+    (void)compute_clash_report(pipeline);
+    ADD_FAILURE() << "no size error";
+  } catch (const OutOfMemory& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("clash report"), std::string::npos) << what;
+    EXPECT_NE(what.find("2500000000 rows"), std::string::npos) << what;
+  }
 }
 
 TEST(Clash, ModelsApartGiveAnEmptyReport) {

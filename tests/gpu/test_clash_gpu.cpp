@@ -45,6 +45,11 @@ TEST(GpuClash, PartsOfMeshesAndPointCloudsMatchCpu) {
   expect_cuda_equals_cpu(two_part_boxes_scene(false, 7), "two-part point cloud");
 }
 
+TEST(GpuClash, SeveralPartsPerVoxelMatchCpu) {
+  REQUIRE_CUDA();
+  expect_cuda_equals_cpu(interleaved_parts_scene(), "several parts per voxel");
+}
+
 TEST(GpuClash, LargeBandOnAFineGridMatchesCpu) {
   REQUIRE_CUDA();
   ClashScene scene;

@@ -57,9 +57,13 @@ struct ClashOptions {
 /// The clash report of `pipeline`'s last frame (call after run_frame, before the grid or a model
 /// changes). Intersection voxels are those both models occupy; regions are their 26-connected
 /// components; a region's part pairs come from the parts each model's points or triangles have in
-/// that voxel (Pipeline::set_model_parts; all part 0 where none were set). Runs on the pipeline's
-/// backend and reads the result back once; allocates its scratch per call. Synchronizes
-/// options.stream.
+/// that voxel (Pipeline::set_model_parts; all part 0 where none were set): each model's distinct
+/// (voxel, part) pairs in the intersection voxels are inner-joined with the other's on the voxel
+/// key (join(), on the pipeline's table where the join builds on it, else cuckoo). Runs on the
+/// pipeline's backend and reads the result back once (the join and the compactions read their
+/// sizes back on the way); allocates its scratch per call. Synchronizes options.stream. Throws
+/// OutOfMemory, naming the rows, when the part pairs (one row per part of A and part of B sharing
+/// a voxel) would exceed 2^31 - 1 rows or a fifth of the backend's free memory.
 [[nodiscard]] ClashReport compute_clash_report(const Pipeline& pipeline,
                                                const ClashOptions& options = {});
 

@@ -34,6 +34,10 @@ enum class JoinSide { Left, Right };
 [[nodiscard]] std::string_view to_string(JoinSide side);
 /// Parses "inner", "left", "semi" or "anti"; throws InvalidInput.
 [[nodiscard]] JoinKind parse_join_kind(std::string_view name);
+/// The table a hash join builds on for a caller that uses `kind` elsewhere (the clash report's
+/// part pairs, `bench frame --join`): `kind` itself where join() builds on it (cuckoo, HashGraph
+/// V1 / V2), else cuckoo.
+[[nodiscard]] TableKind join_table_for(TableKind kind);
 
 /// One side of a join: `rows` keys and values in the join's backend memory. values may be null:
 /// each row's value is then its row index. No key may be kEmptyKey.

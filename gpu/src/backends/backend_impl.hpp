@@ -60,9 +60,11 @@ class BackendImpl {
                                                                std::span<const JoinInput> left,
                                                                std::span<const JoinInput> right,
                                                                const JoinOptions& options) = 0;
-  /// The clash regions of a pipeline of this backend (clash/clash_impl.hpp).
+  /// The clash regions of a pipeline of this backend (clash/clash_impl.hpp); the part pairs are
+  /// joined on `join_table` (or cuckoo, where join() cannot build on it).
   [[nodiscard]] virtual clash::RawClash find_clash_regions(const PipelineBackend& pipeline,
                                                            const Grid& grid,
+                                                           TableKind join_table,
                                                            bool with_voxels,
                                                            Stream stream) = 0;
 };

@@ -71,9 +71,10 @@ class ExecBackend : public detail::BackendImpl {
 
   clash::RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
                                      const Grid& grid,
+                                     TableKind join_table,
                                      bool with_voxels,
                                      Stream stream) final {
-    return clash::find_clash_regions<Exec>(pipeline, grid, with_voxels, stream);
+    return clash::find_clash_regions<Exec>(pipeline, grid, join_table, with_voxels, stream);
   }
 
   DeviceLimits measure_device_limits(bool quick) final {

@@ -67,7 +67,8 @@ ClashReport compute_clash_report(const Pipeline& pipeline, const ClashOptions& o
   const Grid& g = pipeline.grid();
   const clash::RawClash raw =
       detail::backend_impl(pipeline.backend())
-          .find_clash_regions(*pipeline.m_impl, g, options.voxels, options.stream);
+          .find_clash_regions(
+              *pipeline.m_impl, g, pipeline.config().algorithm, options.voxels, options.stream);
   ClashReport report;
   report.grid          = g;
   report.total_regions = raw.regions.size();

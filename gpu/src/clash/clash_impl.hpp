@@ -2,17 +2,22 @@
 // translation unit): the last frame's intersection voxels get a cuckoo table of their own, whose
 // dense ids number them; union-find over their 26-neighbours (the flood fill's connect_components,
 // neighbours found by probing that table) gives the regions; every voxel adds itself to its
-// region's sums with atomics; the parts of each model per voxel (voxel_part_sets) are crossed
-// into (region, part A, part B) records, sorted and counted. One read-back at the end.
+// region's sums with atomics; each model's distinct (voxel, part) pairs there are inner-joined
+// with the other's on the voxel key (join_impl.hpp), and the joined rows become (region, part A,
+// part B) records, sorted and counted. The results are read back once, at the end.
 #pragma once
 
 #include "clash/clash_raw.hpp"
 #include "core/clash.hpp"
+#include "join/join_impl.hpp"
 #include "pipeline/frame_steps.hpp"
 #include "pipeline/pipeline_backend.hpp"
 #include "tables/cuckoo_table_impl.hpp"
 
+#include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
+#include <voxhash/error.hpp>
+#include <voxhash/join.hpp>
 #include <voxhash/pipeline.hpp>
 
 #include <algorithm>
@@ -20,15 +25,17 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <utility>
 
 namespace voxhash::clash {
 
-/// Sorted, de-duplicated part ids of every intersection voxel, as offsets (ids + 1 entries) into
-/// parts: the per-voxel part lookup a join on the voxel key (issue 11) can replace.
+/// A model's distinct (voxel, part) pairs in the intersection voxels, one row each: the voxel's
+/// key (what the join matches on), its dense id (which gives its region) and the part.
 template <class Exec>
-struct PartSets {
-  Buffer<std::uint32_t> offsets{Exec::kBackend, 0}, parts{Exec::kBackend, 0};
+struct VoxelParts {
+  Buffer<Key> keys{Exec::kBackend, 0};
+  Buffer<std::uint32_t> ids{Exec::kBackend, 0}, parts{Exec::kBackend, 0};
 };
 
 template <class Exec>
@@ -61,15 +68,16 @@ inline int bits_for(std::size_t max_value) {
   return std::max(1, static_cast<int>(std::bit_width(max_value)));
 }
 
-/// The part sets of the `voxel_count` voxels of `ids` (dense ids of the intersection keys) from a
-/// model's (key, part) pairs: pairs whose key is an intersection voxel are kept as (id, part),
-/// sorted by id then part (two stable sorts), the duplicates dropped and the rest counted per id.
+/// The distinct (voxel, part) pairs of a model's (key, part) pairs whose key is one of the
+/// `voxel_count` intersection voxels (`ids` numbers them, id_keys[id] is id's key): the pairs
+/// there are kept as (id, part), sorted by id then part (two stable sorts) and each run kept once.
 template <class Exec>
-void voxel_part_sets(Exec& exec,
-                     CuckooRef ids,
-                     std::uint32_t voxel_count,
-                     detail::PartPairs pairs,
-                     PartSets<Exec>& out) {
+void distinct_voxel_parts(Exec& exec,
+                          CuckooRef ids,
+                          const Key* id_keys,
+                          std::uint32_t voxel_count,
+                          detail::PartPairs pairs,
+                          VoxelParts<Exec>& out) {
   constexpr Backend B = Exec::kBackend;
   const std::size_t n = pairs.count;
   Buffer<std::uint32_t> id(B, n), selected(B, n);
@@ -96,26 +104,63 @@ void voxel_part_sets(Exec& exec,
   sort_in_place(
       exec, vid.data(), part.data(), vid_tmp.data(), part_tmp.data(), k, bits_for(voxel_count));
 
-  out.offsets.resize(std::size_t{voxel_count} + 1);
-  std::uint32_t* offsets = out.offsets.data();
-  exec.fill(offsets, out.offsets.size(), 0u);
   std::uint8_t* first    = flags.data();
   const std::uint32_t* v = vid.data();
   const std::uint32_t* p = part.data();
   exec.for_each(k, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     first[i] = i == 0 || v[i] != v[i - 1] || p[i] != p[i - 1];
-    if (first[i]) core::atomic_add(&offsets[v[i]], 1u);
   });
-  exec.exclusive_sum(offsets, offsets, out.offsets.size());
   const std::size_t unique = exec.select_flagged_indices(first, selected.data(), k);
+  out.keys.resize(unique);
+  out.ids.resize(unique);
   out.parts.resize(unique);
-  gather(exec, p, selected.data(), unique, out.parts.data());
+  Key* keys                = out.keys.data();
+  std::uint32_t* out_ids   = out.ids.data();
+  std::uint32_t* out_parts = out.parts.data();
+  const std::uint32_t* sel = selected.data();
+  exec.for_each(unique, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    out_ids[i]   = v[sel[i]];
+    out_parts[i] = p[sel[i]];
+    keys[i]      = id_keys[v[sel[i]]];
+  });
 }
 
-/// The clash regions of the pipeline's last frame (see the file comment). Synchronizes `stream`.
+/// Output bytes per joined row the part-pair records need after the join (region, part A and part
+/// B, then the three-field sort's permutation, keys and scratch, run starts): the join's output is
+/// held to free memory over this share, and to 2^31 - 1 rows (32-bit record indices).
+inline constexpr std::size_t kRecordBytesPerJoinByte = 5;
+inline constexpr std::uint64_t kMaxJoinRows          = 0x7FFFFFFFull;
+
+/// The inner join of A's and B's distinct (voxel, part) rows on the voxel key: every part of A and
+/// part of B that share a voxel, as (row of A, row of B). A crossing too large for the records is
+/// the join's size error, naming the clash report.
+template <class Exec>
+JoinResult cross_parts(const std::array<VoxelParts<Exec>, 2>& sides,
+                       TableKind table,
+                       Stream stream) {
+  JoinOptions options;
+  options.kind             = JoinKind::Inner;
+  options.table            = join_table_for(table);
+  options.max_output_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(
+      free_memory(Exec::kBackend) / kRecordBytesPerJoinByte, kMaxJoinRows * 2 * sizeof(Value)));
+  const JoinInput a{sides[0].keys.data(), nullptr, sides[0].keys.size()};
+  const JoinInput b{sides[1].keys.data(), nullptr, sides[1].keys.size()};
+  try {
+    return joins::JoinRun<Exec>(options, stream).run(a, b);
+  } catch (const OutOfMemory& e) {
+    throw OutOfMemory(
+        std::string("clash report: the parts of A and B that share intersection voxels, one row "
+                    "per pair of parts in a voxel: ") +
+        e.what());
+  }
+}
+
+/// The clash regions of the pipeline's last frame (see the file comment); the part pairs' join
+/// builds on `join_table` where join() can (join_table_for). Synchronizes `stream`.
 template <class Exec>
 RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
                             const Grid& g,
+                            TableKind join_table,
                             bool with_voxels,
                             Stream stream) {
   constexpr Backend B = Exec::kBackend;
@@ -177,42 +222,35 @@ RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
     });
   }
 
-  // Part pairs: each voxel's parts of A crossed with its parts of B, one record per combination.
-  std::array<PartSets<Exec>, 2> sets;
+  // Part pairs: each model's distinct (voxel, part) rows inner-joined with the other's on the
+  // voxel key; each output row, one part of A and one of B in one voxel, becomes a (region,
+  // part A, part B) record.
+  std::array<VoxelParts<Exec>, 2> sides;
   for (int i = 0; i < 2; ++i) {
     Buffer<std::uint32_t> scratch(B, 0);
-    voxel_part_sets(exec, ids, m, pipeline.part_pairs(i, scratch), sets[i]);
+    distinct_voxel_parts(exec, ids, id_keys, m, pipeline.part_pairs(i, scratch), sides[i]);
   }
-  Buffer<std::uint32_t> combos(B, std::size_t{m} + 1);
+  std::size_t t = 0;
+  Buffer<std::uint32_t> rec_region(B, 0), rec_a(B, 0), rec_b(B, 0);
   {
-    std::uint32_t* c        = combos.data();
-    const std::uint32_t* oa = sets[0].offsets.data();
-    const std::uint32_t* ob = sets[1].offsets.data();
-    exec.for_each(std::size_t{m} + 1, [=] VOXHASH_LAMBDA(std::uint32_t v) {
-      c[v] = v == m ? 0u : (oa[v + 1] - oa[v]) * (ob[v + 1] - ob[v]);
-    });
-  }
-  exec.exclusive_sum(combos.data(), combos.data(), std::size_t{m} + 1);
-  const std::size_t t = exec.read(combos.data() + m);
-  Buffer<std::uint32_t> rec_region(B, t), rec_a(B, t), rec_b(B, t);
-  {
+    const JoinResult joined = cross_parts<Exec>(sides, join_table, stream);
+    t                       = joined.rows;
+    rec_region.resize(t);
+    rec_a.resize(t);
+    rec_b.resize(t);
     std::uint32_t *rr = rec_region.data(), *ra = rec_a.data(), *rb = rec_b.data();
-    const std::uint32_t* c  = combos.data();
-    const std::uint32_t* r  = region.data();
-    const std::uint32_t* oa = sets[0].offsets.data();
-    const std::uint32_t* ob = sets[1].offsets.data();
-    const std::uint32_t* pa = sets[0].parts.data();
-    const std::uint32_t* pb = sets[1].parts.data();
-    exec.for_each(m, [=] VOXHASH_LAMBDA(std::uint32_t v) {
-      std::uint32_t at = c[v];
-      for (std::uint32_t a = oa[v]; a < oa[v + 1]; ++a)
-        for (std::uint32_t b = ob[v]; b < ob[v + 1]; ++b) {
-          rr[at] = r[v];
-          ra[at] = pa[a];
-          rb[at] = pb[b];
-          ++at;
-        }
+    const Value* row_a       = joined.left.data();
+    const Value* row_b       = joined.right.data();
+    const std::uint32_t* r   = region.data();
+    const std::uint32_t* ida = sides[0].ids.data();
+    const std::uint32_t* pa  = sides[0].parts.data();
+    const std::uint32_t* pb  = sides[1].parts.data();
+    exec.for_each(t, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+      rr[i] = r[ida[row_a[i]]];
+      ra[i] = pa[row_a[i]];
+      rb[i] = pb[row_b[i]];
     });
+    exec.synchronize();  // the join's output is freed on leaving this scope
   }
   // Sort the records by (region, part A, part B): stable sorts of a permutation, least
   // significant field first; then count each run.

@@ -1,5 +1,5 @@
 // Backend-neutral facts about the joins: the names of the join kinds and sides, as the bench's
-// command line and the reports spell them.
+// command line and the reports spell them, and the tables a hash join builds on.
 #include <voxhash/error.hpp>
 #include <voxhash/join.hpp>
 
@@ -31,6 +31,11 @@ JoinKind parse_join_kind(std::string_view name) {
   }
   throw InvalidInput("unknown join kind '" + std::string(name) +
                      "' (expected inner, left, semi or anti)");
+}
+
+TableKind join_table_for(TableKind kind) {
+  return kind == TableKind::HashGraphV1 || kind == TableKind::HashGraphV2 ? kind
+                                                                          : TableKind::Cuckoo;
 }
 
 }  // namespace voxhash
