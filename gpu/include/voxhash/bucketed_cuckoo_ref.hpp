@@ -215,4 +215,7 @@ struct BucketedCuckooRef {
   }
 };
 
+/// A multivalue bucketed cuckoo table (BucketedCuckooTable::multi_ref()): every value of a key.
+using BucketedMultiRef = MultiRef<BucketedCuckooRef>;
+
 }  // namespace voxhash
