@@ -1,10 +1,9 @@
 // JoinRun<Exec>: the joins of join.hpp written once over the executor. The build side goes into a
 // table (cuckoo or bucketed cuckoo with their multivalue lists, or HashGraph), or both sides are
-// radix-sorted
-// (sort-merge); then per probe row: count -> 64-bit exclusive scan -> size check -> write. With the
-// left side built, the right rows mark which build keys matched and a pass over the left rows
-// emits what depends on that (left-join nulls, semi, anti). A left join of a unique-key build side
-// is the paper's: one pass, one output row per probe row.
+// radix-sorted (sort-merge); then per probe row: count -> 64-bit exclusive scan -> size check ->
+// write. With the left side built, the right rows mark which build keys matched and a pass over
+// the left rows emits what depends on that (left-join nulls, semi, anti). A left join of a
+// unique-key build side is the paper's: one pass, one output row per probe row.
 #pragma once
 
 #include "core/join.hpp"

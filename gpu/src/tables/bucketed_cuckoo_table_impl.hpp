@@ -150,9 +150,15 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
   }
 
   void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
-    const BucketedMultiRef m = m_multi;
+    if (m_multi.offsets) {
+      const BucketedMultiRef m = m_multi;
+      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+        out[i] = slot == kNotFound ? kNotFound : m.value_of(e);
+      });
+      return;
+    }
     query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
-      out[i] = slot == kNotFound ? kNotFound : m.value_of(e);
+      out[i] = slot == kNotFound ? kNotFound : detail::entry_value(e);
     });
   }
   void contains_async(const Key* q,
