@@ -33,8 +33,8 @@ inline constexpr int kBucketLanes = 4;
 /// kQueryBatch. The H100 load sweep (2026-11-23) shows these lookups bound by round trips, not by
 /// bandwidth: a hit's second bucket (needed by ~10 % of keys, but by some key of nearly every
 /// warp) costs as much as its first, while a miss's extra buckets cost half. Eight queries per
-/// tile put twice the buckets in flight per round trip, and with 80 registers instead of 42 (24
-/// resident warps instead of 40) 1.2x the buckets per SM (docs/BENCHMARKS.md, "bcht find-hit").
+/// tile put twice the buckets in flight per round trip, and with 72 registers instead of 42 (28
+/// resident warps instead of 40) 1.4x the buckets per SM (docs/BENCHMARKS.md, "bcht find-hit").
 inline constexpr int kBucketQueryBatch = 8;
 
 /// Inserts keys[0..n) into the (already emptied) table, one tile per key; records failures and
