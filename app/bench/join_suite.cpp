@@ -29,6 +29,7 @@ struct Method {
 constexpr std::array kMethods{Method{JoinAlgorithm::Hash, TableKind::Cuckoo},
                               Method{JoinAlgorithm::Hash, TableKind::HashGraphV1},
                               Method{JoinAlgorithm::Hash, TableKind::HashGraphV2},
+                              Method{JoinAlgorithm::Hash, TableKind::BucketedCuckoo},
                               Method{JoinAlgorithm::SortMerge, TableKind::Cuckoo}};
 
 std::string method_name(const Method& m) {

@@ -205,7 +205,7 @@ TEST(bench, QuickJoinWritesJson) {
     EXPECT_GT(rate, 0);
   for (const double bound : values_of(json, "bound_gkeys"))
     EXPECT_GT(bound, 0);
-  for (const char* algorithm : {"cuckoo", "hashgraph-v1", "hashgraph-v2", "sort-merge"}) {
+  for (const char* algorithm : {"cuckoo", "hashgraph-v1", "hashgraph-v2", "bcht", "sort-merge"}) {
     EXPECT_NE(json.find(key_of("algorithm") + '"' + algorithm + '"'), std::string::npos)
         << algorithm;
   }

@@ -1,18 +1,21 @@
 // Joins on the CPU backend (label cpu) against a std::unordered_multimap reference: every kind on
 // every table and the sort-merge baseline, multiplicity 1/4/32 on each side, either side built,
 // caller values, empty sides, left-join nulls, semi/anti as complements, an exploding all-equal
-// join refused before allocating, sentinel keys rejected; the cuckoo table's multivalue lists
-// (built by sorting and run-length encoding), its distinct-keys check and the run-length executor
-// step.
+// join refused before allocating, sentinel keys rejected; the cuckoo and bucketed cuckoo tables'
+// multivalue lists (built by sorting and run-length encoding), their distinct-keys checks and the
+// run-length executor step.
 #include "common/join_checks.hpp"
 #include "common/table_checks.hpp"
 #include "exec/cpu_exec.hpp"
+#include "tables/bucketed_cuckoo_table_impl.hpp"
 #include "tables/cuckoo_table_impl.hpp"
 
+#include <voxhash/bucketed_cuckoo_table.hpp>
 #include <voxhash/cuckoo_table.hpp>
 #include <voxhash/error.hpp>
 
 #include <array>
+#include <type_traits>
 
 namespace voxhash::test {
 namespace {
@@ -27,6 +30,7 @@ struct Method {
 constexpr std::array kMethods{Method{JoinAlgorithm::Hash, TableKind::Cuckoo},
                               Method{JoinAlgorithm::Hash, TableKind::HashGraphV1},
                               Method{JoinAlgorithm::Hash, TableKind::HashGraphV2},
+                              Method{JoinAlgorithm::Hash, TableKind::BucketedCuckoo},
                               Method{JoinAlgorithm::SortMerge, TableKind::Cuckoo}};
 
 std::string method_name(const Method& m) {
@@ -150,7 +154,7 @@ TEST(JoinSize, ExplodingJoinRefusedBeforeAllocating) {
   JoinCase c;
   c.left.assign(n, 4242u);
   c.right.assign(n, 4242u);
-  for (const Method& m : {kMethods[0], kMethods[3]}) {
+  for (const Method& m : {kMethods[0], kMethods[3], kMethods[4]}) {
     SCOPED_TRACE(method_name(m));
     try {
       (void)run_join(kCpu, c, options_for(m, JoinKind::Inner));
@@ -203,7 +207,30 @@ TEST(JoinKinds, Names) {
   EXPECT_THROW((void)parse_join_kind("outer"), InvalidInput);
 }
 
-TEST(CuckooMultivalue, EveryValueOfEveryKey) {
+/// The two slot tables with multivalue lists, for the tests below.
+template <class Table, class Impl>
+struct SlotTable {
+  using Interface = Table;
+  using CpuImpl   = Impl;
+  static constexpr TableKind kKind =
+      std::is_same_v<Table, CuckooTable> ? TableKind::Cuckoo : TableKind::BucketedCuckoo;
+};
+using SlotTables =
+    ::testing::Types<SlotTable<CuckooTable, tables::CuckooTableImpl<CpuExec>>,
+                     SlotTable<BucketedCuckooTable, tables::BucketedCuckooTableImpl<CpuExec>>>;
+
+struct SlotTableNames {
+  template <class T>
+  static std::string GetName(int) {
+    return std::string(to_string(T::kKind));
+  }
+};
+
+template <class T>
+class Multivalue : public ::testing::Test {};
+TYPED_TEST_SUITE(Multivalue, SlotTables, SlotTableNames);
+
+TYPED_TEST(Multivalue, EveryValueOfEveryKey) {
   const auto keys = random_keys(50000, 3000, 15);
   std::vector<Value> values(keys.size());
   for (std::size_t i = 0; i < values.size(); ++i)
@@ -211,11 +238,11 @@ TEST(CuckooMultivalue, EveryValueOfEveryKey) {
   BuildOptions o;
   o.multivalue = true;
   o.unique_ids = false;  // implied by multivalue
-  auto table   = make_table(TableKind::Cuckoo, kCpu, o);
+  auto table   = make_table(TypeParam::kKind, kCpu, o);
   auto d_keys  = Buffer<Key>::from_host(kCpu, keys);
   auto d_vals  = Buffer<Value>::from_host(kCpu, values);
   table->build(d_keys.data(), d_vals.data(), keys.size());
-  const CuckooMultiRef multi = dynamic_cast<CuckooTable&>(*table).multi_ref();
+  const auto multi = dynamic_cast<typename TypeParam::Interface&>(*table).multi_ref();
   std::unordered_map<Key, std::vector<Value>> expected;
   for (std::size_t i = 0; i < keys.size(); ++i)
     expected[keys[i]].push_back(values[i]);
@@ -223,40 +250,59 @@ TEST(CuckooMultivalue, EveryValueOfEveryKey) {
   for (const auto& [key, vals] : expected) {
     const std::uint32_t n = multi.find_all(key, got.data());
     ASSERT_EQ(std::vector<Value>(got.begin(), got.begin() + n), vals) << "key " << key;
+    ASSERT_EQ(multi.find(key), vals.front()) << "key " << key;
   }
-  for (const Key miss : absent_keys(keys, 1000, 16))
+  for (const Key miss : absent_keys(keys, 1000, 16)) {
     EXPECT_EQ(multi.count(miss), 0u);
+    EXPECT_EQ(multi.find(miss), kNotFound);
+  }
   EXPECT_EQ(table->unique_count(), expected.size());
 }
 
-TEST(CuckooMultivalue, AnswersLikeTheCompactingTable) {
+TYPED_TEST(Multivalue, AnswersLikeTheCompactingTable) {
   BuildOptions o;
-  o.multivalue = true;
-  check_table(kCpu, TableKind::Cuckoo, random_keys(200000, 200000, 21), o);
-  check_table(kCpu, TableKind::Cuckoo, random_keys(200000, 50000, 22), o);
-  check_table(kCpu, TableKind::Cuckoo, random_keys(320000, 10000, 23), o);
-  check_table(kCpu, TableKind::Cuckoo, std::vector<Key>(5000, 123456u), o);
-  check_table(kCpu, TableKind::Cuckoo, {7, 9}, o);
-  check_table(kCpu, TableKind::Cuckoo, {7, 7}, o);
+  o.multivalue          = true;
+  constexpr TableKind k = TypeParam::kKind;
+  check_table(kCpu, k, random_keys(200000, 200000, 21), o);
+  check_table(kCpu, k, random_keys(200000, 50000, 22), o);
+  check_table(kCpu, k, random_keys(320000, 10000, 23), o);
+  check_table(kCpu, k, std::vector<Key>(5000, 123456u), o);
+  check_table(kCpu, k, {7, 9}, o);
+  check_table(kCpu, k, {7, 7}, o);
 }
 
-TEST(CuckooMultivalue, FindGivesTheFirstValueAndSentinelIsRejected) {
+TYPED_TEST(Multivalue, HoldsNothingPerSlotBeyondTheSlot) {
+  // 8 B per slot, then the values (4 B each), the unique keys and their u + 1 offsets.
+  BuildOptions o;
+  o.multivalue        = true;
+  const std::size_t n = 100000;
+  const auto keys     = random_keys(n, n, 25);
+  auto table          = make_table(TypeParam::kKind, kCpu, o);
+  auto d_keys         = Buffer<Key>::from_host(kCpu, keys);
+  const BuildStats st = table->build(d_keys.data(), nullptr, n);
+  const std::size_t u = st.unique_keys;
+  EXPECT_EQ(st.bytes, 8 * st.slots + 4 * n + 4 * u + 4 * (u + 1));
+}
+
+TYPED_TEST(Multivalue, FindGivesTheFirstValueAndSentinelIsRejected) {
   BuildOptions o;
   o.multivalue = true;
-  tables::CuckooTableImpl<CpuExec> table(o);
+  typename TypeParam::CpuImpl table(o);
   const std::vector<Key> keys{5, 3, 5, 3, 5};
   table.build(keys.data(), nullptr, keys.size(), nullptr);
-  EXPECT_EQ(table.ref().find(5), 0u);
-  EXPECT_EQ(table.ref().find(3), 1u);
+  EXPECT_EQ(table.multi_ref().find(5), 0u);
+  EXPECT_EQ(table.multi_ref().find(3), 1u);
   EXPECT_EQ(table.multi_ref().count(5), 3u);
+  EXPECT_EQ(table.ref().find(3), 0u) << "the slot's value is the key's dense id";
+  EXPECT_EQ(table.ref().find(5), 1u);
   const std::vector<Key> bad{1, kEmptyKey, 1};
   EXPECT_THROW(table.build(bad.data(), nullptr, bad.size(), nullptr), InvalidInput);
 }
 
-TEST(CuckooTable, DistinctKeysWithoutDenseIds) {
+TYPED_TEST(Multivalue, DistinctKeysWithoutDenseIds) {
   BuildOptions o;
   o.unique_ids = false;
-  tables::CuckooTableImpl<CpuExec> table(o);
+  typename TypeParam::CpuImpl table(o);
   std::vector<Key> keys = random_keys(100000, 100000, 24);
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
@@ -269,6 +315,14 @@ TEST(CuckooTable, DistinctKeysWithoutDenseIds) {
   EXPECT_TRUE(table.distinct_keys());
 }
 
+TYPED_TEST(Multivalue, OnlyWhenAsked) {
+  auto table  = make_table(TypeParam::kKind, kCpu);
+  auto d_keys = Buffer<Key>::from_host(kCpu, random_keys(1000, 500, 17));
+  table->build(d_keys.data(), nullptr, 1000);
+  EXPECT_THROW((void)dynamic_cast<typename TypeParam::Interface&>(*table).multi_ref(),
+               InvalidInput);
+}
+
 TEST(CpuExecutor, RunLengthEncode) {
   CpuExec exec;
   const std::vector<std::uint32_t> in{4, 4, 4, 7, 9, 9, 0xFFFFFFFEu};
@@ -279,13 +333,6 @@ TEST(CpuExecutor, RunLengthEncode) {
   EXPECT_EQ(std::vector<std::uint32_t>(counts.begin(), counts.begin() + 4),
             (std::vector<std::uint32_t>{3, 1, 2, 1}));
   EXPECT_EQ(exec.run_length_encode(in.data(), unique.data(), counts.data(), 0), 0u);
-}
-
-TEST(CuckooMultivalue, OnlyWhenAsked) {
-  auto table  = make_table(TableKind::Cuckoo, kCpu);
-  auto d_keys = Buffer<Key>::from_host(kCpu, random_keys(1000, 500, 17));
-  table->build(d_keys.data(), nullptr, 1000);
-  EXPECT_THROW((void)dynamic_cast<CuckooTable&>(*table).multi_ref(), InvalidInput);
 }
 
 }  // namespace

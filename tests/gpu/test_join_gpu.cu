@@ -25,6 +25,7 @@ struct Method {
 constexpr std::array kMethods{Method{JoinAlgorithm::Hash, TableKind::Cuckoo},
                               Method{JoinAlgorithm::Hash, TableKind::HashGraphV1},
                               Method{JoinAlgorithm::Hash, TableKind::HashGraphV2},
+                              Method{JoinAlgorithm::Hash, TableKind::BucketedCuckoo},
                               Method{JoinAlgorithm::SortMerge, TableKind::Cuckoo}};
 
 JoinOptions options_for(const Method& m, JoinKind kind) {

@@ -75,13 +75,14 @@ VOXHASH_HD void load_part(const CuckooEntry* part, CuckooEntry (&e)[S]) {
   }
 }
 
-/// The first entry among a lane's slots whose key is `key` (or the last slot's entry).
+/// The value of the first among a lane's slots whose key is `key` (or of the last slot). Only the
+/// value: the key is the one looked up, and a value is half the registers of an entry.
 template <int S>
-VOXHASH_HD CuckooEntry first_with_key(const CuckooEntry (&e)[S], Key key) {
-  CuckooEntry found = e[S - 1];
+VOXHASH_HD Value first_value_with_key(const CuckooEntry (&e)[S], Key key) {
+  Value found = entry_value(e[S - 1]);
   VOXHASH_UNROLL
   for (int j = S - 1; j >= 0; --j) {
-    if (entry_key(e[j]) == key) found = e[j];
+    if (entry_key(e[j]) == key) found = entry_value(e[j]);
   }
   return found;
 }
@@ -128,7 +129,7 @@ struct BucketedCuckooRef {
     VOXHASH_UNROLL
     for (int f = 0; f < detail::kBucketFunctions; ++f) {
       std::uint32_t b[K] = {}, mask[K] = {};
-      CuckooEntry first[K] = {};  // the lane's first entry with the key, if it has one
+      Value first[K] = {};  // the value of the lane's first entry with the key, if it has one
       VOXHASH_UNROLL
       for (int k = 0; k < K; ++k) {
         if (!pending[k]) continue;
@@ -136,7 +137,7 @@ struct BucketedCuckooRef {
         CuckooEntry e[S];
         detail::load_part(slots + std::size_t{b[k]} * detail::kBucketSlots + lane * S, e);
         mask[k]  = detail::bucket_masks(e, lane * S, key[k]);
-        first[k] = detail::first_with_key(e, key[k]);
+        first[k] = detail::first_value_with_key(e, key[k]);
       }
       VOXHASH_UNROLL
       for (int k = 0; k < K; ++k) {
@@ -146,7 +147,7 @@ struct BucketedCuckooRef {
         if (match) {
           const int s = detail::lowest_bit(match);
           slot[k]     = b[k] * detail::kBucketSlots + static_cast<std::uint32_t>(s);
-          entry[k]    = tile.shfl(first[k], s / S);
+          entry[k]    = detail::make_entry(key[k], tile.shfl(first[k], s / S));
         }
         pending[k] = !match && !(m >> detail::kBucketSlots);
       }
@@ -214,5 +215,8 @@ struct BucketedCuckooRef {
     return detail::kBucketFunctions;
   }
 };
+
+/// A multivalue bucketed cuckoo table (BucketedCuckooTable::multi_ref()): every value of a key.
+using BucketedMultiRef = MultiRef<BucketedCuckooRef>;
 
 }  // namespace voxhash

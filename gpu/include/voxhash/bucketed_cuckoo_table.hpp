@@ -2,8 +2,9 @@
 // BGHT's bcht) behind the HashTable interface: buckets of 8 key-value slots, three hash functions,
 // one cooperative tile per key on the GPU. Like CuckooTable it has the set/compacting variant:
 // every unique key gets a dense id 0..u-1 and the unique keys are listed. ref() is what kernels
-// probe through. Sized by BuildOptions::cuckoo_space (slots per key; 1.25 = load 0.8), and
-// builds at load 0.95 (space 1.05) succeed.
+// probe through; multi_ref() also reaches every value of a key (the multivalue variant, built
+// only when asked, as the cuckoo table's). Sized by BuildOptions::cuckoo_space (slots per key;
+// 1.25 = load 0.8), and builds at load 0.95 (space 1.05) succeed.
 #pragma once
 
 #include <voxhash/bucketed_cuckoo_ref.hpp>
@@ -17,6 +18,10 @@ class BucketedCuckooTable : public HashTable {
 
   /// The table as device code (or CPU loops) see it. Valid until the next build.
   [[nodiscard]] virtual BucketedCuckooRef ref() const = 0;
+
+  /// The table with every value of every key; throws InvalidInput unless the last build had
+  /// BuildOptions::multivalue. Valid until the next build.
+  [[nodiscard]] virtual BucketedMultiRef multi_ref() const = 0;
 };
 
 }  // namespace voxhash

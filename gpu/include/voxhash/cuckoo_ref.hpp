@@ -1,8 +1,9 @@
 // CuckooRef: the trivially copyable view of a built cuckoo table that kernels (and the CPU
 // backend's loops) probe through, like cuCollections' static_set_ref. Lookups only: at most four
 // probes per key (Alcantara et al., GPU Computing Gems ch. 4), then an optional stash (the paged
-// table's pages have one; the flat table none); CuckooTable::ref() hands one out. CuckooMultiRef
-// adds the chapter's multivalue lists: every value of a key, in one more read.
+// table's pages have one; the flat table none); CuckooTable::ref() hands one out. MultiRef
+// adds the chapter's multivalue lists (every value of a key, in one more read) to it or to the
+// bucketed table's ref.
 #pragma once
 
 #include <voxhash/detail/hash.hpp>
@@ -226,18 +227,40 @@ struct ValueRange {
   std::uint32_t count = 0;
 };
 
-/// A cuckoo table built with BuildOptions::multivalue (the chapter's multivalue table: the keys'
-/// values grouped by key, and per key the range of its values, reached through its slot); valid
-/// until the table's next build.
-struct CuckooMultiRef {
-  CuckooRef table;
-  const ValueRange* slot_range = nullptr;  // per slot: the range of the key whose first copy it is
-  const Value* values          = nullptr;  // every input value, grouped by key, input order within
+/// A slot table (CuckooRef, BucketedCuckooRef) built with BuildOptions::multivalue: the
+/// chapter's multivalue table. Each unique key is stored once with its dense id (ids in key
+/// order) as its slot value, and its values are values[offsets[id], offsets[id + 1]) (input
+/// order within a key); one slot lookup and one read of two neighbouring offsets give the range.
+/// Valid until the table's next build. With offsets null it wraps a plain table (slot values are
+/// the values): only find() answers then.
+template <class Ref>
+struct MultiRef {
+  Ref table;
+  const std::uint32_t* offsets = nullptr;  // u + 1 entries, the last = the number of values
+  const Value* values          = nullptr;  // every input value, grouped by key
+
+  /// The range of the key with dense id `id`.
+  VOXHASH_HD ValueRange range_of_id(std::uint32_t id) const {
+    const std::uint32_t begin = offsets[id];
+    return ValueRange{begin, offsets[id + 1] - begin};
+  }
 
   /// The range of `key`'s values; count 0 when absent.
   VOXHASH_HD ValueRange find_range(Key key) const {
     const std::uint32_t s = table.find_slot(key);
-    return s == kNotFound ? ValueRange{} : slot_range[s];
+    return s == kNotFound ? ValueRange{} : range_of_id(detail::entry_value(table.slots[s]));
+  }
+
+  /// The value of a found slot's entry: its key's first value (the entry's own on a plain table).
+  VOXHASH_HD Value value_of(CuckooEntry e) const {
+    const Value v = detail::entry_value(e);
+    return offsets ? values[offsets[v]] : v;
+  }
+
+  /// The first value of `key` in input order, or kNotFound.
+  VOXHASH_HD Value find(Key key) const {
+    const std::uint32_t s = table.find_slot(key);
+    return s == kNotFound ? kNotFound : value_of(table.slots[s]);
   }
 
   VOXHASH_HD std::uint32_t count(Key key) const { return find_range(key).count; }
@@ -250,5 +273,8 @@ struct CuckooMultiRef {
     return r.count;
   }
 };
+
+/// A multivalue cuckoo table (CuckooTable::multi_ref()).
+using CuckooMultiRef = MultiRef<CuckooRef>;
 
 }  // namespace voxhash

@@ -41,11 +41,12 @@ struct BuildOptions {
   /// cuckoo table for heavily duplicated input can be sized by this instead of n; if the build
   /// fails at that size it falls back to the size for n.
   std::size_t expected_unique = 0;
-  /// Cuckoo only: also keep every value of every key (the chapter's multivalue table): the values
-  /// grouped by key in input order, and per slot the range of its key's values (CuckooTable::
-  /// multi_ref()). Implies unique_ids and multiplicities. Built the chapter's way: the pairs are
-  /// radix-sorted by key and run-length encoded, and only the unique keys are inserted (dense ids
-  /// in key order; find() gives a key's first value in input order).
+  /// Cuckoo and bucketed cuckoo: also keep every value of every key (the chapter's multivalue
+  /// table): the values grouped by key in input order, and per unique key the offset of its
+  /// values (CuckooTable::multi_ref(), BucketedCuckooTable::multi_ref()). Implies unique_ids and
+  /// multiplicities. Built the chapter's way: the pairs are radix-sorted by key and run-length
+  /// encoded, and only the unique keys are inserted, each with its dense id (ids in key order;
+  /// find() gives a key's first value in input order).
   bool multivalue = false;
 
   // Cuckoo (Alcantara) and bucketed cuckoo: slots = ceil(cuckoo_space * n) (or * expected_unique;

@@ -56,7 +56,7 @@ struct JoinOptions {
   /// Largest output (both columns) the caller accepts, in bytes; 0: only free memory limits it.
   std::size_t max_output_bytes = 0;
   /// Options for the build side's table (seed, cuckoo space, HashGraph load). The join sets the
-  /// flags it needs itself (the cuckoo table's multivalue lists).
+  /// flags it needs itself (the cuckoo tables' multivalue lists).
   BuildOptions table_options{};
 };
 
@@ -80,11 +80,11 @@ struct JoinResult {
 
 /// Joins `left` with `right` on `backend` (inputs in its memory) and returns the output rows.
 /// Runs on `stream` and synchronizes it (the output size is read back). Throws InvalidInput for a
-/// kEmptyKey on either side, more than 2^31 - 1 rows on one side, or a hash join on the bucketed
-/// cuckoo table (not a join build side yet); OutOfMemory, before the
-/// output is allocated, when the output (quoted in rows and bytes) exceeds the backend's free
-/// memory or options.max_output_bytes; BuildFailed if the build side's cuckoo table cannot be
-/// built. The inputs are never written.
+/// kEmptyKey on either side, more than 2^31 - 1 rows on one side, or a hash join on the paged
+/// cuckoo table (not a join build side); OutOfMemory, before the output is allocated, when the
+/// output (quoted in rows and bytes) exceeds the backend's free memory or
+/// options.max_output_bytes; BuildFailed if the build side's cuckoo or bucketed cuckoo table
+/// cannot be built. The inputs are never written.
 [[nodiscard]] JoinResult join(Backend backend,
                               const JoinInput& left,
                               const JoinInput& right,

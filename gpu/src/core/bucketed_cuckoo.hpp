@@ -42,6 +42,7 @@ VOXHASH_HD int function_of(const BucketedCuckooRef& t, Key key, std::uint32_t b)
 struct BucketInsertResult {
   bool placed;
   std::uint32_t chain;  // evictions this insertion performed
+  bool met_copy;        // it ended on a copy of its key (the input's keys were not distinct)
 };
 
 /// Inserts one key-value pair into `slots` (the table `t` describes) on `tile`. The item tries its
@@ -72,26 +73,26 @@ VOXHASH_HD BucketInsertResult bucketed_insert(const Tile& tile,
     CuckooEntry e[S];
     load_part_relaxed(bucket + lane * S, e);
     const std::uint32_t m = tile.reduce_or(detail::bucket_masks(e, lane * S, k));
-    if (m & detail::kBucketSlotMask) return {true, chain};
+    if (m & detail::kBucketSlotMask) return {true, chain, true};
     if (const std::uint32_t free = m >> kBucketSlots) {
       const int s       = detail::lowest_bit(free);
       std::uint32_t won = 0;
       if (lane == s / S) won = atomic_cas(&bucket[s], kEmptyEntry, item) == kEmptyEntry;
-      if (tile.shfl(won, s / S)) return {true, chain};
+      if (tile.shfl(won, s / S)) return {true, chain, false};
       continue;  // another tile took the slot: read the bucket again
     }
     if (++full < kBucketFunctions) {
       function = (function + 1) % kBucketFunctions;
       continue;
     }
-    if (chain == max_chain) return {false, chain};
+    if (chain == max_chain) return {false, chain, false};
     ++chain;
     const int victim    = static_cast<int>(detail::murmur_mix(k, chain) % kBucketSlots);
     CuckooEntry evicted = 0;
     if (lane == victim / S) evicted = atomic_exchange(&bucket[victim], item);
     item = tile.shfl(evicted, victim / S);
     // A copy of the item's own key, stored since the bucket was read: one copy stays.
-    if (entry_key(item) == k) return {true, chain};
+    if (entry_key(item) == k) return {true, chain, true};
     function = (function_of(t, entry_key(item), b) + 1) % kBucketFunctions;
     full     = 1;
   }

@@ -1,10 +1,11 @@
 // Per-element logic of the joins, shared by both backends: the matchers (where the build side's
-// matches of a key lie: a cuckoo multivalue table, a HashGraph bucket, a sorted array), how many
-// output rows a probe row yields, and the writing of those rows.
+// matches of a key lie: a cuckoo or bucketed cuckoo multivalue table, a HashGraph bucket, a
+// sorted array), how many output rows a probe row yields, and the writing of those rows.
 #pragma once
 
 #include "core/atomics.hpp"
 
+#include <voxhash/bucketed_cuckoo_ref.hpp>
 #include <voxhash/cuckoo_ref.hpp>
 #include <voxhash/detail/host_device.hpp>
 #include <voxhash/hash_graph_ref.hpp>
@@ -20,34 +21,38 @@ namespace voxhash::core {
 // count 0); each_match(key, range, f), f(value) for every match; find_one(key), the value of a
 // match or kNotFound, and find_batch<K>, the same for K keys at once.
 
-/// A cuckoo table built with BuildOptions::multivalue: matches are a contiguous value range.
-struct CuckooMatcher {
-  CuckooMultiRef t;
+/// A slot table (cuckoo or bucketed cuckoo: Lists is CuckooMultiRef or BucketedMultiRef) built
+/// with BuildOptions::multivalue: matches are a contiguous value range. A plain table (offsets
+/// null: the paper's left join of distinct keys) answers find_one / find_batch only.
+template <class Lists>
+struct SlotMatcher {
+  Lists t;
   VOXHASH_HD ValueRange locate(Key key) const { return t.find_range(key); }
-  /// The K keys' slots found together (CuckooRef::find_batch), then their K ranges read together.
+  /// The K keys' slots found together (the table's find_batch), then their K ranges read
+  /// together.
   template <int K>
   VOXHASH_HD void locate_batch(const Key (&key)[K], ValueRange (&range)[K]) const {
     std::uint32_t slot[K];
     CuckooEntry entry[K];
-    t.table.find_batch<K>(key, slot, entry);
+    t.table.template find_batch<K>(key, slot, entry);
     VOXHASH_UNROLL
     for (int k = 0; k < K; ++k)
-      range[k] = slot[k] == kNotFound ? ValueRange{} : t.slot_range[slot[k]];
+      range[k] = slot[k] == kNotFound ? ValueRange{} : t.range_of_id(detail::entry_value(entry[k]));
   }
   template <class F>
   VOXHASH_HD void each_match(Key, ValueRange r, F f) const {
     for (std::uint32_t j = 0; j < r.count; ++j)
       f(t.values[r.begin + j]);
   }
-  VOXHASH_HD Value find_one(Key key) const { return t.table.find(key); }
+  VOXHASH_HD Value find_one(Key key) const { return t.find(key); }
   template <int K>
   VOXHASH_HD void find_batch(const Key (&key)[K], Value (&value)[K]) const {
     std::uint32_t slot[K];
     CuckooEntry entry[K];
-    t.table.find_batch<K>(key, slot, entry);
+    t.table.template find_batch<K>(key, slot, entry);
     VOXHASH_UNROLL
     for (int k = 0; k < K; ++k)
-      value[k] = slot[k] == kNotFound ? kNotFound : detail::entry_value(entry[k]);
+      value[k] = slot[k] == kNotFound ? kNotFound : t.value_of(entry[k]);
   }
 };
 

@@ -1,12 +1,13 @@
 // JoinRun<Exec>: the joins of join.hpp written once over the executor. The build side goes into a
-// table (cuckoo with its multivalue lists, or HashGraph), or both sides are radix-sorted
-// (sort-merge); then per probe row: count -> 64-bit exclusive scan -> size check -> write. With the
-// left side built, the right rows mark which build keys matched and a pass over the left rows
-// emits what depends on that (left-join nulls, semi, anti). A left join of a unique-key build side
-// is the paper's: one pass, one output row per probe row.
+// table (cuckoo or bucketed cuckoo with their multivalue lists, or HashGraph), or both sides are
+// radix-sorted (sort-merge); then per probe row: count -> 64-bit exclusive scan -> size check ->
+// write. With the left side built, the right rows mark which build keys matched and a pass over
+// the left rows emits what depends on that (left-join nulls, semi, anti). A left join of a
+// unique-key build side is the paper's: one pass, one output row per probe row.
 #pragma once
 
 #include "core/join.hpp"
+#include "tables/bucketed_cuckoo_table_impl.hpp"
 #include "tables/build_status.hpp"
 #include "tables/cuckoo_table_impl.hpp"
 #include "tables/hash_graph_impl.hpp"
@@ -153,15 +154,9 @@ class JoinRun {
       : m_options(options), m_stream(stream), m_exec(stream) {}
 
   JoinResult run(const JoinInput& left, const JoinInput& right) {
-    if (m_options.algorithm == JoinAlgorithm::Hash &&
-        m_options.table == TableKind::BucketedCuckoo) {
-      throw InvalidInput(
-          "join: the bucketed cuckoo table (bcht) has no multivalue lists yet; "
-          "build the join on cuckoo or hashgraph");
-    }
     if (m_options.algorithm == JoinAlgorithm::Hash && m_options.table == TableKind::PagedCuckoo) {
       throw InvalidInput(
-          "join: the build side is hashed into cuckoo or HashGraph, not paged-cuckoo");
+          "join: the build side is hashed into cuckoo, bcht or HashGraph, not paged-cuckoo");
     }
     tables::check_size(left.rows, "join (left side)");
     tables::check_size(right.rows, "join (right side)");
@@ -185,27 +180,9 @@ class JoinRun {
       const JoinInput sorted_probe{p.keys.data(), p.values.data(), p.rows};
       probe_with(m, sorted_build, sorted_probe, false, result);
     } else if (m_options.table == TableKind::Cuckoo) {
-      // The paper's left join needs only the table and whether its keys are distinct; every
-      // other join (and a left join whose build keys repeat) the multivalue lists.
-      BuildOptions o        = m_options.table_options;
-      const bool paper_left = one_pass_left(result.built);
-      o.unique_ids          = false;
-      o.multiplicities      = false;
-      o.multivalue          = !paper_left;
-      tables::CuckooTableImpl<Exec> table(o);
-      result.table = table.build(build.keys, build.values, build.rows, m_stream);
-      const bool unique =
-          paper_left ? table.distinct_keys() : result.table.unique_keys == build.rows;
-      if (paper_left && unique) result.table.unique_keys = build.rows;
-      if (paper_left && !unique) {
-        o.multivalue = true;
-        table.set_options(o);
-        result.table = table.build(build.keys, build.values, build.rows, m_stream);
-      }
-      const CuckooMultiRef lists =
-          paper_left && unique ? CuckooMultiRef{table.ref()} : table.multi_ref();
-      built.record(m_exec);
-      probe_with(core::CuckooMatcher{lists}, build, probe, unique, result);
+      probe_slot_table<tables::CuckooTableImpl<Exec>>(build, probe, built, result);
+    } else if (m_options.table == TableKind::BucketedCuckoo) {
+      probe_slot_table<tables::BucketedCuckooTableImpl<Exec>>(build, probe, built, result);
     } else {
       BuildOptions o = m_options.table_options;
       o.unique_ids   = one_pass_left(result.built);  // only to know whether the keys are unique
@@ -223,6 +200,35 @@ class JoinRun {
 
   // The passes' bodies (public only because nvcc's extended lambdas need a public enclosing
   // function).
+
+  /// Builds a slot table (cuckoo or bucketed cuckoo) of `build` and probes it with `probe`,
+  /// recording `built` in between. The paper's left join needs only the table and whether its
+  /// keys are distinct; every other join (and a left join whose build keys repeat) the multivalue
+  /// lists.
+  template <class Table>
+  void probe_slot_table(const JoinInput& build,
+                        const JoinInput& probe,
+                        typename Exec::Event& built,
+                        JoinResult& result) {
+    BuildOptions o        = m_options.table_options;
+    const bool paper_left = one_pass_left(result.built);
+    o.unique_ids          = false;
+    o.multiplicities      = false;
+    o.multivalue          = !paper_left;
+    Table table(o);
+    result.table      = table.build(build.keys, build.values, build.rows, m_stream);
+    const bool unique = paper_left ? table.distinct_keys() : result.table.unique_keys == build.rows;
+    if (paper_left && unique) result.table.unique_keys = build.rows;
+    if (paper_left && !unique) {
+      o.multivalue = true;
+      table.set_options(o);
+      result.table = table.build(build.keys, build.values, build.rows, m_stream);
+    }
+    using Lists       = decltype(table.multi_ref());
+    const Lists lists = paper_left && unique ? Lists{table.ref()} : table.multi_ref();
+    built.record(m_exec);
+    probe_with(core::SlotMatcher<Lists>{lists}, build, probe, unique, result);
+  }
 
   /// Probes `build`'s matcher with `probe` for the join's kind; `unique_build`: every build key
   /// occurs once (a left join then takes the paper's one-pass path).

@@ -5,11 +5,14 @@
 // Build: fill the buckets with ∅, one insertion per key (eviction chains of at most 7 lg n),
 // restart with fresh constants if any chain hit the limit; then the compacting clean-up of the
 // cuckoo table: flag the first copy of each key, prefix-sum the flags into dense ids, list the
-// unique keys and count each key's multiplicity.
+// unique keys and count each key's multiplicity. Multivalue (only when asked) as the cuckoo
+// table's: sort, run-length encode, insert each unique key once with its dense id
+// (tables/multivalue_lists.hpp).
 #pragma once
 
 #include "core/bucketed_cuckoo.hpp"
 #include "tables/build_status.hpp"
+#include "tables/multivalue_lists.hpp"
 
 #include <voxhash/bucketed_cuckoo_table.hpp>
 #include <voxhash/buffer.hpp>
@@ -25,6 +28,14 @@ namespace voxhash::tables {
 /// Lanes of a GPU tile per key: 4 lanes × 16 bytes read a 64-byte bucket in one coalesced load,
 /// and a warp works on 8 keys at once (the CPU's tile is one thread).
 inline constexpr int kBucketLanes = 4;
+
+/// Queries a tile looks up at once in the bulk lookups: twice the single-slot table's
+/// kQueryBatch. The H100 load sweep (2026-11-23) shows these lookups bound by round trips, not by
+/// bandwidth: a hit's second bucket (needed by ~10 % of keys, but by some key of nearly every
+/// warp) costs as much as its first, while a miss's extra buckets cost half. Eight queries per
+/// tile put twice the buckets in flight per round trip, and with 72 registers instead of 42 (28
+/// resident warps instead of 40) 1.4x the buckets per SM (docs/BENCHMARKS.md, "bcht find-hit").
+inline constexpr int kBucketQueryBatch = 8;
 
 /// Inserts keys[0..n) into the (already emptied) table, one tile per key; records failures and
 /// chain lengths.
@@ -51,6 +62,7 @@ void bucketed_insert_all(Exec& exec,
         core::bucketed_insert(tile, view, slots, key, value_or_index(values, i), max_chain);
     if (tile.rank() != 0) return;
     if (!r.placed) core::atomic_store(&status->failed, 1u);
+    if (r.met_copy) core::atomic_store(&status->met_copy, 1u);
     core::record_max(&status->longest_chain, r.chain);
   });
 }
@@ -60,6 +72,16 @@ template <class Exec>
 void bucketed_flag_first_copies(Exec& exec, BucketedCuckooRef view, std::uint32_t* flags) {
   exec.for_each(view.buckets * std::size_t{detail::kBucketSlots},
                 [=] VOXHASH_LAMBDA(std::uint32_t s) { flags[s] = core::is_first_copy(view, s); });
+}
+
+/// Sets *flag where a slot holds a later copy of its key (a key stored twice).
+template <class Exec>
+void bucketed_flag_later_copies(Exec& exec, BucketedCuckooRef view, std::uint32_t* flag) {
+  exec.for_each(
+      view.buckets * std::size_t{detail::kBucketSlots}, [=] VOXHASH_LAMBDA(std::uint32_t s) {
+        if (detail::entry_key(view.slots[s]) != kEmptyKey && !core::is_first_copy(view, s))
+          core::atomic_store(flag, 1u);
+      });
 }
 
 /// Step two (after the scan): list each unique key at its dense id.
@@ -109,61 +131,33 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
     BuildStats stats;
     stats.keys = n;
     if (n == 0) return m_stats = stats;
-
-    const std::uint32_t max_chain =
-        m_options.max_chain ? m_options.max_chain
-                            : static_cast<std::uint32_t>(std::ceil(
-                                  7.0 * std::log2(std::max<double>(static_cast<double>(n), 2.0))));
-    const std::size_t hinted =
-        m_options.expected_unique ? std::min(m_options.expected_unique, n) : n;
-    std::uint32_t buckets = buckets_for(hinted);
-    m_status.resize(1);
-    stats.chain_limit = max_chain;
-
-    for (int attempt = 1; attempt <= m_options.max_attempts; ++attempt) {
-      if (attempt == 3 && hinted < n) buckets = buckets_for(n);  // the hint was too small
-      const std::size_t slots = std::size_t{buckets} * detail::kBucketSlots;
-      m_slots.resize(slots);
-      BucketedCuckooRef view{m_slots.data(), buckets};
-      draw_constants(view);
-      m_exec.fill(m_slots.data(), slots, detail::kEmptyEntry);
-      m_exec.write(m_status.data(), BuildStatus{});
-      bucketed_insert_all(m_exec,
-                          view,
-                          m_slots.data(),
-                          keys,
-                          values,
-                          static_cast<std::uint32_t>(n),
-                          max_chain,
-                          m_status.data());
-      const BuildStatus status = m_exec.read(m_status.data());
-      stats.attempts           = attempt;
-      if (status.sentinel_key) {
+    const auto count = static_cast<std::uint32_t>(n);
+    if (m_options.multivalue) {
+      m_status.resize(1);
+      if (!m_lists.build(m_exec, keys, values, count, m_status.data())) {
         clear();
         throw_sentinel_key("bucketed cuckoo table");
       }
-      if (!status.failed) {
-        stats.longest_chain = status.longest_chain;
-        stats.slots         = slots;
-        m_view              = view;
-        break;
-      }
+      const std::uint32_t unique = m_lists.unique_count();
+      insert(m_lists.unique_keys(), nullptr, unique, unique, stats);
+      m_multi           = m_lists.ref(m_view);
+      stats.unique_keys = unique;
+    } else {
+      insert(keys, values, count, m_options.expected_unique, stats);
+      if (m_options.unique_ids) compact(keys, count, stats);
     }
-    if (m_view.buckets == 0) {
-      const std::size_t slots = m_slots.size();
-      clear();
-      std::ostringstream msg;
-      msg << "bucketed cuckoo table: build of " << n << " keys into " << slots << " slots failed "
-          << m_options.max_attempts << " times (an eviction chain exceeded " << max_chain
-          << " exchanges each time); give the table more space or a longer chain limit";
-      throw BuildFailed(msg.str());
-    }
-    if (m_options.unique_ids) compact(keys, static_cast<std::uint32_t>(n), stats);
     stats.bytes    = held_bytes();
     return m_stats = stats;
   }
 
   void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
+    if (m_multi.offsets) {
+      const BucketedMultiRef m = m_multi;
+      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+        out[i] = slot == kNotFound ? kNotFound : m.value_of(e);
+      });
+      return;
+    }
     query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
       out[i] = slot == kNotFound ? kNotFound : detail::entry_value(e);
     });
@@ -177,6 +171,13 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
     });
   }
   void count_async(const Key* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
+    if (m_multi.offsets) {
+      const BucketedMultiRef m = m_multi;
+      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+        out[i] = slot == kNotFound ? 0u : m.range_of_id(detail::entry_value(e)).count;
+      });
+      return;
+    }
     if (m_view.buckets != 0 && !m_view.counts) {
       throw InvalidInput(
           "bucketed cuckoo table: count needs a build with BuildOptions::unique_ids and "
@@ -191,6 +192,12 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
                      std::size_t n,
                      std::uint32_t* out,
                      Stream stream) const override {
+    if (m_multi.offsets) {
+      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+        out[i] = slot == kNotFound ? kNotFound : detail::entry_value(e);
+      });
+      return;
+    }
     if (m_view.buckets != 0 && !m_view.slot_rank) {
       throw InvalidInput(
           "bucketed cuckoo table: find_id needs a build with BuildOptions::unique_ids");
@@ -201,11 +208,11 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
     });
   }
 
-  /// Looks up every query, kQueryBatch per tile (strided, so query loads stay coalesced), and lane
-  /// 0 calls f(i, slot, entry) with the first copy's slot (or kNotFound) and entry.
+  /// Looks up every query, kBucketQueryBatch per tile (strided, so query loads stay coalesced), and
+  /// lane 0 calls f(i, slot, entry) with the first copy's slot (or kNotFound) and entry.
   template <class F>
   void query(Stream stream, const Key* q, std::size_t n, F f) const {
-    constexpr int K            = kQueryBatch;
+    constexpr int K            = kBucketQueryBatch;
     using Tile                 = typename Exec::template Tile<kBucketLanes>;
     const BucketedCuckooRef v  = m_view;
     const auto count           = static_cast<std::uint32_t>(n);
@@ -231,18 +238,48 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
                                               });
   }
 
-  [[nodiscard]] std::size_t unique_count() const override { return m_unique.size(); }
-  [[nodiscard]] const Key* unique_keys() const override { return m_unique.data(); }
+  [[nodiscard]] std::size_t unique_count() const override {
+    return m_multi.offsets ? m_lists.unique_count() : m_unique.size();
+  }
+  [[nodiscard]] const Key* unique_keys() const override {
+    return m_multi.offsets ? m_lists.unique_keys() : m_unique.data();
+  }
   [[nodiscard]] const BuildStats& stats() const override { return m_stats; }
+  /// The table as kernels see it. After a multivalue build each slot's value is its key's dense
+  /// id and slot_rank / counts are null: multi_ref() reaches the values.
   [[nodiscard]] BucketedCuckooRef ref() const override { return m_view; }
+
+  [[nodiscard]] BucketedMultiRef multi_ref() const override {
+    if (m_view.buckets != 0 && !m_multi.offsets) {
+      throw InvalidInput(
+          "bucketed cuckoo table: multi_ref needs a build with BuildOptions::multivalue");
+    }
+    return m_multi;
+  }
+
+  /// Whether the last build's keys were all distinct, without dense ids: no insertion met a copy
+  /// of its own key and no slot holds a later copy of a key (racing insertions of one key can
+  /// leave two). What a join of a unique-key side needs to know, in one pass over the slots that
+  /// mostly re-reads the slot's own bucket. Synchronizes.
+  [[nodiscard]] bool distinct_keys() {
+    if (m_met_copy) return false;
+    if (m_view.buckets == 0) return true;
+    // The build's status word is the flag: no allocation (and no free) inside a timed join.
+    m_exec.write(m_status.data(), BuildStatus{});
+    bucketed_flag_later_copies(m_exec, m_view, &m_status.data()->met_copy);
+    return m_exec.read(m_status.data()).met_copy == 0;
+  }
 
  private:
   [[nodiscard]] std::size_t held_bytes() const {
-    return m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes();
+    return m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes() + m_lists.bytes();
   }
 
   void clear() {
-    m_view = BucketedCuckooRef{};
+    m_view     = BucketedCuckooRef{};
+    m_multi    = BucketedMultiRef{};
+    m_met_copy = false;
+    m_lists.clear();
     m_unique.resize(0);
     m_counts.resize(0);
     m_rank.resize(0);
@@ -261,6 +298,55 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
       throw InvalidInput(msg.str());
     }
     return static_cast<std::uint32_t>(buckets);
+  }
+
+  /// Inserts keys[0..n) (values or indices), sized for `expected` unique keys (0: n), retrying
+  /// with fresh constants; sets m_view or throws.
+  void insert(const Key* keys,
+              const Value* values,
+              std::uint32_t n,
+              std::size_t expected,
+              BuildStats& stats) {
+    const std::uint32_t max_chain =
+        m_options.max_chain ? m_options.max_chain
+                            : static_cast<std::uint32_t>(std::ceil(
+                                  7.0 * std::log2(std::max<double>(static_cast<double>(n), 2.0))));
+    const std::size_t hinted = expected ? std::min<std::size_t>(expected, n) : n;
+    std::uint32_t buckets    = buckets_for(hinted);
+    m_status.resize(1);
+    stats.chain_limit = max_chain;
+
+    for (int attempt = 1; attempt <= m_options.max_attempts; ++attempt) {
+      if (attempt == 3 && hinted < n) buckets = buckets_for(n);  // the hint was too small
+      const std::size_t slots = std::size_t{buckets} * detail::kBucketSlots;
+      m_slots.resize(slots);
+      BucketedCuckooRef view{m_slots.data(), buckets};
+      draw_constants(view);
+      m_exec.fill(m_slots.data(), slots, detail::kEmptyEntry);
+      m_exec.write(m_status.data(), BuildStatus{});
+      bucketed_insert_all(
+          m_exec, view, m_slots.data(), keys, values, n, max_chain, m_status.data());
+      const BuildStatus status = m_exec.read(m_status.data());
+      stats.attempts           = attempt;
+      if (status.sentinel_key) {
+        clear();
+        throw_sentinel_key("bucketed cuckoo table");
+      }
+      if (!status.failed) {
+        stats.longest_chain = status.longest_chain;
+        stats.slots         = slots;
+        m_view              = view;
+        m_met_copy          = status.met_copy != 0;
+        return;
+      }
+    }
+    const std::size_t slots = m_slots.size();
+    clear();
+    std::ostringstream msg;
+    msg << "bucketed cuckoo table: build of " << n << " keys into " << slots << " slots failed "
+        << m_options.max_attempts << " times (an eviction chain exceeded " << max_chain
+        << " exchanges each time); give the table more space or a longer chain limit";
+    throw BuildFailed(msg.str());
   }
 
   void draw_constants(BucketedCuckooRef& view) {
@@ -300,7 +386,10 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
   Buffer<std::uint32_t> m_rank{Exec::kBackend, 0};
   Buffer<Key> m_unique{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_counts{Exec::kBackend, 0};
+  MultivalueLists<Exec> m_lists;
   BucketedCuckooRef m_view{};
+  BucketedMultiRef m_multi{};
+  bool m_met_copy = false;  // an insertion of the last build stopped on a copy of its key
   BuildStats m_stats{};
 };
 

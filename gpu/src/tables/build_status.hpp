@@ -23,7 +23,7 @@ struct BuildStatus {
   std::uint32_t sentinel_key  = 0;  // 1 if some input key equals kEmptyKey
   std::uint32_t failed        = 0;  // 1 if an eviction chain reached its limit
   std::uint32_t longest_chain = 0;
-  std::uint32_t met_copy      = 0;  // 1 if an insertion stopped on a copy of its own key (cuckoo)
+  std::uint32_t met_copy = 0;  // 1 if an insertion stopped on a copy of its own key (both cuckoos)
 };
 
 /// The value stored with input element i: the caller's value, or the input index.

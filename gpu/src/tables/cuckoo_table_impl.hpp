@@ -5,13 +5,14 @@
 // restart with fresh constants if any chain hit the limit; then the compacting clean-up: flag the
 // first copy of each key, prefix-sum the flags into dense ids, list the unique keys and count each
 // key's multiplicity. Multivalue (only when asked) is the chapter's way instead: radix-sort the
-// pairs by key, run-length encode the sorted keys (unique keys, counts; offsets by a scan), and
-// insert only the unique keys, each with its dense id, which a pass over the slots then turns into
-// the key's first value, its rank and its value range.
+// pairs by key, run-length encode the sorted keys (unique keys, counts; offsets by a scan:
+// tables/multivalue_lists.hpp), and insert only the unique keys, each with its dense id as its
+// value; a lookup reads the id's two neighbouring offsets for the key's value range.
 #pragma once
 
 #include "core/cuckoo.hpp"
 #include "tables/build_status.hpp"
+#include "tables/multivalue_lists.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/cuckoo_table.hpp>
@@ -87,51 +88,6 @@ void cuckoo_count_input(
   });
 }
 
-/// Multivalue, step one: the input pairs (values or row indices) copied for the sort; a sentinel
-/// key sets status->sentinel_key.
-template <class Exec>
-void cuckoo_stage_pairs(Exec& exec,
-                        const Key* keys,
-                        const Value* values,
-                        std::uint32_t n,
-                        Key* staged_keys,
-                        Value* staged_values,
-                        BuildStatus* status) {
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const Key key = keys[i];
-    if (key == kEmptyKey) core::atomic_store(&status->sentinel_key, 1u);
-    staged_keys[i]   = key;
-    staged_values[i] = value_or_index(values, i);
-  });
-}
-
-/// Multivalue, last step (the unique keys inserted with their dense ids as values): each slot's
-/// rank and value range, and its value replaced by the key's first value. offsets has u + 1
-/// entries (the last is n), so a range is two neighbouring reads, then its first value one more.
-template <class Exec>
-void cuckoo_slot_ranges(Exec& exec,
-                        CuckooEntry* slots,
-                        std::uint32_t size,
-                        const std::uint32_t* offsets,
-                        const Value* values,
-                        std::uint32_t* rank,
-                        ValueRange* ranges) {
-  exec.for_each(size, [=] VOXHASH_LAMBDA(std::uint32_t s) {
-    const CuckooEntry e = slots[s];
-    const Key key       = detail::entry_key(e);
-    if (key == kEmptyKey) {
-      rank[s]   = 0;
-      ranges[s] = ValueRange{};
-      return;
-    }
-    const std::uint32_t id    = detail::entry_value(e);
-    const std::uint32_t begin = offsets[id];
-    rank[s]                   = id;
-    ranges[s]                 = ValueRange{begin, offsets[id + 1] - begin};
-    slots[s]                  = detail::make_entry(key, values[begin]);
-  });
-}
-
 template <class Exec>
 class CuckooTableImpl final : public CuckooTable {
  public:
@@ -168,6 +124,13 @@ class CuckooTableImpl final : public CuckooTable {
   }
 
   void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
+    if (m_multi.offsets) {
+      const CuckooMultiRef m = m_multi;
+      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+        out[i] = slot == kNotFound ? kNotFound : m.value_of(e);
+      });
+      return;
+    }
     query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
       out[i] = slot == kNotFound ? kNotFound : detail::entry_value(e);
     });
@@ -181,6 +144,13 @@ class CuckooTableImpl final : public CuckooTable {
     });
   }
   void count_async(const Key* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
+    if (m_multi.offsets) {
+      const CuckooMultiRef m = m_multi;
+      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+        out[i] = slot == kNotFound ? 0u : m.range_of_id(detail::entry_value(e)).count;
+      });
+      return;
+    }
     if (m_view.size != 0 && !m_view.counts) {
       throw InvalidInput(
           "cuckoo table: count needs a build with BuildOptions::unique_ids and multiplicities");
@@ -194,6 +164,12 @@ class CuckooTableImpl final : public CuckooTable {
                      std::size_t n,
                      std::uint32_t* out,
                      Stream stream) const override {
+    if (m_multi.offsets) {
+      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+        out[i] = slot == kNotFound ? kNotFound : detail::entry_value(e);
+      });
+      return;
+    }
     require_unique_ids("find_id");
     const CuckooRef v = m_view;
     query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry) {
@@ -228,9 +204,15 @@ class CuckooTableImpl final : public CuckooTable {
     });
   }
 
-  [[nodiscard]] std::size_t unique_count() const override { return m_unique.size(); }
-  [[nodiscard]] const Key* unique_keys() const override { return m_unique.data(); }
+  [[nodiscard]] std::size_t unique_count() const override {
+    return m_multi.offsets ? m_lists.unique_count() : m_unique.size();
+  }
+  [[nodiscard]] const Key* unique_keys() const override {
+    return m_multi.offsets ? m_lists.unique_keys() : m_unique.data();
+  }
   [[nodiscard]] const BuildStats& stats() const override { return m_stats; }
+  /// The table as kernels see it. After a multivalue build each slot's value is its key's dense
+  /// id and slot_rank / counts are null: multi_ref() reaches the values.
   [[nodiscard]] CuckooRef ref() const override { return m_view; }
   /// Whether the last build's keys were all distinct, without dense ids: no insertion met a copy
   /// of its own key and no slot holds a later copy of a key (what a join of a unique-key side
@@ -245,7 +227,7 @@ class CuckooTableImpl final : public CuckooTable {
   }
 
   [[nodiscard]] CuckooMultiRef multi_ref() const override {
-    if (m_view.size != 0 && !m_multi.values) {
+    if (m_view.size != 0 && !m_multi.offsets) {
       throw InvalidInput("cuckoo table: multi_ref needs a build with BuildOptions::multivalue");
     }
     return m_multi;
@@ -260,16 +242,14 @@ class CuckooTableImpl final : public CuckooTable {
   }
 
   [[nodiscard]] std::size_t held_bytes() const {
-    return m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes() +
-           m_ranges.bytes() + m_values.bytes();
+    return m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes() + m_lists.bytes();
   }
 
   void clear() {
     m_view     = CuckooRef{};
     m_met_copy = false;
     m_multi    = CuckooMultiRef{};
-    m_ranges.resize(0);
-    m_values.resize(0);
+    m_lists.clear();
     m_unique.resize(0);
     m_counts.resize(0);
     m_rank.resize(0);
@@ -334,48 +314,20 @@ class CuckooTableImpl final : public CuckooTable {
     throw BuildFailed(msg.str());
   }
 
-  /// The multivalue build: sort the pairs by key (stable: input order within a key), run-length
-  /// encode the keys into the unique keys (dense ids in key order) and their counts, scan the
-  /// counts into offsets, insert each unique key once with its id, then the slot pass.
+  /// The multivalue build: the pairs sorted by key (stable: input order within a key) and
+  /// run-length encoded into unique keys and offsets, then each unique key inserted once with its
+  /// dense id. No slot pass and nothing per slot: 8 B per slot + 8 B per unique key + 4 B per
+  /// value.
   void build_multivalue(const Key* keys, const Value* values, std::uint32_t n, BuildStats& stats) {
-    Buffer<Key> staged(Exec::kBackend, n), sorted(Exec::kBackend, n);
-    Buffer<Value> staged_values(Exec::kBackend, n);
-    m_values.resize(n);
     m_status.resize(1);
-    m_exec.write(m_status.data(), BuildStatus{});
-    cuckoo_stage_pairs(
-        m_exec, keys, values, n, staged.data(), staged_values.data(), m_status.data());
-    if (m_exec.read(m_status.data()).sentinel_key) {
+    if (!m_lists.build(m_exec, keys, values, n, m_status.data())) {
       clear();
       throw_sentinel_key("cuckoo table");
     }
-    m_exec.sort_pairs(staged.data(), sorted.data(), staged_values.data(), m_values.data(), n, 32);
-    // The staging buffers are free after the sort: they receive the runs.
-    const auto unique = static_cast<std::uint32_t>(
-        m_exec.run_length_encode(sorted.data(), staged.data(), staged_values.data(), n));
-    m_unique.resize(unique);
-    m_counts.resize(unique);
-    m_exec.copy_async(m_unique.data(), staged.data(), std::size_t{unique} * sizeof(Key));
-    m_exec.copy_async(m_counts.data(), staged_values.data(), std::size_t{unique} * sizeof(Value));
-    Buffer<std::uint32_t> offsets(Exec::kBackend, std::size_t{unique} + 1);
-    m_exec.exclusive_sum(m_counts.data(), offsets.data(), unique);
-    m_exec.write(offsets.data() + unique, n);
-    insert(m_unique.data(), nullptr, unique, unique, stats);
-    const std::uint32_t slots = m_view.size;
-    m_rank.resize(slots);
-    m_ranges.resize(slots);
-    cuckoo_slot_ranges(m_exec,
-                       m_slots.data(),
-                       slots,
-                       offsets.data(),
-                       m_values.data(),
-                       m_rank.data(),
-                       m_ranges.data());
-    m_view.slot_rank  = m_rank.data();
-    m_view.counts     = m_counts.data();
-    m_multi           = CuckooMultiRef{m_view, m_ranges.data(), m_values.data()};
+    const std::uint32_t unique = m_lists.unique_count();
+    insert(m_lists.unique_keys(), nullptr, unique, unique, stats);
+    m_multi           = m_lists.ref(m_view);
     stats.unique_keys = unique;
-    m_exec.synchronize();  // the scratch is freed on return
   }
 
   void compact(const Key* keys, std::uint32_t n, BuildStats& stats) {
@@ -411,8 +363,7 @@ class CuckooTableImpl final : public CuckooTable {
   Buffer<std::uint32_t> m_rank{Exec::kBackend, 0};
   Buffer<Key> m_unique{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_counts{Exec::kBackend, 0};
-  Buffer<ValueRange> m_ranges{Exec::kBackend, 0};
-  Buffer<Value> m_values{Exec::kBackend, 0};
+  MultivalueLists<Exec> m_lists;
   CuckooRef m_view{};
   CuckooMultiRef m_multi{};
   bool m_met_copy = false;  // an insertion of the last build stopped on a copy of its key

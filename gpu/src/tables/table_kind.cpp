@@ -43,18 +43,19 @@ std::size_t estimate_bytes(TableKind kind, std::size_t n, const BuildOptions& op
   switch (kind) {
     case TableKind::Cuckoo: {
       // Slots; with unique ids also the flags / ranks per slot and the unique keys and counts.
-      // Multivalue (slots for the unique keys, at most n): ranks and ranges per slot, the unique
-      // keys and counts, the values, and while they are built the staged and sorted keys, staged
-      // values and the sort's scratch.
+      // Multivalue (slots for the unique keys, at most n): the values, the unique keys and
+      // offsets, and while they are built the staged and sorted keys, staged values and the
+      // sort's scratch.
       const auto slots = static_cast<std::size_t>(std::ceil(options.cuckoo_space * keys));
-      if (options.multivalue) return 20 * slots + 28 * n;
+      if (options.multivalue) return 8 * slots + 28 * n;
       return 8 * slots + (options.unique_ids ? 8 * slots + 8 * n : 0);
     }
     case TableKind::BucketedCuckoo: {
       // Slots in whole buckets of 8; with unique ids also the flags / ranks per slot and the
-      // unique keys and counts.
+      // unique keys and counts; multivalue as the cuckoo table's.
       const auto slots =
           (static_cast<std::size_t>(std::ceil(options.cuckoo_space * keys)) + 7) / 8 * 8;
+      if (options.multivalue) return 8 * slots + 28 * n;
       return 8 * slots + (options.unique_ids ? 8 * slots + 8 * n : 0);
     }
     case TableKind::HashGraphV1:
