@@ -2,12 +2,14 @@
 # One device-machine call's worth of GPU work (see ../shared/device/README.md): the gpu-labelled
 # tests, then the benchmarks, logs and JSON under $OUT. Run from the repo root on the GPU machine
 # with build/ (built here for sm_90) and .gl/ (tools/prepare_device.sh) carried:
-# `tools/device_run.sh [tests] [tables] [paged] [frame] [join] [quick] [sweeps] [render] [sanitize]
-# [clash] [oom] [soak]` (default: tests tables frame); paged runs the Starfish table 4x a 2 GiB budget and
-# within it, at page spaces 1.25 and 1.1 (VOXHASH_GPU_BUDGET to change the budget); join runs `bench join`; render times the
-# viewer's own frame offscreen (EGL, CUDA-GL interop vs device buffers); sanitize runs the gpu test
-# binaries under compute-sanitizer memcheck and
-# racecheck (VOXHASH_SANITIZE_FILTER: a gtest filter to keep it inside one call); oom shows the two
+# `tools/device_run.sh [tests] [tables] [paged] [frame] [join] [quick] [sweeps] [render]
+# [sanitize] [clash] [multi] [oom] [soak]` (default: tests tables frame). paged runs the Starfish
+# table 4x a 2 GiB budget and within it, at page spaces 1.25 and 1.1 (VOXHASH_GPU_BUDGET to change
+# the budget); frame runs `bench frame --all-algos --join` at two sizes; join runs `bench join`;
+# multi the partitioned tables and join (`--gpus`, VOXHASH_GPUS, default 1); render times the
+# viewer's frame offscreen at 1920x1080 (EGL, GL and CUDA drawing); sanitize runs the gpu test
+# binaries under compute-sanitizer memcheck and racecheck (VOXHASH_SANITIZE_FILTER: a gtest filter
+# to keep it inside one call); clash writes the demo's report per algorithm; oom shows the two
 # out-of-memory errors on the GPU (a run refused up front, an allocation failing inside a frame);
 # soak runs frames for VOXHASH_SOAK_MINUTES (default 8, inside one call's 10 minutes) and samples
 # host RSS and GPU memory (docs/RELIABILITY.md).
@@ -32,9 +34,9 @@ for step in $steps; do
       ./build/app/voxhash bench tables --paged --gpu-budget "${VOXHASH_GPU_BUDGET:-2GiB}" \
         --page-space 1.1 --json "$out/paged-1.1.json" >"$out/paged-1.1.txt" 2>"$out/paged-1.1.err" ;;
     frame)
-      ./build/app/voxhash bench frame --all-algos --points 8M --res 1024 --frames 60 \
+      ./build/app/voxhash bench frame --all-algos --points 8M --res 1024 --frames 60 --join \
         --json "$out/frame-8M-1024.json" >"$out/frame-8M-1024.txt" 2>&1
-      ./build/app/voxhash bench frame --all-algos --points 1M --res 512 --frames 100 \
+      ./build/app/voxhash bench frame --all-algos --points 1M --res 512 --frames 100 --join \
         --json "$out/frame-1M-512.json" >"$out/frame-1M-512.txt" 2>&1 ;;
     join)
       ./build/app/voxhash bench join --json "$out/join.json" >"$out/join.txt" 2>"$out/join.err" ;;
@@ -56,6 +58,13 @@ for step in $steps; do
           echo "== $1 $2 $draw: $(grep -E "median|error" "$log" | tr '\n' ' ')"
         done
       done | tee "$out/render-summary.txt" ;;
+    multi)
+      # The partitioned tables and join on this machine's GPUs (NCCL; one GPU: G = 1, routing and
+      # the communicator's own copies only). VOXHASH_GPUS to change G.
+      ./build/app/voxhash bench tables --gpus "${VOXHASH_GPUS:-1}" --json "$out/multi-tables.json" \
+        >"$out/multi-tables.txt" 2>"$out/multi-tables.err"
+      ./build/app/voxhash bench join --gpus "${VOXHASH_GPUS:-1}" --json "$out/multi-join.json" \
+        >"$out/multi-join.txt" 2>"$out/multi-join.err" ;;
     clash)
       # The clash report of the bundled demo at 1024³ on the GPU, each algorithm (they must agree).
       for algo in cuckoo hashgraph-v1 hashgraph-v2 bcht; do
@@ -93,7 +102,7 @@ for step in $steps; do
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
 done
-for f in "$out"/*.txt; do echo "== $f"; grep -E "join|insert|find-hit|find-miss|build|probe-|total|identical|read8_dram|exch8_dram|sort_pairs" "$f" | cut -c1-110 | head -40; done
+for f in "$out"/*.txt; do echo "== $f"; grep -E "join|insert|find-hit|find-miss|build|probe-|total|identical|join|speedup|exchange|read8_dram|exch8_dram|sort_pairs" "$f" | cut -c1-110 | head -40; done
 [ -f "$out/gpu-tests.log" ] && cp "$out/gpu-tests.log" "$final/"
 [ -f "$out/sanitize-summary.txt" ] && cp "$out/sanitize-summary.txt" "$final/"
 [ -f "$out/soak.txt" ] && cp "$out/soak.txt" "$final/"

@@ -536,8 +536,8 @@ class CommandLine {
     app->add_flag("--join",
                   o.join,
                   "each frame also joins the two models' point keys (an inner join on the\n"
-                  "voxel key, the point indices as values) on the frame's table (cuckoo where\n"
-                  "the join has none), timed apart: median ms, pairs of the last frame,\n"
+                  "voxel key, the point indices as values) on the frame's table, timed apart: "
+                  "median ms, pairs of the last frame,\n"
                   "G probe rows/s and G pairs/s");
   }
 

@@ -311,7 +311,7 @@ TEST(bench, FrameJoinCountsThePairsOfPointsInAVoxel) {
   const std::string json = frame_join_json(path_a, path_b);
   expect_header(json);
   EXPECT_NE(json.find("\"outputs_identical\": true"), std::string::npos);
-  // Two rows (probe rows/s, pairs/s) for every algorithm; bcht's join is built on cuckoo.
+  // Two rows (probe rows/s, pairs/s) for every algorithm, each joined on its own table.
   for (const char* operation : {"join", "join-pairs"}) {
     const std::string tag = key_of("operation") + '"' + operation + '"';
     std::size_t count     = 0;

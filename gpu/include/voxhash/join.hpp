@@ -36,7 +36,7 @@ enum class JoinSide { Left, Right };
 [[nodiscard]] JoinKind parse_join_kind(std::string_view name);
 /// The table a hash join builds on for a caller that uses `kind` elsewhere (the clash report's
 /// part pairs, `bench frame --join`): `kind` itself where join() builds on it (cuckoo, HashGraph
-/// V1 / V2), else cuckoo.
+/// V1 / V2, bucketed cuckoo), else (the paged table) cuckoo.
 [[nodiscard]] TableKind join_table_for(TableKind kind);
 
 /// One side of a join: `rows` keys and values in the join's backend memory. values may be null:

@@ -61,7 +61,7 @@ class BackendImpl {
                                                                std::span<const JoinInput> right,
                                                                const JoinOptions& options) = 0;
   /// The clash regions of a pipeline of this backend (clash/clash_impl.hpp); the part pairs are
-  /// joined on `join_table` (or cuckoo, where join() cannot build on it).
+  /// joined on `join_table` (join_table_for of the pipeline's algorithm).
   [[nodiscard]] virtual clash::RawClash find_clash_regions(const PipelineBackend& pipeline,
                                                            const Grid& grid,
                                                            TableKind join_table,

@@ -34,8 +34,7 @@ JoinKind parse_join_kind(std::string_view name) {
 }
 
 TableKind join_table_for(TableKind kind) {
-  return kind == TableKind::HashGraphV1 || kind == TableKind::HashGraphV2 ? kind
-                                                                          : TableKind::Cuckoo;
+  return kind == TableKind::PagedCuckoo ? TableKind::Cuckoo : kind;
 }
 
 }  // namespace voxhash
