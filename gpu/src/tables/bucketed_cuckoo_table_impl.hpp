@@ -29,13 +29,11 @@ namespace voxhash::tables {
 /// and a warp works on 8 keys at once (the CPU's tile is one thread).
 inline constexpr int kBucketLanes = 4;
 
-/// Queries a tile looks up at once in the bulk lookups: twice the single-slot table's
-/// kQueryBatch. The H100 load sweep (2026-11-23) shows these lookups bound by round trips, not by
-/// bandwidth: a hit's second bucket (needed by ~10 % of keys, but by some key of nearly every
-/// warp) costs as much as its first, while a miss's extra buckets cost half. Eight queries per
-/// tile put twice the buckets in flight per round trip, and with 72 registers instead of 42 (28
-/// resident warps instead of 40) 1.4x the buckets per SM (docs/BENCHMARKS.md, "bcht find-hit").
-inline constexpr int kBucketQueryBatch = 8;
+/// Queries a tile looks up at once in the bulk lookups, as the single-slot table's kQueryBatch.
+/// Eight (twice the buckets in flight per round trip, 72 registers instead of 42) was predicted
+/// to lift hits from 19.5 to 22-25 G/s and measured on the H100 (2026-11-23) at 16.8 hits and
+/// 12.3 misses: fewer resident warps cost more than the longer batches gave (BENCHMARKS.md).
+inline constexpr int kBucketQueryBatch = 4;
 
 /// Inserts keys[0..n) into the (already emptied) table, one tile per key; records failures and
 /// chain lengths.
@@ -62,7 +60,10 @@ void bucketed_insert_all(Exec& exec,
         core::bucketed_insert(tile, view, slots, key, value_or_index(values, i), max_chain);
     if (tile.rank() != 0) return;
     if (!r.placed) core::atomic_store(&status->failed, 1u);
-    if (r.met_copy) core::atomic_store(&status->met_copy, 1u);
+    // Read before writing: in a frame most insertions meet a copy, and ~15M stores to one word
+    // cost the build 2.5 ms on the H100 (2026-11-23); once set, the flag is only read.
+    if (r.met_copy && !core::load_hint(&status->met_copy))
+      core::atomic_store(&status->met_copy, 1u);
     core::record_max(&status->longest_chain, r.chain);
   });
 }
