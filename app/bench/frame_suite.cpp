@@ -181,7 +181,8 @@ void add_results(TableKind algorithm,
                                    {"p90_ms", quantile(ms, 0.9)},
                                    {"frames", static_cast<double>(frames.size())},
                                    {"points_per_model", static_cast<double>(points)},
-                                   {"resolution", resolution}};
+                                   {"resolution", resolution},
+                                   {"key_bits", last.key_bits}};
     const std::string_view name = stage.name;
     if (name == "build" || name == "probe") {
       const bool build = name == "build";
@@ -587,7 +588,8 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   const int resolution        = std::max({grid.resolution.x, grid.resolution.y, grid.resolution.z});
   const std::string grid_text = std::to_string(grid.resolution.x) + " x " +
                                 std::to_string(grid.resolution.y) + " x " +
-                                std::to_string(grid.resolution.z);
+                                std::to_string(grid.resolution.z) + " (" +
+                                std::to_string(pipelines.front()->key_bits()) + "-bit keys)";
 
   const bool soak = options.soak_minutes > 0;
   std::vector<std::vector<FrameStats>> stats(pipelines.size());
@@ -596,7 +598,14 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   std::vector<std::optional<PointJoin>> joins(pipelines.size());
   std::vector<std::vector<JoinSample>> join_samples(pipelines.size());
   std::vector<JoinSample> last_join(pipelines.size());
-  if (options.join) {
+  if (options.join && grid.wide()) {
+    // The point join's rows are voxel keys; join() takes 32-bit keys.
+    const std::string line =
+        "the point join is skipped for this run: the grid's voxel keys are 64-bit and join() "
+        "takes 32-bit keys";
+    std::cerr << "[frame] " << line << std::endl;
+    report.skipped.push_back(line);
+  } else if (options.join) {
     const std::size_t limit = point_join_output_limit(options.backend);
     for (std::size_t p = 0; p < pipelines.size(); ++p)
       joins[p].emplace(options.backend, algorithms[p], limit);

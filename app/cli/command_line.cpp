@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 
 constexpr std::size_t kMaxPoints = std::size_t{1} << 30;
 constexpr int kMaxFrames         = 1 << 30;
-constexpr int kMinResolution = 2, kMaxResolution = 1024;
+constexpr int kMinResolution = 2, kMaxResolution = kMaxGridResolution;
 constexpr double kMaxSoakMinutes = 7 * 24 * 60;
 
 const std::vector<std::string> kBackendNames{"cpu", "cuda", "auto"};
@@ -235,7 +235,9 @@ void add_resolution(CLI::App& app, int& resolution, const char* defaults) {
             resolution,
             kMinResolution,
             kMaxResolution,
-            std::string("grid resolution per axis, 2 to 1024 ") + defaults);
+            std::string("grid resolution per axis, 2 to 2097152 (2^21; beyond 1024\n"
+                        "(31 key bits) the frame runs on 64-bit keys) ") +
+                defaults);
 }
 
 void add_algorithm(CLI::App& app, std::string& algorithm) {

@@ -24,13 +24,13 @@ Grid::Grid(const GridParams& params) {
   if (r.x < 1 || r.y < 1 || r.z < 1) {
     throw InvalidInput("grid resolution must be at least 1 voxel per axis");
   }
-  resolution = r;
-  bits       = {bits_for(r.x), bits_for(r.y), bits_for(r.z)};
-  if (bits.x + bits.y + bits.z > 31) {
-    throw InvalidInput(
-        "grid " + std::to_string(r.x) + "x" + std::to_string(r.y) + "x" + std::to_string(r.z) +
-        " needs more than 31 key bits (e.g. 2048x2048x512 is the largest 2:2:1 grid)");
+  if (r.x > kMaxGridResolution || r.y > kMaxGridResolution || r.z > kMaxGridResolution) {
+    throw InvalidInput("grid " + std::to_string(r.x) + "x" + std::to_string(r.y) + "x" +
+                       std::to_string(r.z) + " exceeds the largest resolution, " +
+                       std::to_string(kMaxGridResolution) + " voxels per axis (21 key bits)");
   }
+  resolution      = r;
+  bits            = {bits_for(r.x), bits_for(r.y), bits_for(r.z)};
   const Float3 lo = params.bounds.min, hi = params.bounds.max;
   if (!(hi.x > lo.x && hi.y > lo.y && hi.z > lo.z) || !std::isfinite(lo.x + lo.y + lo.z) ||
       !std::isfinite(hi.x + hi.y + hi.z)) {
@@ -44,8 +44,16 @@ Float3 voxel_center(const GridParams& grid, Key key) {
   return Grid(grid).center(key);
 }
 
+Float3 voxel_center(const GridParams& grid, Key64 key) {
+  return Grid(grid).center(key);
+}
+
 Key voxel_key(const GridParams& grid, Float3 p) {
   return Grid(grid).voxelize(p);
+}
+
+Key64 voxel_key64(const GridParams& grid, Float3 p) {
+  return Grid(grid).voxelize_as<Key64>(p);
 }
 
 }  // namespace voxhash

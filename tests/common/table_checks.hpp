@@ -1,6 +1,7 @@
 // Checks shared by the CPU and GPU table tests: seeded inputs, a std::unordered_map reference, and
 // one function per property, each run on a given backend. Outputs are poisoned before every call
-// so an element that was never written fails the comparison.
+// so an element that was never written fails the comparison. Templated on the key width (Key or
+// Key64; 64-bit keys drawn across the whole range, most above 2^32).
 #pragma once
 
 #include <voxhash/bucketed_cuckoo_table.hpp>
@@ -22,49 +23,78 @@ inline constexpr TableKind kAllKinds[] = {
 
 /// n keys drawn from `distinct` random values (average multiplicity n / distinct), never the
 /// sentinel.
-inline std::vector<Key> random_keys(std::size_t n, std::size_t distinct, std::uint64_t seed) {
+template <class K = Key>
+std::vector<K> random_keys(std::size_t n, std::size_t distinct, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<Key> pool;
-  std::unordered_set<Key> seen;
+  std::vector<K> pool;
+  std::unordered_set<K> seen;
   while (pool.size() < distinct) {
-    const Key k = static_cast<Key>(rng());
-    if (k != kEmptyKey && seen.insert(k).second) pool.push_back(k);
+    const K k = static_cast<K>(rng());
+    if (k != kEmptyKeyOf<K> && seen.insert(k).second) pool.push_back(k);
   }
-  std::vector<Key> keys(n);
+  std::vector<K> keys(n);
   for (std::size_t i = 0; i < n; ++i)
     keys[i] = i < distinct ? pool[i] : pool[rng() % distinct];
   std::shuffle(keys.begin(), keys.end(), rng);
   return keys;
 }
 
-/// Keys that are certainly not in `keys`.
-inline std::vector<Key> absent_keys(const std::vector<Key>& keys,
-                                    std::size_t n,
-                                    std::uint64_t seed) {
-  std::unordered_set<Key> present(keys.begin(), keys.end());
+/// n distinct 64-bit voxel-like keys of a 2^21-per-axis grid, x | y << 21 | z << 42, all above
+/// 2^32, laid out to defeat a hash of the key mod 2^32 - 5: runs of (x + 5120 i, y, z - i) are
+/// congruent modulo that prime, and runs differing only in z differ only above bit 32.
+inline std::vector<Key64> structured_keys64(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<Key> out;
+  std::unordered_set<Key64> seen;
+  std::vector<Key64> keys;
+  const auto key = [](Key64 x, Key64 y, Key64 z) { return x | (y << 21) | (z << 42); };
+  while (keys.size() < n) {
+    const Key64 x = rng() % 1024, y = rng() % (Key64{1} << 21), z = 1024 + rng() % 1024;
+    const bool congruent = rng() % 2 == 0;
+    for (Key64 i = 0; i < 300 && keys.size() < n; ++i) {
+      const Key64 k = congruent ? key(x + 5120 * i, y, z - i) : key(x, y, z + i);
+      if (seen.insert(k).second) keys.push_back(k);
+    }
+  }
+  std::shuffle(keys.begin(), keys.end(), rng);
+  return keys;
+}
+
+/// Keys that are certainly not in `keys`.
+template <class K>
+std::vector<K> absent_keys(const std::vector<K>& keys, std::size_t n, std::uint64_t seed) {
+  std::unordered_set<K> present(keys.begin(), keys.end());
+  std::mt19937_64 rng(seed);
+  std::vector<K> out;
   while (out.size() < n) {
-    const Key k = static_cast<Key>(rng());
-    if (k != kEmptyKey && !present.count(k)) out.push_back(k);
+    const K k = static_cast<K>(rng());
+    if (k != kEmptyKeyOf<K> && !present.count(k)) out.push_back(k);
   }
   return out;
 }
 
-struct Reference {
-  explicit Reference(const std::vector<Key>& keys) {
+template <class K = Key>
+struct BasicReference {
+  explicit BasicReference(const std::vector<K>& keys) {
     for (std::size_t i = 0; i < keys.size(); ++i)
       indices[keys[i]].push_back(static_cast<Value>(i));
   }
-  std::unordered_map<Key, std::vector<Value>> indices;  // key -> input positions, ascending
+  std::unordered_map<K, std::vector<Value>> indices;  // key -> input positions, ascending
+};
+using Reference = BasicReference<Key>;
+
+/// T itself, in a context that deduces nothing (std::type_identity before C++20: .cu files).
+template <class T>
+struct Identity {
+  using type = T;
 };
 
-template <class T>
-std::vector<T> run_query(Backend backend,
-                         const std::vector<Key>& queries,
-                         T poison,
-                         const std::function<void(const Key*, std::size_t, T*)>& call) {
-  auto q   = Buffer<Key>::from_host(backend, queries);
+template <class T, class K = Key>
+std::vector<T> run_query(
+    Backend backend,
+    const std::vector<K>& queries,
+    T poison,
+    const typename Identity<std::function<void(const K*, std::size_t, T*)>>::type& call) {
+  auto q   = Buffer<K>::from_host(backend, queries);
   auto out = Buffer<T>::from_host(backend, std::vector<T>(queries.size(), poison));
   call(q.data(), queries.size(), out.data());
   return out.to_host();
@@ -72,42 +102,42 @@ std::vector<T> run_query(Backend backend,
 
 /// Builds `kind` on `backend` from `keys` and checks find / contains / count / find_id and the
 /// unique key list against the reference, for all keys and for absent keys.
-inline void check_table(Backend backend,
-                        TableKind kind,
-                        const std::vector<Key>& keys,
-                        const BuildOptions& options = {}) {
-  SCOPED_TRACE(std::string(to_string(kind)) + " on " + std::string(to_string(backend)) +
-               ", n=" + std::to_string(keys.size()));
-  const Reference ref(keys);
-  auto table             = make_table(kind, backend, options);
-  auto d_keys            = Buffer<Key>::from_host(backend, keys);
+template <class K = Key>
+void check_table(Backend backend,
+                 TableKind kind,
+                 const std::vector<K>& keys,
+                 const BuildOptions& options = {}) {
+  SCOPED_TRACE(std::string(to_string(kind)) + " on " + std::string(to_string(backend)) + ", n=" +
+               std::to_string(keys.size()) + ", " + std::to_string(8 * sizeof(K)) + "-bit keys");
+  const BasicReference<K> ref(keys);
+  auto table             = make_table<K>(kind, backend, options);
+  auto d_keys            = Buffer<K>::from_host(backend, keys);
   const BuildStats stats = table->build(d_keys.data(), nullptr, keys.size());
   EXPECT_EQ(stats.keys, keys.size());
   ASSERT_EQ(table->unique_count(), ref.indices.size());
   EXPECT_EQ(stats.unique_keys, ref.indices.size());
   EXPECT_EQ(d_keys.to_host(), keys) << "the build must not modify its input";
 
-  std::vector<Key> queries = keys;
-  const auto misses        = absent_keys(keys, std::max<std::size_t>(keys.size() / 4, 16), 99);
+  std::vector<K> queries = keys;
+  const auto misses      = absent_keys(keys, std::max<std::size_t>(keys.size() / 4, 16), 99);
   queries.insert(queries.end(), misses.begin(), misses.end());
 
-  const auto found = run_query<Value>(
+  const auto found = run_query<Value, K>(
       backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) { table->find_async(q, n, o); });
-  const auto has = run_query<std::uint8_t>(
+  const auto has = run_query<std::uint8_t, K>(
       backend, queries, 7, [&](auto q, auto n, auto o) { table->contains_async(q, n, o); });
-  const auto counts = run_query<std::uint32_t>(
+  const auto counts = run_query<std::uint32_t, K>(
       backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) { table->count_async(q, n, o); });
   const auto ids =
-      run_query<std::uint32_t>(backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
+      run_query<std::uint32_t, K>(backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
         table->find_id_async(q, n, o);
       });
-  std::vector<Key> unique(table->unique_count());
-  copy_bytes(
-      unique.data(), Backend::Cpu, table->unique_keys(), backend, unique.size() * sizeof(Key));
+  std::vector<K> unique(table->unique_count());
+  copy_bytes(unique.data(), Backend::Cpu, table->unique_keys(), backend, unique.size() * sizeof(K));
 
   std::size_t errors = 0;
   for (std::size_t i = 0; i < queries.size() && errors < 10; ++i) {
-    const Key q   = queries[i];
+    const K q     = queries[i];
     const auto it = ref.indices.find(q);
     if (it == ref.indices.end()) {
       errors += found[i] != kNotFound || has[i] != 0 || counts[i] != 0 || ids[i] != kNotFound;
@@ -206,16 +236,16 @@ inline void check_hash_graph_invariants(Backend backend,
 }
 
 /// probe-standard and probe-intersect give identical find / count / find_id / find_all answers.
-inline void check_probe_methods_agree(Backend backend,
-                                      TableKind kind,
-                                      const std::vector<Key>& keys) {
-  SCOPED_TRACE(std::string(to_string(kind)) + " probe methods");
-  auto table  = make_table(kind, backend);
-  auto& graph = dynamic_cast<HashGraph&>(*table);
-  auto d_keys = Buffer<Key>::from_host(backend, keys);
+template <class K = Key>
+void check_probe_methods_agree(Backend backend, TableKind kind, const std::vector<K>& keys) {
+  SCOPED_TRACE(std::string(to_string(kind)) + " probe methods, " + std::to_string(8 * sizeof(K)) +
+               "-bit keys");
+  auto table  = make_table<K>(kind, backend);
+  auto& graph = dynamic_cast<BasicHashGraph<K>&>(*table);
+  auto d_keys = Buffer<K>::from_host(backend, keys);
   table->build(d_keys.data(), nullptr, keys.size());
-  std::vector<Key> queries = keys;
-  const auto misses        = absent_keys(keys, keys.size() / 2 + 1, 5);
+  std::vector<K> queries = keys;
+  const auto misses      = absent_keys(keys, keys.size() / 2 + 1, 5);
   queries.insert(queries.end(), misses.begin(), misses.end());
   std::shuffle(queries.begin(), queries.end(), std::mt19937(3));
 
@@ -223,17 +253,17 @@ inline void check_probe_methods_agree(Backend backend,
   std::vector<std::vector<Value>> all[2];
   for (int m = 0; m < 2; ++m) {
     graph.set_probe_method(m == 0 ? ProbeMethod::Standard : ProbeMethod::Intersect);
-    results[m][0] = run_query<Value>(
+    results[m][0] = run_query<Value, K>(
         backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) { table->find_async(q, n, o); });
     results[m][1] =
-        run_query<std::uint32_t>(backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
+        run_query<std::uint32_t, K>(backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
           table->count_async(q, n, o);
         });
     results[m][2] =
-        run_query<std::uint32_t>(backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
+        run_query<std::uint32_t, K>(backend, queries, 0xDEADBEEFu, [&](auto q, auto n, auto o) {
           table->find_id_async(q, n, o);
         });
-    auto d_q            = Buffer<Key>::from_host(backend, queries);
+    auto d_q            = Buffer<K>::from_host(backend, queries);
     const MatchList lst = graph.find_all(d_q.data(), queries.size());
     const auto offsets  = lst.offsets.to_host();
     const auto values   = lst.values.to_host();
@@ -246,7 +276,7 @@ inline void check_probe_methods_agree(Backend backend,
     EXPECT_EQ(results[0][r], results[1][r]) << "result " << r;
   EXPECT_EQ(all[0], all[1]);
   // find_all against the reference multimap (as sets: bucket order is the table's).
-  const Reference ref(keys);
+  const BasicReference<K> ref(keys);
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < queries.size(); ++i) {
     auto got = all[0][i];

@@ -11,6 +11,7 @@
 #include <voxhash/geometry.hpp>
 #include <voxhash/hash_table.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -341,6 +342,44 @@ TEST(bench, FrameJoinTooLargeIsSkippedWithOneLine) {
   EXPECT_EQ(json.find(key_of("operation") + "\"join\""), std::string::npos);
   EXPECT_NE(json.find("the point join is skipped for this run"), std::string::npos);
   EXPECT_NE(json.find("2500000000 rows"), std::string::npos);
+}
+
+TEST(bench, FrameOnAWideGridRunsOnSixtyFourBitKeys) {
+  // Two small clouds (a few hundred voxels) in a 4096^3 grid: 36 key bits, 64-bit keys.
+  std::vector<std::pair<Float3, int>> a, b;
+  for (int i = 0; i < 300; ++i) {
+    const float t = 0.021f * i, u = 0.37f * i;
+    const Float3 p{std::sin(t) * std::cos(u), std::sin(t) * std::sin(u), std::cos(t)};
+    a.push_back({p, 1});
+    b.push_back({{p.x + 0.5f, p.y, p.z}, 1});
+  }
+  const std::string path_a = temp_path("wide_a.xyz"), path_b = temp_path("wide_b.xyz");
+  write_xyz(path_a, a);
+  write_xyz(path_b, b);
+  const std::string json_path = temp_path("frame_wide.json");
+  EXPECT_EQ(run_bench({"bench",
+                       "frame",
+                       "--backend",
+                       "cpu",
+                       "--model-a",
+                       path_a,
+                       "--model-b",
+                       path_b,
+                       "--res",
+                       "4096",
+                       "--frames",
+                       "1",
+                       "--warmup",
+                       "0",
+                       "--join",
+                       "--json",
+                       json_path}),
+            0);
+  const std::string json = read_text(json_path);
+  EXPECT_NE(json.find("\"key_bits\": 64"), std::string::npos) << json.substr(0, 2000);
+  EXPECT_EQ(json.find("\"key_bits\": 32"), std::string::npos);
+  EXPECT_NE(json.find("64-bit and join() takes 32-bit keys"), std::string::npos)
+      << "--join on a wide grid is skipped with one line";
 }
 
 TEST(bench, FrameExportWritesAPly) {

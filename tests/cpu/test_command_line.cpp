@@ -239,7 +239,7 @@ TEST(CommandLine, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
   expect_usage_error({"--points"}, "--points");
   expect_usage_error({"--points", "abc"}, "--points");
   expect_usage_error({"--points", "2^"}, "--points");
-  expect_usage_error({"--res", "5000"}, "--res");
+  expect_usage_error({"--res", "3000000"}, "--res");
   expect_usage_error({"--algo", "quadratic"}, "--algo");
   expect_usage_error({"--backend", "opencl"}, "--backend");
   expect_usage_error({"--screenshot", "x.png"}, "--screenshot");

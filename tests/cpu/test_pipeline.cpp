@@ -118,8 +118,11 @@ TEST(Pipeline, BadInputIsRejectedClearly) {
   EXPECT_THROW(pipeline.set_model(0, bad), InvalidInput);
   EXPECT_THROW(pipeline.set_model(2, {}), InvalidInput);
   GridParams grid;
-  grid.resolution = {4096, 4096, 4096};
+  grid.resolution = {kMaxGridResolution * 2, 16, 16};
   EXPECT_THROW(pipeline.set_grid(grid), InvalidInput);
+  grid.resolution = {4096, 4096, 4096};  // 36 key bits: 64-bit keys
+  EXPECT_NO_THROW(pipeline.set_grid(grid));
+  EXPECT_EQ(pipeline.key_bits(), 64);
   grid.resolution = {2048, 2048, 512};
   EXPECT_NO_THROW(pipeline.set_grid(grid));
   grid.bounds.max.x = grid.bounds.min.x;

@@ -191,13 +191,13 @@ TEST(Scene, ErrorsAreOneLineNamingTheFileAndTheField) {
       R"({"voxhash_scene": 1, "models": [{"path": "no_such_model.obj"}, {"path": "b.obj"}]})",
       "models[0].path: ");
   expect_scene_error("key_bits.json",
-                     scene_text("", "", R"(, "grid": {"voxel_size": 0.0001})"),
-                     "grid.voxel_size: voxels of 0.0001 m need a");
+                     scene_text("", "", R"(, "grid": {"voxel_size": 0.000001})"),
+                     "grid.voxel_size: voxels of 1e-06 m need a");
 }
 
 TEST(Scene, KeyLimitErrorSuggestsAVoxelSizeThatFits) {
   Scene scene           = parse_scene(scene_text(), "s.json");
-  scene.grid.voxel_size = 0.0001;
+  scene.grid.voxel_size = 0.000001;
   try {
     (void)load_scene_models(scene, {.points = 1000, .resolution = 64});
     FAIL() << "no error";
@@ -206,7 +206,7 @@ TEST(Scene, KeyLimitErrorSuggestsAVoxelSizeThatFits) {
     const auto at          = what.find("use a voxel size of at least ");
     ASSERT_NE(at, std::string::npos) << what;
     const double suggested = std::strtod(what.c_str() + at + 29, nullptr);
-    EXPECT_GT(suggested, 0.0001);
+    EXPECT_GT(suggested, 0.000001);
     scene.grid.voxel_size    = suggested;
     const LoadedScene loaded = load_scene_models(scene, {.points = 1000, .resolution = 64});
     EXPECT_NO_THROW(Grid{loaded.config.grid});

@@ -3,6 +3,8 @@
 // through. Buckets of 8 slots (one 64-byte, 64-byte aligned block: two sectors fetched together),
 // three hash functions; a lookup reads at most three buckets and stops at the first one with a
 // free slot. Lookups run on a tile (detail/tile.hpp): one thread, or lanes sharing the bucket.
+// BasicBucketedCuckooRef<K>: 32-bit keys (8-byte slots) or 64-bit keys (16-byte slots, 128-byte
+// buckets).
 #pragma once
 
 #include <voxhash/cuckoo_ref.hpp>
@@ -39,24 +41,24 @@ struct alignas(16) SlotPair {
 
 /// A lane's S slots of a bucket, first = its first slot's index in the bucket: bit j set where
 /// slot j holds `key`, bit kBucketSlots + j where slot j is empty.
-template <int S>
-VOXHASH_HD std::uint32_t bucket_masks(const CuckooEntry (&e)[S], int first, Key key) {
+template <int S, class Entry, class KeyT>
+VOXHASH_HD std::uint32_t bucket_masks(const Entry (&e)[S], int first, KeyT key) {
   std::uint32_t m = 0;
   VOXHASH_UNROLL
   for (int j = 0; j < S; ++j) {
-    const Key k = entry_key(e[j]);
+    const KeyT k = entry_key(e[j]);
     m |= static_cast<std::uint32_t>(k == key) << (first + j);
-    m |= static_cast<std::uint32_t>(k == kEmptyKey) << (kBucketSlots + first + j);
+    m |= static_cast<std::uint32_t>(k == kEmptyKeyOf<KeyT>) << (kBucketSlots + first + j);
   }
   return m;
 }
 
 /// Reads a lane's S slots starting at `part` (a table no thread writes to any more): in 16-byte
-/// loads on the GPU.
-template <int S>
-VOXHASH_HD void load_part(const CuckooEntry* part, CuckooEntry (&e)[S]) {
+/// loads on the GPU (two 8-byte slots, or one 16-byte slot, a load).
+template <int S, class Entry>
+VOXHASH_HD void load_part(const Entry* part, Entry (&e)[S]) {
 #if defined(__CUDA_ARCH__)
-  constexpr bool kPairs = S % 2 == 0;
+  constexpr bool kPairs = S % 2 == 0 && sizeof(Entry) == sizeof(CuckooEntry);
 #else
   constexpr bool kPairs = false;
 #endif
@@ -77,8 +79,8 @@ VOXHASH_HD void load_part(const CuckooEntry* part, CuckooEntry (&e)[S]) {
 
 /// The value of the first among a lane's slots whose key is `key` (or of the last slot). Only the
 /// value: the key is the one looked up, and a value is half the registers of an entry.
-template <int S>
-VOXHASH_HD Value first_value_with_key(const CuckooEntry (&e)[S], Key key) {
+template <int S, class Entry, class KeyT>
+VOXHASH_HD Value first_value_with_key(const Entry (&e)[S], KeyT key) {
   Value found = entry_value(e[S - 1]);
   VOXHASH_UNROLL
   for (int j = S - 1; j >= 0; --j) {
@@ -92,16 +94,20 @@ VOXHASH_HD Value first_value_with_key(const CuckooEntry (&e)[S], Key key) {
 /// emptied after a build fills them, and an item is placed in bucket h_j(k) only after h_0..h_{j-1}
 /// were seen full, so a lookup may stop at the first bucket with a free slot (a miss reads ~1.6
 /// buckets at load 0.8 instead of 3). Slot s is slots[s]; bucket b holds slots [8b, 8b + 8).
-struct BucketedCuckooRef {
-  const CuckooEntry* slots = nullptr;
-  std::uint32_t buckets    = 0;
+template <class KeyT>
+struct BasicBucketedCuckooRef {
+  using key_type = KeyT;
+  using Entry    = CuckooEntryOf<KeyT>;
+
+  const Entry* slots    = nullptr;
+  std::uint32_t buckets = 0;
   detail::CuckooHashConstants hash[detail::kBucketFunctions]{};
   const std::uint32_t* slot_rank = nullptr;  // dense id of the key whose first copy is in a slot
   const std::uint32_t* counts    = nullptr;  // multiplicity per dense id
 
   /// The bucket function `function` maps `key` to. The constants are selected, not indexed, so a
   /// run-time function (an insertion's) does not put the ref in local memory on the GPU.
-  VOXHASH_HD std::uint32_t bucket(int function, Key key) const {
+  VOXHASH_HD std::uint32_t bucket(int function, KeyT key) const {
     const detail::CuckooHashConstants c = function == 0   ? hash[0]
                                           : function == 1 ? hash[1]
                                                           : hash[2];
@@ -114,17 +120,17 @@ struct BucketedCuckooRef {
   /// kNotFound; entry[k] = its entry.
   template <class Tile, int K>
   VOXHASH_HD void find_batch(const Tile& tile,
-                             const Key (&key)[K],
+                             const KeyT (&key)[K],
                              std::uint32_t (&slot)[K],
-                             CuckooEntry (&entry)[K]) const {
+                             Entry (&entry)[K]) const {
     constexpr int S = detail::kBucketSlots / Tile::kSize;
     const int lane  = tile.rank();
     bool pending[K];
     VOXHASH_UNROLL
     for (int k = 0; k < K; ++k) {
       slot[k]    = kNotFound;
-      entry[k]   = detail::kEmptyEntry;
-      pending[k] = key[k] != kEmptyKey && buckets != 0;
+      entry[k]   = detail::empty_entry<KeyT>();
+      pending[k] = key[k] != kEmptyKeyOf<KeyT> && buckets != 0;
     }
     VOXHASH_UNROLL
     for (int f = 0; f < detail::kBucketFunctions; ++f) {
@@ -134,7 +140,7 @@ struct BucketedCuckooRef {
       for (int k = 0; k < K; ++k) {
         if (!pending[k]) continue;
         b[k] = bucket(f, key[k]);
-        CuckooEntry e[S];
+        Entry e[S];
         detail::load_part(slots + std::size_t{b[k]} * detail::kBucketSlots + lane * S, e);
         mask[k]  = detail::bucket_masks(e, lane * S, key[k]);
         first[k] = detail::first_value_with_key(e, key[k]);
@@ -156,46 +162,46 @@ struct BucketedCuckooRef {
 
   /// The same on the calling thread alone.
   template <int K>
-  VOXHASH_HD void find_batch(const Key (&key)[K],
+  VOXHASH_HD void find_batch(const KeyT (&key)[K],
                              std::uint32_t (&slot)[K],
-                             CuckooEntry (&entry)[K]) const {
+                             Entry (&entry)[K]) const {
     find_batch(detail::SerialTile{}, key, slot, entry);
   }
 
   /// The slot holding the first copy of `key` in probe order, or kNotFound.
-  VOXHASH_HD std::uint32_t find_slot(Key key) const {
-    const Key keys[1] = {key};
+  VOXHASH_HD std::uint32_t find_slot(KeyT key) const {
+    const KeyT keys[1] = {key};
     std::uint32_t slot[1];
-    CuckooEntry entry[1];
+    Entry entry[1];
     find_batch<1>(keys, slot, entry);
     return slot[0];
   }
 
   /// The value stored with `key`, or kNotFound.
-  VOXHASH_HD Value find(Key key) const {
+  VOXHASH_HD Value find(KeyT key) const {
     const std::uint32_t s = find_slot(key);
     return s == kNotFound ? kNotFound : detail::entry_value(slots[s]);
   }
 
-  VOXHASH_HD bool contains(Key key) const { return find_slot(key) != kNotFound; }
+  VOXHASH_HD bool contains(KeyT key) const { return find_slot(key) != kNotFound; }
 
   /// Dense id in [0, unique keys) of `key`, or kNotFound. Needs a build with unique ids.
-  VOXHASH_HD std::uint32_t find_id(Key key) const {
+  VOXHASH_HD std::uint32_t find_id(KeyT key) const {
     const std::uint32_t s = find_slot(key);
     return s == kNotFound ? kNotFound : slot_rank[s];
   }
 
   /// How many times `key` occurred in the build input. Needs a build with unique ids.
-  VOXHASH_HD std::uint32_t count(Key key) const {
+  VOXHASH_HD std::uint32_t count(KeyT key) const {
     const std::uint32_t id = find_id(key);
     return id == kNotFound ? 0u : counts[id];
   }
 
   /// Batched find_id (see find_batch): dense ids of K keys, kNotFound where absent.
   template <int K>
-  VOXHASH_HD void find_id_batch(const Key (&key)[K], std::uint32_t (&id)[K]) const {
+  VOXHASH_HD void find_id_batch(const KeyT (&key)[K], std::uint32_t (&id)[K]) const {
     std::uint32_t slot[K];
-    CuckooEntry entry[K];
+    Entry entry[K];
     find_batch<K>(key, slot, entry);
     VOXHASH_UNROLL
     for (int k = 0; k < K; ++k)
@@ -203,20 +209,26 @@ struct BucketedCuckooRef {
   }
 
   /// Buckets a lookup of `key` reads (1 to 3): what a lookup costs, for measuring.
-  VOXHASH_HD int probes(Key key) const {
+  VOXHASH_HD int probes(KeyT key) const {
     if (buckets == 0) return 0;
     for (int f = 0; f < detail::kBucketFunctions; ++f) {
-      const CuckooEntry* b = slots + std::size_t{bucket(f, key)} * detail::kBucketSlots;
+      const Entry* b = slots + std::size_t{bucket(f, key)} * detail::kBucketSlots;
       for (int j = 0; j < detail::kBucketSlots; ++j) {
-        const Key k = detail::entry_key(b[j]);
-        if (k == key || k == kEmptyKey) return f + 1;
+        const KeyT k = detail::entry_key(b[j]);
+        if (k == key || k == kEmptyKeyOf<KeyT>) return f + 1;
       }
     }
     return detail::kBucketFunctions;
   }
 };
 
+/// A 32-bit-key bucketed cuckoo table (64-byte buckets): the fast path.
+using BucketedCuckooRef = BasicBucketedCuckooRef<Key>;
+/// A 64-bit-key bucketed cuckoo table (128-byte buckets).
+using BucketedCuckooRef64 = BasicBucketedCuckooRef<Key64>;
+
 /// A multivalue bucketed cuckoo table (BucketedCuckooTable::multi_ref()): every value of a key.
-using BucketedMultiRef = MultiRef<BucketedCuckooRef>;
+using BucketedMultiRef   = MultiRef<BucketedCuckooRef>;
+using BucketedMultiRef64 = MultiRef<BucketedCuckooRef64>;
 
 }  // namespace voxhash

@@ -4,7 +4,9 @@
 // every unique key gets a dense id 0..u-1 and the unique keys are listed. ref() is what kernels
 // probe through; multi_ref() also reaches every value of a key (the multivalue variant, built
 // only when asked, as the cuckoo table's). Sized by BuildOptions::cuckoo_space (slots per key;
-// 1.25 = load 0.8), and builds at load 0.95 (space 1.05) succeed.
+// 1.25 = load 0.8), and builds at load 0.95 (space 1.05) succeed. BucketedCuckooTable holds
+// 32-bit keys (64-byte buckets), BucketedCuckooTable64 64-bit keys (16-byte slots, 128-byte
+// buckets).
 #pragma once
 
 #include <voxhash/bucketed_cuckoo_ref.hpp>
@@ -12,16 +14,20 @@
 
 namespace voxhash {
 
-class BucketedCuckooTable : public HashTable {
+template <class K>
+class BasicBucketedCuckooTable : public BasicHashTable<K> {
  public:
   [[nodiscard]] TableKind kind() const final { return TableKind::BucketedCuckoo; }
 
   /// The table as device code (or CPU loops) see it. Valid until the next build.
-  [[nodiscard]] virtual BucketedCuckooRef ref() const = 0;
+  [[nodiscard]] virtual BasicBucketedCuckooRef<K> ref() const = 0;
 
   /// The table with every value of every key; throws InvalidInput unless the last build had
   /// BuildOptions::multivalue. Valid until the next build.
-  [[nodiscard]] virtual BucketedMultiRef multi_ref() const = 0;
+  [[nodiscard]] virtual MultiRef<BasicBucketedCuckooRef<K>> multi_ref() const = 0;
 };
+
+using BucketedCuckooTable   = BasicBucketedCuckooTable<Key>;
+using BucketedCuckooTable64 = BasicBucketedCuckooTable<Key64>;
 
 }  // namespace voxhash

@@ -43,8 +43,9 @@ struct ClashReport {
   std::vector<PartPair> parts;  // over every region, ordered as a region's
   Grid grid;                    // the grid the voxels are in (cells -> world)
   /// With ClashOptions::voxels: every intersection voxel's key, sorted, and the index of its
-  /// region in `regions` (kNotFound for a region beyond max_regions).
-  std::vector<Key> voxel_keys;
+  /// region in `regions` (kNotFound for a region beyond max_regions). 64-bit, whichever width the
+  /// frame's keys had.
+  std::vector<Key64> voxel_keys;
   std::vector<std::uint32_t> voxel_regions;
 };
 

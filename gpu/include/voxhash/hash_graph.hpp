@@ -3,7 +3,7 @@
 // edges by vertex first (here with CUB's radix sort, which is binning carried to the end) and reads
 // the offsets off the sorted vertices. Probing is "standard" (walk the query's bucket list) or
 // "intersect" (the paper's new probe: a HashGraph of the queries, bucket lists intersected), whose
-// query graph lives in an explicit ProbeScratch.
+// query graph lives in an explicit ProbeScratch. HashGraph takes 32-bit keys, HashGraph64 64-bit.
 #pragma once
 
 #include <voxhash/buffer.hpp>
@@ -44,7 +44,8 @@ class ProbeScratch {
   std::unique_ptr<State> m_state;
 };
 
-class HashGraph : public HashTable {
+template <class K>
+class BasicHashGraph : public BasicHashTable<K> {
  public:
   /// Selects how find/contains/count/find_id probe; both methods give the same answers.
   virtual void set_probe_method(ProbeMethod method)      = 0;
@@ -53,38 +54,41 @@ class HashGraph : public HashTable {
   // The HashTable lookups, with the intersect probe's scratch given (`scratch` must be in the
   // table's backend; the standard probe does not touch it). The overloads without it allocate a
   // scratch for an intersect lookup and free it afterwards, which waits for the device.
-  using HashTable::contains_async;
-  using HashTable::count_async;
-  using HashTable::find_async;
-  using HashTable::find_id_async;
-  virtual void find_async(const Key* queries,
+  using BasicHashTable<K>::contains_async;
+  using BasicHashTable<K>::count_async;
+  using BasicHashTable<K>::find_async;
+  using BasicHashTable<K>::find_id_async;
+  virtual void find_async(const K* queries,
                           std::size_t n,
                           Value* out,
                           ProbeScratch& scratch,
                           Stream stream = nullptr) const     = 0;
-  virtual void contains_async(const Key* queries,
+  virtual void contains_async(const K* queries,
                               std::size_t n,
                               std::uint8_t* out,
                               ProbeScratch& scratch,
                               Stream stream = nullptr) const = 0;
-  virtual void count_async(const Key* queries,
+  virtual void count_async(const K* queries,
                            std::size_t n,
                            std::uint32_t* out,
                            ProbeScratch& scratch,
                            Stream stream = nullptr) const    = 0;
-  virtual void find_id_async(const Key* queries,
+  virtual void find_id_async(const K* queries,
                              std::size_t n,
                              std::uint32_t* out,
                              ProbeScratch& scratch,
                              Stream stream = nullptr) const  = 0;
 
   /// Every match of every query (synchronizes the stream: the output size is read back).
-  [[nodiscard]] virtual MatchList find_all(const Key* queries,
+  [[nodiscard]] virtual MatchList find_all(const K* queries,
                                            std::size_t n,
                                            Stream stream = nullptr) const = 0;
 
   /// The CSR as device code (or CPU loops) see it. Valid until the next build.
-  [[nodiscard]] virtual HashGraphRef ref() const = 0;
+  [[nodiscard]] virtual BasicHashGraphRef<K> ref() const = 0;
 };
+
+using HashGraph   = BasicHashGraph<Key>;
+using HashGraph64 = BasicHashGraph<Key64>;
 
 }  // namespace voxhash

@@ -2,7 +2,9 @@
 // build from n keys (and values) on a stream; find / contains / count / dense id for a batch;
 // the unique keys with dense ids; build statistics as values. Pointers passed to a table live in
 // the memory of the table's backend (device memory for Cuda, host memory for Cpu). The paged
-// cuckoo table (paged_table.hpp) implements it too, with lookups only (no dense ids).
+// cuckoo table (paged_table.hpp) implements it too, with lookups only (no dense ids). The key
+// width is a template parameter: HashTable (32-bit keys, the fast path) and HashTable64 (64-bit
+// keys, every frame algorithm; the paged table stays 32-bit).
 #pragma once
 
 #include <voxhash/backend.hpp>
@@ -81,9 +83,14 @@ struct BuildStats {
   std::size_t bytes           = 0;  // device (or host) memory the table holds
 };
 
-class HashTable {
+template <class K>
+class BasicHashTable {
+  static_assert(kIsKeyType<K>, "tables take 32-bit (Key) or 64-bit (Key64) keys");
+
  public:
-  virtual ~HashTable() = default;
+  using key_type = K;
+
+  virtual ~BasicHashTable() = default;
 
   [[nodiscard]] virtual TableKind kind() const  = 0;
   [[nodiscard]] virtual Backend backend() const = 0;
@@ -93,10 +100,10 @@ class HashTable {
   virtual void set_options(const BuildOptions& options) = 0;
 
   /// Builds the table from keys[0..n) and values[0..n) (values may be null: each key's value is
-  /// then its input index) on `stream`. Keys equal to kEmptyKey are rejected with InvalidInput.
-  /// Synchronizes `stream`. On BuildFailed or InvalidInput the input is untouched and the table is
-  /// empty.
-  virtual BuildStats build(const Key* keys,
+  /// then its input index) on `stream`. Keys equal to kEmptyKeyOf<K> are rejected with
+  /// InvalidInput. Synchronizes `stream`. On BuildFailed or InvalidInput the input is untouched and
+  /// the table is empty.
+  virtual BuildStats build(const K* keys,
                            const Value* values,
                            std::size_t n,
                            Stream stream = nullptr) = 0;
@@ -105,22 +112,22 @@ class HashTable {
   // several may run at once on different streams.
 
   /// out[i] = the value of one occurrence of queries[i], or kNotFound.
-  virtual void find_async(const Key* queries,
+  virtual void find_async(const K* queries,
                           std::size_t n,
                           Value* out,
                           Stream stream = nullptr) const = 0;
   /// out[i] = 1 if queries[i] is in the table, else 0. Does not synchronize.
-  virtual void contains_async(const Key* queries,
+  virtual void contains_async(const K* queries,
                               std::size_t n,
                               std::uint8_t* out,
                               Stream stream = nullptr) const = 0;
   /// out[i] = how many times queries[i] occurred in the build input. Needs unique_ids for cuckoo.
-  virtual void count_async(const Key* queries,
+  virtual void count_async(const K* queries,
                            std::size_t n,
                            std::uint32_t* out,
                            Stream stream = nullptr) const = 0;
   /// out[i] = dense id in [0, unique_count()) of queries[i], or kNotFound. Needs unique_ids.
-  virtual void find_id_async(const Key* queries,
+  virtual void find_id_async(const K* queries,
                              std::size_t n,
                              std::uint32_t* out,
                              Stream stream = nullptr) const = 0;
@@ -128,15 +135,30 @@ class HashTable {
   /// Number of distinct keys of the last build (needs unique_ids).
   [[nodiscard]] virtual std::size_t unique_count() const = 0;
   /// unique_keys()[id] is the key with dense id `id`, in the backend's memory (needs unique_ids).
-  [[nodiscard]] virtual const Key* unique_keys() const = 0;
+  [[nodiscard]] virtual const K* unique_keys() const = 0;
 
   [[nodiscard]] virtual const BuildStats& stats() const = 0;
 };
+
+using HashTable   = BasicHashTable<Key>;
+using HashTable64 = BasicHashTable<Key64>;
 
 /// Creates an empty table of the given kind on the given backend.
 [[nodiscard]] std::unique_ptr<HashTable> make_table(TableKind kind,
                                                     Backend backend,
                                                     const BuildOptions& options = {});
+
+/// The same for keys of width K (Key or Key64). Every frame algorithm has a 64-bit form; the
+/// paged table does not (InvalidInput).
+template <class K>
+[[nodiscard]] std::unique_ptr<BasicHashTable<K>> make_table(TableKind kind,
+                                                            Backend backend,
+                                                            const BuildOptions& options = {});
+
+/// A table of 64-bit keys: make_table<Key64>.
+[[nodiscard]] std::unique_ptr<HashTable64> make_table64(TableKind kind,
+                                                        Backend backend,
+                                                        const BuildOptions& options = {});
 
 /// Peak memory in bytes a table of `kind` built from n keys with `options` holds, its build's
 /// scratch and its lookups' included (a HashGraph's intersect probe builds a HashGraph of the
@@ -144,5 +166,11 @@ class HashTable {
 [[nodiscard]] std::size_t estimate_bytes(TableKind kind,
                                          std::size_t n,
                                          const BuildOptions& options = {});
+/// The same for a table of keys `key_bytes` wide (4: Key, 8: Key64: 16-byte cuckoo slots, 16-byte
+/// HashGraph edges, 8-byte unique keys).
+[[nodiscard]] std::size_t estimate_bytes(TableKind kind,
+                                         std::size_t n,
+                                         const BuildOptions& options,
+                                         int key_bytes);
 
 }  // namespace voxhash

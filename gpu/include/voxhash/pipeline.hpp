@@ -3,7 +3,9 @@
 // the selected algorithm, each model's voxels are probed against the other's table (intersection),
 // a flood fill labels every surface voxel inside / outside the other model, and each model's
 // voxels are written as instances grouped by label: what a renderer draws. Front ends (viewer,
-// headless bench, tests) drive it; all buffers live in the backend's memory.
+// headless bench, tests) drive it; all buffers live in the backend's memory. Voxel keys are 32-bit
+// on grids of at most 31 key bits (the fast path) and 64-bit on wider ones (up to 2^21 voxels per
+// axis), chosen by the pipeline from the grid.
 #pragma once
 
 #include <voxhash/backend.hpp>
@@ -44,6 +46,9 @@ struct PipelineConfig {
   AnimationParams animation;
   TableKind algorithm = TableKind::Cuckoo;
   BuildOptions table_options;
+  /// 64-bit keys even where the grid's keys fit 32 bits (a wide grid always uses them): for
+  /// comparing the two paths; slower, the same voxels and labels.
+  bool wide_keys = false;
 };
 
 /// One voxel as a renderer draws it: the voxel's world-space centre and its label (16 bytes,
@@ -99,8 +104,9 @@ inline constexpr double kMinPointCoverage = 0.9;
 struct FrameStats {
   std::array<ModelFrameStats, 2> model;
   StageTimes ms;
-  double build_keys_per_s = 0;  // voxel keys (points that landed in the grid) inserted per second
-  double probe_keys_per_s = 0;  // unique voxels probed per second
+  int key_bits            = 32;  // the width of the frame's voxel keys (64 on a wide grid)
+  double build_keys_per_s = 0;   // voxel keys (points that landed in the grid) inserted per second
+  double probe_keys_per_s = 0;   // unique voxels probed per second
 };
 
 /// Front ends warn when more than this share of a model's points fall outside the grid (the model
@@ -128,9 +134,10 @@ struct FrameTargets {
   bool write_instances = true;
 };
 
-/// A model's labelled voxels, on the host, sorted by key.
+/// A model's labelled voxels, on the host, sorted by key (64-bit wide, whichever width the frame
+/// ran on).
 struct ModelVoxels {
-  std::vector<Key> keys;
+  std::vector<Key64> keys;
   std::vector<VoxelLabel> labels;
 };
 
@@ -200,8 +207,14 @@ class Pipeline {
   /// next run_frame starts afresh.
   FrameStats run_frame(double time, const FrameTargets& targets = {}, Stream stream = nullptr);
 
+  /// The width of the voxel keys the next frame runs on: 64 on a grid wider than 31 key bits (or
+  /// with PipelineConfig::wide_keys), else 32.
+  [[nodiscard]] int key_bits() const;
+
   /// The last frame's voxels of model `index` (backend memory, unspecified order) and labels.
+  /// voxels() is for 32-bit frames (InvalidInput after a 64-bit one), voxels64() for 64-bit ones.
   [[nodiscard]] std::span<const Key> voxels(int index) const;
+  [[nodiscard]] std::span<const Key64> voxels64(int index) const;
   [[nodiscard]] std::span<const VoxelLabel> labels(int index) const;
   /// The last frame's animated points of model `index` (backend memory).
   [[nodiscard]] std::span<const Float3> points(int index) const;
@@ -209,7 +222,8 @@ class Pipeline {
   /// FrameStats::model[index].ranges says; empty when the frame wrote none.
   [[nodiscard]] std::span<const VoxelInstance> instances(int index) const;
 
-  /// Host copy of the last frame's voxels and labels of model `index`, sorted by key.
+  /// Host copy of the last frame's voxels and labels of model `index`, sorted by key (either
+  /// width).
   [[nodiscard]] ModelVoxels download(int index) const;
 
  private:

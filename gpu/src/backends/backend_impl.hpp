@@ -44,15 +44,18 @@ class BackendImpl {
 
   // What runs on it.
   [[nodiscard]] virtual std::unique_ptr<HashTable> make_table(TableKind kind,
-                                                              const BuildOptions& options)   = 0;
-  [[nodiscard]] virtual std::unique_ptr<SortedArray> make_sorted_array()                     = 0;
-  [[nodiscard]] virtual std::unique_ptr<PipelineBackend> make_pipeline()                     = 0;
-  [[nodiscard]] virtual std::unique_ptr<MarkTimer> make_mark_timer(int marks, Stream stream) = 0;
-  virtual void generate_keys(Key* out, std::size_t n, const KeySpec& spec, Stream stream)    = 0;
+                                                              const BuildOptions& options) = 0;
+  /// A 64-bit-key table of a frame algorithm (the paged table has none: InvalidInput).
+  [[nodiscard]] virtual std::unique_ptr<HashTable64> make_table64(TableKind kind,
+                                                                  const BuildOptions& options) = 0;
+  [[nodiscard]] virtual std::unique_ptr<SortedArray> make_sorted_array()                       = 0;
+  [[nodiscard]] virtual std::unique_ptr<PipelineBackend> make_pipeline()                       = 0;
+  [[nodiscard]] virtual std::unique_ptr<MarkTimer> make_mark_timer(int marks, Stream stream)   = 0;
+  virtual void generate_keys(Key* out, std::size_t n, const KeySpec& spec, Stream stream)      = 0;
   [[nodiscard]] virtual JoinResult join(const JoinInput& left,
                                         const JoinInput& right,
                                         const JoinOptions& options,
-                                        Stream stream)                                       = 0;
+                                        Stream stream)                                         = 0;
   /// A table, and a join, over the communicator's ranks (multi/partitioned_impl.hpp).
   [[nodiscard]] virtual std::unique_ptr<PartitionedTable> make_partitioned_table(
       TableKind kind, Communicator& communicator, const BuildOptions& options)             = 0;

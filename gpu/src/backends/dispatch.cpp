@@ -18,6 +18,7 @@
 
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 namespace voxhash {
 
@@ -106,6 +107,26 @@ std::unique_ptr<HashTable> make_table(TableKind kind,
                                       Backend backend,
                                       const BuildOptions& options) {
   return detail::backend_impl(backend).make_table(kind, options);
+}
+
+template <class K>
+std::unique_ptr<BasicHashTable<K>> make_table(TableKind kind,
+                                              Backend backend,
+                                              const BuildOptions& options) {
+  if constexpr (std::is_same_v<K, Key>) {
+    return detail::backend_impl(backend).make_table(kind, options);
+  } else {
+    return detail::backend_impl(backend).make_table64(kind, options);
+  }
+}
+
+template std::unique_ptr<HashTable> make_table<Key>(TableKind, Backend, const BuildOptions&);
+template std::unique_ptr<HashTable64> make_table<Key64>(TableKind, Backend, const BuildOptions&);
+
+std::unique_ptr<HashTable64> make_table64(TableKind kind,
+                                          Backend backend,
+                                          const BuildOptions& options) {
+  return make_table<Key64>(kind, backend, options);
 }
 
 std::unique_ptr<SortedArray> make_sorted_array(Backend backend) {

@@ -36,6 +36,18 @@ class ExecBackend : public detail::BackendImpl {
     }
     return std::make_unique<tables::HashGraphImpl<Exec>>(kind, options);
   }
+  std::unique_ptr<HashTable64> make_table64(TableKind kind, const BuildOptions& options) final {
+    if (kind == TableKind::Cuckoo) {
+      return std::make_unique<tables::CuckooTableImpl<Exec, Key64>>(options);
+    }
+    if (kind == TableKind::BucketedCuckoo) {
+      return std::make_unique<tables::BucketedCuckooTableImpl<Exec, Key64>>(options);
+    }
+    if (kind == TableKind::PagedCuckoo) {
+      throw InvalidInput("paged-cuckoo: the paged table takes 32-bit keys only");
+    }
+    return std::make_unique<tables::HashGraphImpl<Exec, Key64>>(kind, options);
+  }
   std::unique_ptr<SortedArray> make_sorted_array() final {
     return std::make_unique<tables::SortedArrayImpl<Exec>>();
   }

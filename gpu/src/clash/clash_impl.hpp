@@ -4,7 +4,10 @@
 // neighbours found by probing that table) gives the regions; every voxel adds itself to its
 // region's sums with atomics; each model's distinct (voxel, part) pairs there are inner-joined
 // with the other's on the voxel key (join_impl.hpp), and the joined rows become (region, part A,
-// part B) records, sorted and counted. The results are read back once, at the end.
+// part B) records, sorted and counted. The results are read back once, at the end. On 64-bit keys
+// (a wide grid) the voxel table is a 64-bit cuckoo table and the join matches the voxels' dense
+// ids, which number the intersection voxels' keys one to one (a 32-bit join key, never the
+// sentinel: the join stays the hash join on the pipeline's table kind).
 #pragma once
 
 #include "clash/clash_raw.hpp"
@@ -25,13 +28,17 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace voxhash::clash {
 
 /// A model's distinct (voxel, part) pairs in the intersection voxels, one row each: the voxel's
-/// key (what the join matches on), its dense id (which gives its region) and the part.
+/// key (what the join matches on; on 64-bit keys its dense id), its dense id (which gives its
+/// region) and the part.
 template <class Exec>
 struct VoxelParts {
   Buffer<Key> keys{Exec::kBackend, 0};
@@ -71,10 +78,10 @@ inline int bits_for(std::size_t max_value) {
 /// The distinct (voxel, part) pairs of a model's (key, part) pairs whose key is one of the
 /// `voxel_count` intersection voxels (`ids` numbers them, id_keys[id] is id's key): the pairs
 /// there are kept as (id, part), sorted by id then part (two stable sorts) and each run kept once.
-template <class Exec>
+template <class Exec, class K>
 void distinct_voxel_parts(Exec& exec,
-                          CuckooRef ids,
-                          const Key* id_keys,
+                          BasicCuckooRef<K> ids,
+                          const K* id_keys,
                           std::uint32_t voxel_count,
                           detail::PartPairs pairs,
                           VoxelParts<Exec>& out) {
@@ -85,7 +92,7 @@ void distinct_voxel_parts(Exec& exec,
   {
     std::uint32_t* pid = id.data();
     std::uint8_t* f    = flags.data();
-    const Key* keys    = pairs.keys;
+    const K* keys      = pairs.keys_as<K>();
     exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t j) {
       pid[j] = ids.find_id(keys[j]);
       f[j]   = pid[j] != kNotFound;
@@ -121,7 +128,11 @@ void distinct_voxel_parts(Exec& exec,
   exec.for_each(unique, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     out_ids[i]   = v[sel[i]];
     out_parts[i] = p[sel[i]];
-    keys[i]      = id_keys[v[sel[i]]];
+    if constexpr (std::is_same_v<K, Key>) {
+      keys[i] = id_keys[v[sel[i]]];
+    } else {
+      keys[i] = v[sel[i]];  // the voxel's dense id: one 32-bit join key per voxel
+    }
   });
 }
 
@@ -155,20 +166,24 @@ JoinResult cross_parts(const std::array<VoxelParts<Exec>, 2>& sides,
   }
 }
 
-/// The clash regions of the pipeline's last frame (see the file comment); the part pairs' join
-/// builds on `join_table` where join() can (join_table_for). Synchronizes `stream`.
-template <class Exec>
-RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
-                            const Grid& g,
-                            TableKind join_table,
-                            bool with_voxels,
-                            Stream stream) {
+/// The clash regions of the pipeline's last frame on keys of width K (see the file comment).
+template <class Exec, class K>
+RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
+                               const Grid& g,
+                               TableKind join_table,
+                               bool with_voxels,
+                               Stream stream) {
   constexpr Backend B = Exec::kBackend;
   Exec exec(stream);
   RawClash raw;
 
   // The intersection voxels: model 0's voxels labelled Intersection (model 1 has the same set).
-  const auto voxels   = pipeline.voxels(0);
+  std::span<const K> voxels;
+  if constexpr (std::is_same_v<K, Key>) {
+    voxels = pipeline.voxels(0);
+  } else {
+    voxels = pipeline.voxels64(0);
+  }
   const auto labels   = pipeline.labels(0);
   const std::size_t n = voxels.size();
   if (n == 0) return raw;
@@ -183,17 +198,17 @@ RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
   const auto m =
       static_cast<std::uint32_t>(exec.select_flagged_indices(flags.data(), selected.data(), n));
   if (m == 0) return raw;
-  Buffer<Key> keys(B, m);
+  Buffer<K> keys(B, m);
   gather(exec, voxels.data(), selected.data(), m, keys.data());
 
   // Their own table numbers them 0..m-1 (ids) and answers the neighbour probes.
   BuildOptions options;
   options.unique_ids     = true;
   options.multiplicities = false;
-  tables::CuckooTableImpl<Exec> table(options);
+  tables::CuckooTableImpl<Exec, K> table(options);
   table.build(keys.data(), nullptr, m, stream);
-  const CuckooRef ids = table.ref();
-  const Key* id_keys  = table.unique_keys();
+  const BasicCuckooRef<K> ids = table.ref();
+  const K* id_keys            = table.unique_keys();
 
   // Regions: union-find over the 26-neighbours (no voxel is a barrier here), roots numbered.
   Buffer<std::uint8_t> no_barrier(B, m);
@@ -298,13 +313,28 @@ RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
   raw.parts.resize(u);
   exec.copy_to_host(raw.parts.data(), triples.data(), u);
   if (with_voxels) {
-    raw.keys.resize(m);
+    std::vector<K> host_keys(m);
     raw.key_regions.resize(m);
-    exec.copy_to_host(raw.keys.data(), id_keys, m);
+    exec.copy_to_host(host_keys.data(), id_keys, m);
     exec.copy_to_host(raw.key_regions.data(), region.data(), m);
+    raw.keys.assign(host_keys.begin(), host_keys.end());
   }
   exec.synchronize();
   return raw;
+}
+
+/// The clash regions of the pipeline's last frame (see the file comment), on the frame's key
+/// width; the part pairs' join builds on `join_table` where join() can (join_table_for).
+/// Synchronizes `stream`.
+template <class Exec>
+RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
+                            const Grid& g,
+                            TableKind join_table,
+                            bool with_voxels,
+                            Stream stream) {
+  return pipeline.key_bits() == 64
+             ? find_clash_regions_as<Exec, Key64>(pipeline, g, join_table, with_voxels, stream)
+             : find_clash_regions_as<Exec, Key>(pipeline, g, join_table, with_voxels, stream);
 }
 
 }  // namespace voxhash::clash

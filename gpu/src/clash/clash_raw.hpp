@@ -15,7 +15,7 @@ namespace voxhash::clash {
 struct RawClash {
   std::vector<core::RegionSums> regions;   // by region id
   std::vector<core::PartTriple> parts;     // sorted by (region, part_a, part_b), each once
-  std::vector<Key> keys;                   // with voxels: each intersection voxel's key ...
+  std::vector<Key64> keys;                 // with voxels: each intersection voxel's key ...
   std::vector<std::uint32_t> key_regions;  // ... and its region id
 };
 

@@ -1,10 +1,13 @@
 // The few atomic read-modify-writes the algorithms need, one spelling for both backends:
 // CUDA atomics in device code, std::atomic_ref (relaxed) on the host; and a read-only load.
+// 16-byte exchange and compare-and-swap (the 64-bit-key tables' slots): Hopper's 128-bit atomics
+// (sm_90, CUDA 12.4+) on the GPU, GCC's __atomic builtins on the host (libatomic: cmpxchg16b).
 #pragma once
 
 #include <voxhash/detail/host_device.hpp>
 
 #include <cstdint>
+#include <type_traits>
 #if !defined(__CUDA_ARCH__)
 #include <atomic>
 #endif
@@ -41,6 +44,39 @@ VOXHASH_HD std::uint64_t atomic_cas(std::uint64_t* address,
 #else
   std::atomic_ref<std::uint64_t>(*address).compare_exchange_strong(
       expected, value, std::memory_order_relaxed);
+  return expected;
+#endif
+}
+
+/// Exchanges a 16-byte, 16-byte aligned trivially copyable value (a 64-bit-key slot) whole.
+template <class T, std::enable_if_t<sizeof(T) == 16, int> = 0>
+VOXHASH_HD T atomic_exchange(T* address, T value) {
+#if defined(__CUDA_ARCH__)
+#if __CUDA_ARCH__ >= 900
+  return atomicExch(address, value);
+#else
+  __trap();  // 128-bit atomics need sm_90: 64-bit-key tables run on Hopper and later
+  return value;
+#endif
+#else
+  T old;
+  __atomic_exchange(address, &value, &old, __ATOMIC_RELAXED);
+  return old;
+#endif
+}
+
+/// Compare-and-swap of a 16-byte value (bitwise, padding included); returns the old value.
+template <class T, std::enable_if_t<sizeof(T) == 16, int> = 0>
+VOXHASH_HD T atomic_cas(T* address, T expected, T value) {
+#if defined(__CUDA_ARCH__)
+#if __CUDA_ARCH__ >= 900
+  return atomicCAS(address, expected, value);
+#else
+  __trap();
+  return value;
+#endif
+#else
+  __atomic_compare_exchange(address, &expected, &value, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return expected;
 #endif
 }

@@ -2,7 +2,9 @@
 // through the tile abstraction (detail/tile.hpp): the tile reads a bucket in one load, finds the
 // key or a free slot by one OR-reduction of per-lane bit masks, claims the free slot with a CAS,
 // and when all of the item's buckets are full exchanges a pseudo-randomly chosen slot and carries
-// the evicted item on. Lookups are the public BucketedCuckooRef's.
+// the evicted item on. Lookups are the public BucketedCuckooRef's. Written over the key width:
+// 16-byte slots (64-bit keys) are read with one relaxed 16-byte load each and exchanged or
+// claimed by 128-bit atomics.
 #pragma once
 
 #include "core/atomics.hpp"
@@ -19,7 +21,6 @@ namespace voxhash::core {
 using detail::entry_key;
 using detail::kBucketFunctions;
 using detail::kBucketSlots;
-using detail::kEmptyEntry;
 
 /// A lane's S slots starting at `part`, while other tiles insert (every slot read whole).
 template <int S>
@@ -30,8 +31,22 @@ VOXHASH_HD void load_part_relaxed(const CuckooEntry* part, CuckooEntry (&e)[S]) 
     atomic_load_pair(part + j, e[j], e[j + 1]);
 }
 
+/// The same for 16-byte slots: each slot's two words in one relaxed 16-byte load (only the key
+/// word decides an insertion; values are read from the item an exchange returns).
+template <int S>
+VOXHASH_HD void load_part_relaxed(const CuckooEntry64* part, CuckooEntry64 (&e)[S]) {
+  VOXHASH_UNROLL
+  for (int j = 0; j < S; ++j) {
+    std::uint64_t value_word = 0;
+    atomic_load_pair(reinterpret_cast<const std::uint64_t*>(part + j), e[j].key, value_word);
+    e[j].value = static_cast<Value>(value_word);  // little-endian: value, then pad
+    e[j].pad   = 0;
+  }
+}
+
 /// The function an item stored in bucket `b` was placed by (the first that maps it there).
-VOXHASH_HD int function_of(const BucketedCuckooRef& t, Key key, std::uint32_t b) {
+template <class KeyT>
+VOXHASH_HD int function_of(const BasicBucketedCuckooRef<KeyT>& t, KeyT key, std::uint32_t b) {
   VOXHASH_UNROLL
   for (int f = 0; f < kBucketFunctions - 1; ++f) {
     if (t.bucket(f, key) == b) return f;
@@ -53,31 +68,33 @@ struct BucketInsertResult {
 /// the evicted item goes on, at most `max_chain` times; then the build must restart with new
 /// constants. An item lands in h_j only after h_0..h_{j-1} were seen full, and full buckets stay
 /// full, which is what lets lookups stop at the first bucket with a free slot.
-template <class Tile>
+template <class Tile, class KeyT>
 VOXHASH_HD BucketInsertResult bucketed_insert(const Tile& tile,
-                                              const BucketedCuckooRef& t,
-                                              CuckooEntry* slots,
-                                              Key key,
+                                              const BasicBucketedCuckooRef<KeyT>& t,
+                                              CuckooEntryOf<KeyT>* slots,
+                                              KeyT key,
                                               Value value,
                                               std::uint32_t max_chain) {
+  using Entry         = CuckooEntryOf<KeyT>;
   constexpr int S     = kBucketSlots / Tile::kSize;
   const int lane      = tile.rank();
-  CuckooEntry item    = detail::make_entry(key, value);
+  const Entry empty   = detail::empty_entry<KeyT>();
+  Entry item          = detail::make_entry(key, value);
   int function        = 0;  // whose bucket the item reads next
   int full            = 0;  // the item's buckets seen full since it last moved
   std::uint32_t chain = 0;
   for (;;) {
-    const Key k           = entry_key(item);
+    const KeyT k          = entry_key(item);
     const std::uint32_t b = t.bucket(function, k);
-    CuckooEntry* bucket   = slots + std::size_t{b} * kBucketSlots;
-    CuckooEntry e[S];
+    Entry* bucket         = slots + std::size_t{b} * kBucketSlots;
+    Entry e[S];
     load_part_relaxed(bucket + lane * S, e);
     const std::uint32_t m = tile.reduce_or(detail::bucket_masks(e, lane * S, k));
     if (m & detail::kBucketSlotMask) return {true, chain, true};
     if (const std::uint32_t free = m >> kBucketSlots) {
       const int s       = detail::lowest_bit(free);
       std::uint32_t won = 0;
-      if (lane == s / S) won = atomic_cas(&bucket[s], kEmptyEntry, item) == kEmptyEntry;
+      if (lane == s / S) won = atomic_cas(&bucket[s], empty, item) == empty;
       if (tile.shfl(won, s / S)) return {true, chain, false};
       continue;  // another tile took the slot: read the bucket again
     }
@@ -87,8 +104,8 @@ VOXHASH_HD BucketInsertResult bucketed_insert(const Tile& tile,
     }
     if (chain == max_chain) return {false, chain, false};
     ++chain;
-    const int victim    = static_cast<int>(detail::murmur_mix(k, chain) % kBucketSlots);
-    CuckooEntry evicted = 0;
+    const int victim = static_cast<int>(detail::murmur_mix(k, chain) % kBucketSlots);
+    Entry evicted    = empty;
     if (lane == victim / S) evicted = atomic_exchange(&bucket[victim], item);
     item = tile.shfl(evicted, victim / S);
     // A copy of the item's own key, stored since the bucket was read: one copy stays.
@@ -100,9 +117,10 @@ VOXHASH_HD BucketInsertResult bucketed_insert(const Tile& tile,
 
 /// 1 if slot `s` holds the first copy (in probe order) of its key, else 0: the compacting
 /// clean-up numbers only first copies (racing insertions of one key may leave several).
-VOXHASH_HD std::uint32_t is_first_copy(const BucketedCuckooRef& t, std::uint32_t s) {
-  const Key k = entry_key(t.slots[s]);
-  return k != kEmptyKey && t.find_slot(k) == s;
+template <class KeyT>
+VOXHASH_HD std::uint32_t is_first_copy(const BasicBucketedCuckooRef<KeyT>& t, std::uint32_t s) {
+  const KeyT k = entry_key(t.slots[s]);
+  return k != kEmptyKeyOf<KeyT> && t.find_slot(k) == s;
 }
 
 }  // namespace voxhash::core

@@ -3,7 +3,8 @@
 // order, the set variant's stop on meeting a copy of the same key, a stash for the item a chain
 // could not place (Starfish's pages), entries a chain may drop (the paged table's deleted ones),
 // writing a value into every copy of a key, and the compacting clean-up's first-copy test. Lookups
-// are the public CuckooRef's.
+// are the public CuckooRef's. Written over the key width (BasicCuckooRef<KeyT>): 8-byte slots for
+// 32-bit keys, 16-byte slots exchanged by 128-bit atomics for 64-bit keys.
 #pragma once
 
 #include "core/atomics.hpp"
@@ -16,13 +17,17 @@
 
 namespace voxhash::core {
 
+using detail::empty_entry;
 using detail::entry_key;
 using detail::kEmptyEntry;
 using detail::make_entry;
 
 /// The slot an item evicted from `from` moves to: the function after the one that maps it there,
 /// skipping functions that map it to the same slot (the chapter's note on short-circuiting).
-VOXHASH_HD std::uint32_t next_location(const CuckooRef& t, Key key, std::uint32_t from) {
+template <class KeyT>
+VOXHASH_HD std::uint32_t next_location(const BasicCuckooRef<KeyT>& t,
+                                       KeyT key,
+                                       std::uint32_t from) {
   std::uint32_t loc[detail::kCuckooFunctions];
   VOXHASH_UNROLL
   for (int i = 0; i < detail::kCuckooFunctions; ++i)
@@ -40,39 +45,49 @@ VOXHASH_HD std::uint32_t next_location(const CuckooRef& t, Key key, std::uint32_
   return from;  // all four functions agree: nowhere else to go
 }
 
-struct InsertResult {
+template <class KeyT>
+struct BasicInsertResult {
   bool placed;
   std::uint32_t chain;  // atomic exchanges this insertion performed
   bool filled;          // an empty slot (or stash slot) now holds an entry
-  CuckooEntry
+  CuckooEntryOf<KeyT>
       unplaced;  // when !placed: the entry in hand when the chain stopped (not in the table)
 };
+using InsertResult = BasicInsertResult<Key>;
 
 /// Nothing may be dropped: every entry an exchange returns is placed again (the flat table).
 struct KeepAll {
-  VOXHASH_HD bool operator()(CuckooEntry) const { return false; }
+  template <class Entry>
+  VOXHASH_HD bool operator()(const Entry&) const {
+    return false;
+  }
 };
 
 /// Places `entry` in the stash (t.stash_size slots after the table's): linear probing from its
 /// stash hash, claiming the first empty slot with a compare-and-swap; a stash slot holding the
 /// same key, or an entry `droppable` accepts, is taken over instead. False when the stash is full.
-template <class Droppable>
-VOXHASH_HD bool stash_insert(
-    const CuckooRef& t, CuckooEntry* slots, CuckooEntry entry, Droppable droppable, bool& filled) {
-  const Key key             = entry_key(entry);
+template <class KeyT, class Droppable>
+VOXHASH_HD bool stash_insert(const BasicCuckooRef<KeyT>& t,
+                             CuckooEntryOf<KeyT>* slots,
+                             CuckooEntryOf<KeyT> entry,
+                             Droppable droppable,
+                             bool& filled) {
+  using Entry               = CuckooEntryOf<KeyT>;
+  const Entry empty         = empty_entry<KeyT>();
+  const KeyT key            = entry_key(entry);
   const std::uint32_t start = t.stash_start(key);
   for (std::uint32_t step = 0; step < t.stash_size; ++step) {
     std::uint32_t j = start + step;
     if (j >= t.stash_size) j -= t.stash_size;
-    CuckooEntry* slot = &slots[t.size + j];
-    CuckooEntry seen  = atomic_cas(slot, kEmptyEntry, entry);
+    Entry* slot = &slots[t.size + j];
+    Entry seen  = atomic_cas(slot, empty, entry);
     while (true) {
-      if (seen == kEmptyEntry) {
+      if (seen == empty) {
         filled = true;
         return true;
       }
       if (entry_key(seen) != key && !droppable(seen)) break;
-      const CuckooEntry before = atomic_cas(slot, seen, entry);
+      const Entry before = atomic_cas(slot, seen, entry);
       if (before == seen) return true;
       seen = before;
     }
@@ -87,44 +102,47 @@ VOXHASH_HD bool stash_insert(
 /// `max_chain` exchanges. Then the item in hand goes to the stash when the table has one; if it
 /// cannot, the insertion fails (the flat table restarts with new constants; the paged table keeps
 /// the item and rebuilds the page).
-template <class Droppable = KeepAll>
-VOXHASH_HD InsertResult cuckoo_insert(const CuckooRef& t,
-                                      CuckooEntry* slots,
-                                      Key key,
-                                      Value value,
-                                      std::uint32_t max_chain,
-                                      Droppable droppable = {}) {
-  CuckooEntry entry = make_entry(key, value);
+template <class KeyT, class Droppable = KeepAll>
+VOXHASH_HD BasicInsertResult<KeyT> cuckoo_insert(const BasicCuckooRef<KeyT>& t,
+                                                 CuckooEntryOf<KeyT>* slots,
+                                                 KeyT key,
+                                                 Value value,
+                                                 std::uint32_t max_chain,
+                                                 Droppable droppable = {}) {
+  using Entry       = CuckooEntryOf<KeyT>;
+  const Entry empty = empty_entry<KeyT>();
+  Entry entry       = make_entry(key, value);
   std::uint32_t loc = t.location(0, key);
   for (std::uint32_t chain = 1; chain <= max_chain; ++chain) {
-    const CuckooEntry evicted = atomic_exchange(&slots[loc], entry);
-    const Key evicted_key     = entry_key(evicted);
-    if (evicted_key == kEmptyKey) return {true, chain, true, kEmptyEntry};
+    const Entry evicted    = atomic_exchange(&slots[loc], entry);
+    const KeyT evicted_key = entry_key(evicted);
+    if (evicted_key == kEmptyKeyOf<KeyT>) return {true, chain, true, empty};
     if (evicted_key == entry_key(entry) || droppable(evicted)) {
-      return {true, chain, false, kEmptyEntry};
+      return {true, chain, false, empty};
     }
     entry = evicted;
     loc   = next_location(t, evicted_key, loc);
   }
   bool filled = false;
   if (t.stash_size != 0 && stash_insert(t, slots, entry, droppable, filled)) {
-    return {true, max_chain, filled, kEmptyEntry};
+    return {true, max_chain, filled, empty};
   }
   return {false, max_chain, false, entry};
 }
 
 /// Writes `value` into every copy of `key` that `live` accepts (h_0..h_3 up to the first empty
 /// slot, then the stash); true if there was one. Run with no insertion in flight, so no copy moves.
-template <class Live>
+template <class KeyT, class Live>
 VOXHASH_HD bool cuckoo_assign(
-    const CuckooRef& t, CuckooEntry* slots, Key key, Value value, Live live) {
-  if (key == kEmptyKey || t.size == 0) return false;
-  const CuckooEntry entry = make_entry(key, value);
-  bool found              = false;
+    const BasicCuckooRef<KeyT>& t, CuckooEntryOf<KeyT>* slots, KeyT key, Value value, Live live) {
+  using Entry = CuckooEntryOf<KeyT>;
+  if (key == kEmptyKeyOf<KeyT> || t.size == 0) return false;
+  const Entry entry = make_entry(key, value);
+  bool found        = false;
   for (int i = 0; i < detail::kCuckooFunctions; ++i) {
     const std::uint32_t loc = t.location(i, key);
-    const CuckooEntry e     = detail::load_entry(&slots[loc]);
-    if (entry_key(e) == kEmptyKey) break;
+    const Entry e           = detail::load_entry(&slots[loc]);
+    if (entry_key(e) == kEmptyKeyOf<KeyT>) break;
     if (entry_key(e) == key && live(e)) {
       atomic_exchange(&slots[loc], entry);
       found = true;
@@ -134,8 +152,8 @@ VOXHASH_HD bool cuckoo_assign(
   for (std::uint32_t step = 0; step < t.stash_size; ++step) {
     std::uint32_t j = start + step;
     if (j >= t.stash_size) j -= t.stash_size;
-    const CuckooEntry e = detail::load_entry(&slots[t.size + j]);
-    if (entry_key(e) == kEmptyKey) break;
+    const Entry e = detail::load_entry(&slots[t.size + j]);
+    if (entry_key(e) == kEmptyKeyOf<KeyT>) break;
     if (entry_key(e) == key && live(e)) {
       atomic_exchange(&slots[t.size + j], entry);
       found = true;
@@ -148,15 +166,18 @@ VOXHASH_HD bool cuckoo_assign(
 /// `live` accepts, else 0. The set variant may leave several copies of a key; the compacting
 /// clean-up numbers only the first, and a paged page's rebuild keeps only the first. Only the slots
 /// probed before `s` are read.
-template <class Live = detail::AnyEntry>
-VOXHASH_HD std::uint32_t is_first_copy(const CuckooRef& t, std::uint32_t s, Live live = {}) {
-  const CuckooEntry e = t.slots[s];
-  const Key k         = entry_key(e);
-  if (k == kEmptyKey || !live(e)) return 0;
+template <class KeyT, class Live = detail::AnyEntry>
+VOXHASH_HD std::uint32_t is_first_copy(const BasicCuckooRef<KeyT>& t,
+                                       std::uint32_t s,
+                                       Live live = {}) {
+  using Entry   = CuckooEntryOf<KeyT>;
+  const Entry e = t.slots[s];
+  const KeyT k  = entry_key(e);
+  if (k == kEmptyKeyOf<KeyT> || !live(e)) return 0;
   for (int i = 0; i < detail::kCuckooFunctions; ++i) {
     const std::uint32_t loc = t.location(i, k);
     if (loc == s) return 1;
-    const CuckooEntry other = t.slots[loc];
+    const Entry other = t.slots[loc];
     if (entry_key(other) == k && live(other)) return 0;
   }
   return t.stash_size != 0 && t.find_in_stash(k, live) == s ? 1u : 0u;

@@ -22,6 +22,7 @@
 #include <voxhash/pipeline.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace voxhash::core {
 
@@ -36,32 +37,108 @@ VOXHASH_HD Int3 offset(Int3 c, int dx, int dy, int dz) {
   return {c.x + dx, c.y + dy, c.z + dz};
 }
 
+/// The key type of a table view: its key_type, or Key for a view that names none.
+template <class View, class = void>
+struct ViewKey {
+  using type = Key;
+};
 template <class View>
-VOXHASH_HD bool occupied(const View& table, const Grid& g, Int3 c) {
-  return g.in_grid(c) && table.contains(g.key(c));
+struct ViewKey<View, std::void_t<typename View::key_type>> {
+  using type = typename View::key_type;
+};
+template <class View>
+using ViewKeyOf = typename ViewKey<View>::type;
+
+/// The key of cell c as `View`'s table stores it (32- or 64-bit).
+template <class View>
+VOXHASH_HD ViewKeyOf<View> key_in(const View&, const Grid& g, Int3 c) {
+  return g.key_as<ViewKeyOf<View>>(c);
 }
 
-/// One bit per 4x4x4 block of the grid: set when some voxel of the model lies within one voxel
-/// (26-neighbourhood) of the block. A clear bit means no probe near that block can hit.
-struct BlockMask {
-  static constexpr int kShift = 2;  // 4 voxels per block side
+template <class View>
+VOXHASH_HD bool occupied(const View& table, const Grid& g, Int3 c) {
+  return g.in_grid(c) && table.contains(key_in(table, g, c));
+}
+
+/// The block side of a 32-bit-key grid's mask: always 4 voxels, a constant.
+struct FixedShift {
+  VOXHASH_HD int operator()() const { return 2; }
+};
+/// The block side of a wide grid's mask, chosen per grid (wide grids would need up to 2^57 bits
+/// of 4-voxel blocks): at most kWideMaskBlocks blocks per axis. It also keeps the box of the
+/// model's cells, which lets a wide grid's long rays skip what cannot meet the model.
+struct GridShift {
+  int value = 2;
+  VOXHASH_HD int operator()() const { return value; }
+
+  // The box of cells holding the model's voxels, and the longest side of both models' boxes
+  // together (set by the pipeline with the masks).
+  Int3 lo{}, hi{};
+  std::int32_t extent = 0;
+
+  /// Whether the ray o + t d, for t in [t0 - 2, t1 + 2], can pass a cell of the box [lo, hi]
+  /// (a cell between two integer parameters lies between their points; 2 units of slack cover
+  /// the walk's lead step and the DDA's cells around the line).
+  VOXHASH_HD bool segment_may_meet(Int3 o, Int3 d, std::int32_t t0, std::int32_t t1) const {
+    double from = t0 - 2.0, to = t1 + 2.0;
+    const int oc[3] = {o.x, o.y, o.z}, dc[3] = {d.x, d.y, d.z};
+    const int lc[3] = {lo.x, lo.y, lo.z}, hc[3] = {hi.x, hi.y, hi.z};
+    for (int a = 0; a < 3; ++a) {
+      if (dc[a] == 0) {
+        if (oc[a] < lc[a] - 1 || oc[a] > hc[a] + 1) return false;
+        continue;
+      }
+      double enter = (lc[a] - 1.0 - oc[a]) / dc[a], leave = (hc[a] + 1.0 - oc[a]) / dc[a];
+      if (enter > leave) {
+        const double swap = enter;
+        enter             = leave;
+        leave             = swap;
+      }
+      from = from > enter ? from : enter;
+      to   = to < leave ? to : leave;
+    }
+    return from <= to;
+  }
+};
+inline constexpr int kWideMaskBlocks = 512;
+
+/// The block side (log2) of a wide grid's mask: 4 voxels, or as many as keep each axis within
+/// kWideMaskBlocks blocks.
+inline int wide_mask_shift(const Grid& g) {
+  int s = 2;
+  while ((((g.resolution.x - 1) >> s) + 1) > kWideMaskBlocks ||
+         (((g.resolution.y - 1) >> s) + 1) > kWideMaskBlocks ||
+         (((g.resolution.z - 1) >> s) + 1) > kWideMaskBlocks)
+    ++s;
+  return s;
+}
+
+/// One bit per block of 2^shift voxels a side (4x4x4 on 32-bit-key grids): set when some voxel
+/// of the model lies within one voxel (26-neighbourhood) of the block. A clear bit means no probe
+/// near that block can hit; a coarser block only clears fewer bits.
+template <class Shift>
+struct BasicBlockMask {
+  static constexpr int kShift = 2;  // 4 voxels per block side (FixedShift)
   std::uint32_t* words        = nullptr;
   Int3 blocks{};
+  Shift shift{};
 
   VOXHASH_HD std::uint32_t index(Int3 b) const {
     return (static_cast<std::uint32_t>(b.z) * blocks.y + b.y) * blocks.x + b.x;
   }
   VOXHASH_HD bool maybe_near(Int3 c) const {
     if (c.x < 0 || c.y < 0 || c.z < 0) return false;
-    const Int3 b = {c.x >> kShift, c.y >> kShift, c.z >> kShift};
+    const int s  = shift();
+    const Int3 b = {c.x >> s, c.y >> s, c.z >> s};
     if (b.x >= blocks.x || b.y >= blocks.y || b.z >= blocks.z) return false;
     const std::uint32_t i = index(b);
     return (words[i >> 5] >> (i & 31)) & 1u;
   }
   /// Marks every block that holds a voxel within one voxel of c.
   VOXHASH_HD void mark_around(Int3 c) const {
-    auto lo = [](int v) { return v > 0 ? (v - 1) >> kShift : 0; };
-    auto hi = [](int v, int n) { return ((v + 1) >> kShift) < n ? (v + 1) >> kShift : n - 1; };
+    const int s = shift();
+    auto lo     = [s](int v) { return v > 0 ? (v - 1) >> s : 0; };
+    auto hi     = [s](int v, int n) { return ((v + 1) >> s) < n ? (v + 1) >> s : n - 1; };
     for (int z = lo(c.z); z <= hi(c.z, blocks.z); ++z)
       for (int y = lo(c.y); y <= hi(c.y, blocks.y); ++y)
         for (int x = lo(c.x); x <= hi(c.x, blocks.x); ++x) {
@@ -72,9 +149,16 @@ struct BlockMask {
   }
 };
 
+using BlockMask     = BasicBlockMask<FixedShift>;
+using WideBlockMask = BasicBlockMask<GridShift>;
+
+/// The mask type of a table of keys of width K.
+template <class K>
+using BlockMaskOf = std::conditional_t<std::is_same_v<K, Key>, BlockMask, WideBlockMask>;
+
 /// Whether any of the 26 neighbours of c is occupied in `table` (whose mask is `mask`).
-template <class View>
-VOXHASH_HD bool touches(const View& table, const BlockMask& mask, const Grid& g, Int3 c) {
+template <class View, class Mask>
+VOXHASH_HD bool touches(const View& table, const Mask& mask, const Grid& g, Int3 c) {
   if (!mask.maybe_near(c)) return false;
   for (int dz = -1; dz <= 1; ++dz)
     for (int dy = -1; dy <= 1; ++dy)
@@ -142,13 +226,14 @@ VOXHASH_HD void unite_with_neighbours(const View& self,
                                       std::uint32_t which,
                                       const std::uint8_t* state,
                                       std::uint32_t* parent) {
-  Key key[kForwardNeighbours];
+  using K = ViewKeyOf<View>;
+  K key[kForwardNeighbours];
   VOXHASH_UNROLL
   for (int n = 0; n < kForwardNeighbours; ++n) {
     // The 13 offsets greater than (0, 0, 0) in (z, y, x) order: codes 14..26 of 0..26.
     const int code = n + 14;
     const Int3 nc  = offset(c, code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1);
-    key[n]         = ((which >> n) & 1u) && g.in_grid(nc) ? g.key(nc) : kEmptyKey;
+    key[n]         = ((which >> n) & 1u) && g.in_grid(nc) ? g.key_as<K>(nc) : kEmptyKeyOf<K>;
   }
   std::uint32_t nid[kForwardNeighbours];
   self.template find_id_batch<kForwardNeighbours>(key, nid);
@@ -169,7 +254,7 @@ neighbour_vote(const View& self, const Grid& g, Int3 c, const VoxelLabel* labels
       for (int dx = -1; dx <= 1; ++dx) {
         const Int3 n = offset(c, dx, dy, dz);
         if ((dx | dy | dz) == 0 || !g.in_grid(n)) continue;
-        const std::uint32_t id = self.find_id(g.key(n));
+        const std::uint32_t id = self.find_id(key_in(self, g, n));
         if (id == kNotFound) continue;
         inside += labels[id] == VoxelLabel::Inside;
         outside += labels[id] == VoxelLabel::Outside;

@@ -1,6 +1,6 @@
 // Per-element HashGraph building (Green, 2021), shared by both backends: packing an edge, the
 // clean-up's first-edge test and V2's offsets read off vertex-sorted edges. Lookups are the public
-// HashGraphRef's.
+// HashGraphRef's. Over the key width: a 32-bit key's edge is packed in one word.
 #pragma once
 
 #include <voxhash/detail/host_device.hpp>
@@ -15,8 +15,13 @@ VOXHASH_HD std::uint64_t pack_edge(Key key, Value value) {
   return (static_cast<std::uint64_t>(value) << 32) | key;  // little-endian layout of HashGraphEdge
 }
 
+VOXHASH_HD HashGraphEdge64 pack_edge(Key64 key, Value value) {
+  return HashGraphEdge64{key, value};
+}
+
 /// 1 if edge `e` is the first edge of its key in its bucket list, else 0.
-VOXHASH_HD std::uint32_t is_first_edge(const HashGraphRef& g, std::uint32_t e) {
+template <class KeyT>
+VOXHASH_HD std::uint32_t is_first_edge(const BasicHashGraphRef<KeyT>& g, std::uint32_t e) {
   return g.find_edge(g.edges[e].key) == e ? 1u : 0u;
 }
 

@@ -69,9 +69,9 @@ VOXHASH_HD Int3 dda_step(Int3 o, Int3 d, Int3 c) {
 
 /// Whether the other model occupies c, or with `dilate` also one of its six face neighbours (a
 /// sampled surface can have one-voxel gaps a ray could slip through).
-template <class View>
+template <class View, class Mask>
 VOXHASH_HD bool surface_at(
-    const View& other, const BlockMask& mask, const Grid& g, Int3 c, bool dilate) {
+    const View& other, const Mask& mask, const Grid& g, Int3 c, bool dilate) {
   if (!mask.maybe_near(c)) return false;
   if (occupied(other, g, c)) return true;
   if (!dilate) return false;
@@ -91,9 +91,9 @@ struct RayWalk {
 /// kRunGap free steps before it: the walk starts one parameter unit early to see them); a cluster
 /// that starts here is followed past the segment's end until it ends, and one longer than the
 /// limit marks the ray grazing. Segments past the grid border return nothing.
-template <class View>
+template <class View, class Mask>
 VOXHASH_HD RayWalk walk_ray_segment(const View& other,
-                                    const BlockMask& mask,
+                                    const Mask& mask,
                                     const Grid& g,
                                     Int3 o,
                                     Int3 d,
@@ -103,6 +103,11 @@ VOXHASH_HD RayWalk walk_ray_segment(const View& other,
   const std::int32_t t = static_cast<std::int32_t>(segment) * kSegmentSpan;
   const Int3 start     = {o.x + t * d.x, o.y + t * d.y, o.z + t * d.z};
   if (!g.in_grid(start)) return r;
+  if constexpr (std::is_same_v<Mask, WideBlockMask>) {
+    // A wide grid's rays are long (2^21 voxels): a segment that cannot meet the other model's
+    // cells (its box) has nothing to count and returns at once.
+    if (!mask.shift.segment_may_meet(o, d, t, t + kSegmentSpan)) return r;
+  }
   const std::uint32_t per_unit = abs_i(d.x) + abs_i(d.y) + abs_i(d.z);
   const std::uint32_t lead     = segment == 0 ? 0 : per_unit;  // steps before the segment
   const std::uint32_t last     = lead + kSegmentSpan * per_unit;
@@ -144,6 +149,12 @@ VOXHASH_HD std::uint32_t segments_per_ray(const Grid& g) {
   return static_cast<std::uint32_t>(longest / (kMaxDirectionComponent * kSegmentSpan) + 1);
 }
 
+/// The same bound for rays that need to travel only `extent` voxels plus a margin (a wide grid's:
+/// the longest side of both models' cell box; beyond it a ray meets nothing).
+VOXHASH_HD std::uint32_t segments_per_ray(std::int32_t extent) {
+  return static_cast<std::uint32_t>((extent + 4) / (kMaxDirectionComponent * kSegmentSpan) + 2);
+}
+
 /// Which sample slot and direction ray j of `round` uses, for a region with `samples` slots of
 /// which `filled` hold a voxel. Each slot's rays over the rounds take distinct directions.
 struct RayPlan {
@@ -157,10 +168,11 @@ VOXHASH_HD RayPlan plan_ray(int round, int j, int samples, int filled) {
   return {filled > 0 ? nominal % filled : 0, (nominal * 7 + m * 5) % kRayDirectionCount};
 }
 
-/// Sample slots filled for subject s (slots fill in order; kEmptyKey marks the rest).
-VOXHASH_HD int filled_samples(const Key* sample_key, std::uint32_t s, int samples) {
+/// Sample slots filled for subject s (slots fill in order; kEmptyKeyOf<K> marks the rest).
+template <class K>
+VOXHASH_HD int filled_samples(const K* sample_key, std::uint32_t s, int samples) {
   int f = 0;
-  while (f < samples && sample_key[s * samples + f] != kEmptyKey)
+  while (f < samples && sample_key[s * samples + f] != kEmptyKeyOf<K>)
     ++f;
   return f;
 }
@@ -170,11 +182,30 @@ VOXHASH_HD std::uint32_t sample_rank(Key key) {
   return detail::murmur_mix(key, 0x9E3779B9u);
 }
 
+/// The rank of a 64-bit key: the 32-bit key's rank where the key fits 32 bits (a narrow grid on
+/// the 64-bit path picks the same samples), else a fold of the key (not bijective: ties between
+/// ranks are broken by the voxel id, see sample_entry).
+VOXHASH_HD std::uint32_t sample_rank(Key64 key) {
+  return key >> 32 ? detail::murmur_mix(key, 0x9E3779B9u) : sample_rank(static_cast<Key>(key));
+}
+
 /// A candidate sample as one ordered word: its rank above its key (ranks are distinct, so entries
-/// order as ranks do). kNoSample marks an empty slot.
+/// order as ranks do). kNoSample marks an empty slot. A 64-bit key does not fit beside its rank:
+/// its voxel id (< 2^31) stands in, and sample_key_of reads the key back.
 inline constexpr std::uint64_t kNoSample = ~std::uint64_t{0};
-VOXHASH_HD std::uint64_t sample_entry(Key key) {
+VOXHASH_HD std::uint64_t sample_entry(Key key, std::uint32_t /*id*/) {
   return static_cast<std::uint64_t>(sample_rank(key)) << 32 | key;
+}
+VOXHASH_HD std::uint64_t sample_entry(Key64 key, std::uint32_t id) {
+  return static_cast<std::uint64_t>(sample_rank(key)) << 32 | id;
+}
+
+/// The key of a bottom-k sketch's entry (kEmptyKeyOf<K> for an empty slot).
+VOXHASH_HD Key sample_key_of(std::uint64_t entry, const Key* /*voxels*/) {
+  return entry == kNoSample ? kEmptyKey : static_cast<Key>(entry);
+}
+VOXHASH_HD Key64 sample_key_of(std::uint64_t entry, const Key64* voxels) {
+  return entry == kNoSample ? kEmptyKeyOf<Key64> : voxels[static_cast<std::uint32_t>(entry)];
 }
 
 /// Whether `rank` is among the k smallest ranks of the warp's active lanes in the same `group`

@@ -90,9 +90,9 @@ class CpuExec {
 
   /// Stable sort of (keys, values) pairs by the key bits [0, end_bit): keys_out/values_out receive
   /// the result; the inputs may be overwritten.
-  template <class V>
-  void sort_pairs(std::uint32_t* keys_in,
-                  std::uint32_t* keys_out,
+  template <class KeyT, class V>
+  void sort_pairs(KeyT* keys_in,
+                  KeyT* keys_out,
                   V* values_in,
                   V* values_out,
                   std::size_t n,
@@ -112,18 +112,17 @@ class CpuExec {
   }
 
   /// Copies the keys of in[0..n) that differ from `drop` to out, in order; returns how many.
-  std::size_t select_not_equal(const std::uint32_t* in,
-                               std::uint32_t* out,
-                               std::size_t n,
-                               std::uint32_t drop) {
+  template <class KeyT>
+  std::size_t select_not_equal(const KeyT* in, KeyT* out, std::size_t n, KeyT drop) {
     return static_cast<std::size_t>(
-        std::copy_if(in, in + n, out, [=](std::uint32_t k) { return k != drop; }) - out);
+        std::copy_if(in, in + n, out, [=](KeyT k) { return k != drop; }) - out);
   }
 
   /// Run-length encodes in[0..n): each run of equal keys becomes its key in unique_out and its
   /// length in counts_out, in order; returns the number of runs.
-  std::size_t run_length_encode(const std::uint32_t* in,
-                                std::uint32_t* unique_out,
+  template <class KeyT>
+  std::size_t run_length_encode(const KeyT* in,
+                                KeyT* unique_out,
                                 std::uint32_t* counts_out,
                                 std::size_t n) {
     std::size_t runs = 0;

@@ -39,9 +39,10 @@ __global__ void for_each_tile_kernel(std::uint32_t n, F f) {
   if (t < n) f(tile, t);
 }
 
+template <class T>
 struct NotEqual {
-  std::uint32_t drop;
-  __device__ bool operator()(std::uint32_t k) const { return k != drop; }
+  T drop;
+  __device__ bool operator()(T k) const { return k != drop; }
 };
 
 struct Plus64 {
@@ -140,14 +141,11 @@ class CudaExec {
     return bytes;
   }
 
-  /// Sorts (keys, values) pairs by the key bits [0, end_bit) with CUB's radix sort (stable).
-  template <class V>
-  void sort_pairs(std::uint32_t* keys_in,
-                  std::uint32_t* keys_out,
-                  V* values_in,
-                  V* values_out,
-                  std::size_t n,
-                  int end_bit) {
+  /// Sorts (keys, values) pairs by the key bits [0, end_bit) with CUB's radix sort (stable); keys
+  /// of 32 or 64 bits.
+  template <class KeyT, class V>
+  void sort_pairs(
+      KeyT* keys_in, KeyT* keys_out, V* values_in, V* values_out, std::size_t n, int end_bit) {
     if (n == 0) return;
     std::size_t bytes = 0;
     VOXHASH_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
@@ -157,9 +155,9 @@ class CudaExec {
 
   /// The same with caller-provided scratch of sort_pairs_scratch_bytes<V, N>() bytes (CUB's
   /// second call only).
-  template <class V, class N>
-  void sort_pairs(std::uint32_t* keys_in,
-                  std::uint32_t* keys_out,
+  template <class KeyT, class V, class N>
+  void sort_pairs(KeyT* keys_in,
+                  KeyT* keys_out,
                   V* values_in,
                   V* values_out,
                   N n,
@@ -173,13 +171,11 @@ class CudaExec {
 
   /// Copies the keys of in[0..n) that differ from `drop` to out, in order; returns how many
   /// (synchronizes).
-  std::size_t select_not_equal(const std::uint32_t* in,
-                               std::uint32_t* out,
-                               std::size_t n,
-                               std::uint32_t drop) {
+  template <class KeyT>
+  std::size_t select_not_equal(const KeyT* in, KeyT* out, std::size_t n, KeyT drop) {
     if (n == 0) return 0;
     std::size_t bytes = 0;
-    const cuda::NotEqual pred{drop};
+    const cuda::NotEqual<KeyT> pred{drop};
     VOXHASH_CUDA_TRY(
         cub::DeviceSelect::If(nullptr, bytes, in, out, count_slot(), n, pred, m_stream));
     VOXHASH_CUDA_TRY(
@@ -189,8 +185,9 @@ class CudaExec {
 
   /// Run-length encodes in[0..n) with CUB: each run of equal keys becomes its key in unique_out
   /// and its length in counts_out, in order; returns the number of runs (synchronizes).
-  std::size_t run_length_encode(const std::uint32_t* in,
-                                std::uint32_t* unique_out,
+  template <class KeyT>
+  std::size_t run_length_encode(const KeyT* in,
+                                KeyT* unique_out,
                                 std::uint32_t* counts_out,
                                 std::size_t n) {
     if (n == 0) return 0;

@@ -14,17 +14,22 @@ namespace voxhash {
 namespace {
 
 /// Bytes per point a model holds whatever its voxels: rest and animated points, keys before and
-/// after dropping those outside the grid, and scratch (the CPU's sort order, CUB's temporary
-/// storage for selects and scans).
-constexpr std::size_t kBytesPerPoint = 12 + 12 + 4 + 4 + 4;
+/// after dropping those outside the grid (key_bytes each), and scratch (the CPU's sort order,
+/// CUB's temporary storage for selects and scans).
+constexpr std::size_t bytes_per_point(std::size_t key_bytes) {
+  return 12 + 12 + 2 * key_bytes + 4;
+}
 /// Bytes per voxel of the flood fill and the output: state, flags, labels, next labels (1 each),
-/// parent, representative key, roots (4 each), six ray-crossing counts per component or undecided
-/// voxel (at most one per voxel, 24), and the voxel instances (16).
-constexpr std::size_t kBytesPerVoxel = 4 * 1 + 3 * 4 + 24 + 16;
+/// parent, roots (4 each), representative key (key_bytes), six ray-crossing counts per component
+/// or undecided voxel (at most one per voxel, 24), and the voxel instances (16).
+constexpr std::size_t bytes_per_voxel(std::size_t key_bytes) {
+  return 4 * 1 + 2 * 4 + key_bytes + 24 + 16;
+}
 
-std::size_t block_mask_bytes(const Grid& grid) {
-  const auto blocks = [](int resolution) {
-    return static_cast<std::size_t>(((resolution - 1) >> core::BlockMask::kShift) + 1);
+std::size_t block_mask_bytes(const Grid& grid, bool wide) {
+  const int shift   = wide ? core::wide_mask_shift(grid) : core::BlockMask::kShift;
+  const auto blocks = [shift](int resolution) {
+    return static_cast<std::size_t>(((resolution - 1) >> shift) + 1);
   };
   const std::size_t bits =
       blocks(grid.resolution.x) * blocks(grid.resolution.y) * blocks(grid.resolution.z);
@@ -42,11 +47,15 @@ MemoryEstimate estimate_frame_bytes(const PipelineConfig& config,
   table.unique_ids      = true;
   table.multiplicities  = false;
   table.expected_unique = 0;
+  // 64-bit keys on a wide grid (or when forced): wider keys, slots and edges.
+  const bool wide             = grid.wide() || config.wide_keys;
+  const std::size_t key_bytes = wide ? sizeof(Key64) : sizeof(Key);
   MemoryEstimate need;
   for (const std::size_t n : points) {
     const std::size_t voxels = std::min(n, cells);
-    need.backend_bytes += kBytesPerPoint * n + estimate_bytes(config.algorithm, n, table) +
-                          kBytesPerVoxel * voxels + block_mask_bytes(grid);
+    need.backend_bytes += bytes_per_point(key_bytes) * n +
+                          estimate_bytes(config.algorithm, n, table, static_cast<int>(key_bytes)) +
+                          bytes_per_voxel(key_bytes) * voxels + block_mask_bytes(grid, wide);
     need.host_bytes += sizeof(Float3) * n;
   }
   return need;

@@ -1,6 +1,6 @@
 // The frame pipeline's loops, written once for both backends (Exec = CpuExec or CudaExec): animate,
 // voxelize, probe, the flood fill's passes and the instances a renderer draws. The per-element
-// logic is in core/.
+// logic is in core/. The loops over voxel keys take either key width (K = Key or Key64).
 #pragma once
 
 #include "core/animation.hpp"
@@ -13,12 +13,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 namespace voxhash::pipeline {
 
 /// Scratch arrays of one model's flood fill, kept across frames so frames do not allocate.
-struct FillBuffers {
-  explicit FillBuffers(Backend b)
+template <class K = Key>
+struct BasicFillBuffers {
+  explicit BasicFillBuffers(Backend b)
       : state(b, 0),
         flags(b, 0),
         labels(b, 0),
@@ -26,27 +28,75 @@ struct FillBuffers {
         parent(b, 0),
         roots(b, 0),
         counts(b, 4),
-        mask_words(b, 0) {}
+        mask_words(b, 0),
+        box(b, 0) {}
   Buffer<std::uint8_t> state, flags;
   Buffer<VoxelLabel> labels, labels_next;
   Buffer<std::uint32_t> parent, roots, counts;
   Buffer<std::uint32_t> mask_words;  // this model's BlockMask, read by the other model's fill
-  core::BlockMask mask;
+  Buffer<std::uint32_t> box;         // wide grids: the model's cell box, min x y z, max x y z
+  core::BlockMaskOf<K> mask;
 };
+using FillBuffers = BasicFillBuffers<Key>;
 
-/// Sizes and clears `b`'s block mask for grid g and marks the blocks around every voxel.
-template <class Exec>
-void build_block_mask(Exec& exec, Grid g, const Key* voxels, std::uint32_t n, FillBuffers& b) {
-  const int s            = core::BlockMask::kShift;
+/// Sizes and clears `b`'s block mask for grid g and marks the blocks around every voxel; on a
+/// wide grid also finds the voxels' cell box (which synchronizes).
+template <class Exec, class K>
+void build_block_mask(
+    Exec& exec, Grid g, const K* voxels, std::uint32_t n, BasicFillBuffers<K>& b) {
+  int s = core::BlockMask::kShift;
+  if constexpr (!std::is_same_v<K, Key>) {
+    s                  = core::wide_mask_shift(g);
+    b.mask.shift.value = s;
+  }
   b.mask.blocks          = {((g.resolution.x - 1) >> s) + 1,
                             ((g.resolution.y - 1) >> s) + 1,
                             ((g.resolution.z - 1) >> s) + 1};
   const std::size_t bits = std::size_t{1} * b.mask.blocks.x * b.mask.blocks.y * b.mask.blocks.z;
   b.mask_words.resize((bits + 31) / 32);
   b.mask_words.fill_bytes_async(0, exec.stream());
-  b.mask.words               = b.mask_words.data();
-  const core::BlockMask mask = b.mask;
+  b.mask.words    = b.mask_words.data();
+  const auto mask = b.mask;
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) { mask.mark_around(g.cell(voxels[id])); });
+  if constexpr (!std::is_same_v<K, Key>) {
+    b.box.resize(6);
+    std::uint32_t* box = b.box.data();
+    exec.fill(box, 3, 0xFFFFFFFFu);
+    exec.fill(box + 3, 3, 0u);
+    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+      const Int3 c = g.cell(voxels[id]);
+      core::atomic_min(&box[0], static_cast<std::uint32_t>(c.x));
+      core::atomic_min(&box[1], static_cast<std::uint32_t>(c.y));
+      core::atomic_min(&box[2], static_cast<std::uint32_t>(c.z));
+      core::atomic_max(&box[3], static_cast<std::uint32_t>(c.x));
+      core::atomic_max(&box[4], static_cast<std::uint32_t>(c.y));
+      core::atomic_max(&box[5], static_cast<std::uint32_t>(c.z));
+    });
+    std::uint32_t host[6];
+    exec.copy_to_host(host, box, 6);
+    // No voxels: an empty box (lo above hi) no ray meets.
+    b.mask.shift.lo = {static_cast<std::int32_t>(host[0] == 0xFFFFFFFFu ? 1 : host[0]),
+                       static_cast<std::int32_t>(host[1] == 0xFFFFFFFFu ? 1 : host[1]),
+                       static_cast<std::int32_t>(host[2] == 0xFFFFFFFFu ? 1 : host[2])};
+    b.mask.shift.hi = {static_cast<std::int32_t>(n ? host[3] : 0),
+                       static_cast<std::int32_t>(n ? host[4] : 0),
+                       static_cast<std::int32_t>(n ? host[5] : 0)};
+  }
+}
+
+/// Wide grids: both masks learn the longest side of the two models' cell boxes together (how far
+/// an inside test's rays need to walk). Nothing on 32-bit keys.
+template <class K>
+void share_extent(BasicFillBuffers<K>& a, BasicFillBuffers<K>& b) {
+  if constexpr (!std::is_same_v<K, Key>) {
+    const core::GridShift &x = a.mask.shift, &y = b.mask.shift;
+    const Int3 lo = {std::min(x.lo.x, y.lo.x), std::min(x.lo.y, y.lo.y), std::min(x.lo.z, y.lo.z)};
+    const Int3 hi = {std::max(x.hi.x, y.hi.x), std::max(x.hi.y, y.hi.y), std::max(x.hi.z, y.hi.z)};
+    const std::int32_t extent =
+        std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, std::int32_t{0}}) + 1;
+    a.mask.shift.extent = extent;
+    b.mask.shift.extent = extent;
+  }
 }
 
 template <class Exec>
@@ -56,26 +106,27 @@ void animate_points(
       n, [=] VOXHASH_LAMBDA(std::uint32_t i) { out[i] = core::animate_point(motion, rest[i]); });
 }
 
-template <class Exec>
-void voxelize_points(Exec& exec, Grid grid, const Float3* points, std::uint32_t n, Key* keys) {
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) { keys[i] = grid.voxelize(points[i]); });
+template <class Exec, class K>
+void voxelize_points(Exec& exec, Grid grid, const Float3* points, std::uint32_t n, K* keys) {
+  exec.for_each(n,
+                [=] VOXHASH_LAMBDA(std::uint32_t i) { keys[i] = grid.voxelize_as<K>(points[i]); });
 }
 
 /// state[id] = kStateIntersect where the other model's table holds this model's voxel id.
-template <class Exec, class View>
-void probe_other(Exec& exec, View other, const Key* voxels, std::uint32_t n, std::uint8_t* state) {
+template <class Exec, class View, class K>
+void probe_other(Exec& exec, View other, const K* voxels, std::uint32_t n, std::uint8_t* state) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
     state[id] = other.contains(voxels[id]) ? core::kStateIntersect : 0;
   });
 }
 
 /// Flood fill, step 1: mark voxels whose 26-neighbourhood touches the other model.
-template <class Exec, class View>
+template <class Exec, class View, class K>
 void mark_near(Exec& exec,
                View other,
-               core::BlockMask other_mask,
+               core::BlockMaskOf<K> other_mask,
                Grid g,
-               const Key* voxels,
+               const K* voxels,
                std::uint32_t n,
                std::uint8_t* state) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
@@ -89,11 +140,11 @@ void mark_near(Exec& exec,
 /// face neighbours and flatten, so almost every voxel then points straight at its root; then the
 /// remaining forward neighbours, most of which are found under the same root at once and cost no
 /// tree walk; flatten again so every parent is its root.
-template <class Exec, class View>
+template <class Exec, class View, class K>
 void connect_components(Exec& exec,
                         View self,
                         Grid g,
-                        const Key* voxels,
+                        const K* voxels,
                         std::uint32_t n,
                         const std::uint8_t* state,
                         std::uint32_t* parent) {
@@ -140,11 +191,11 @@ void label_from_components(Exec& exec,
 }
 
 /// Step 4b: one round of neighbour voting for unknown labels (reads `labels`, writes `next`).
-template <class Exec, class View>
+template <class Exec, class View, class K>
 void vote_round(Exec& exec,
                 View self,
                 Grid g,
-                const Key* voxels,
+                const K* voxels,
                 std::uint32_t n,
                 const VoxelLabel* labels,
                 VoxelLabel* next) {
@@ -176,10 +227,10 @@ void count_labels(Exec& exec, const VoxelLabel* labels, std::uint32_t n, std::ui
 /// The renderer's records: each voxel's centre and label written into its label's range of `out`
 /// (ranges from count_labels); a slot in the range is claimed per label (order within a range
 /// unspecified). `cursors` holds 3 counters. A voxel beyond its label's range is dropped.
-template <class Exec>
+template <class Exec, class K>
 void write_instances(Exec& exec,
                      Grid g,
-                     const Key* voxels,
+                     const K* voxels,
                      const VoxelLabel* labels,
                      std::uint32_t n,
                      LabelRanges ranges,

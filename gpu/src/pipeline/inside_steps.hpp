@@ -1,6 +1,7 @@
 // The frame's loops for triangle voxelization, point-cloud coverage and the robust inside test,
 // written once for both backends (Exec = CpuExec or CudaExec). The per-element logic is in
 // core/triangle_voxelizer.hpp and core/inside_test.hpp; flood_fill (pipeline_impl.hpp) calls these.
+// Keys of either width (K = Key or Key64).
 #pragma once
 
 #include "core/flood_fill.hpp"
@@ -9,31 +10,35 @@
 
 #include <voxhash/buffer.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 namespace voxhash::pipeline {
 
 /// Scratch of one model's triangle voxelization, kept across frames.
-struct VoxelizeBuffers {
-  explicit VoxelizeBuffers(Backend b)
+template <class K = Key>
+struct BasicVoxelizeBuffers {
+  explicit BasicVoxelizeBuffers(Backend b)
       : tile_offsets(b, 0), voxel_offsets(b, 0), tile_first(b, 0), tile_mask(b, 0) {}
   Buffer<std::uint32_t> tile_offsets, voxel_offsets;
-  Buffer<Key> tile_first;           // per item: the key of its tile's first cell
+  Buffer<K> tile_first;             // per item: the key of its tile's first cell
   Buffer<std::uint64_t> tile_mask;  // per item: the tile's voxels the triangle touches
 };
+using VoxelizeBuffers = BasicVoxelizeBuffers<Key>;
 
 /// Keys of every voxel a triangle touches, written to `keys` (resized; duplicates where triangles
 /// share a voxel); returns how many. Tiles per triangle (one thread per triangle) -> scan; the
 /// voxels of each (triangle, tile) item as a mask (one thread per item) -> scan of their counts;
 /// the masks' voxels written (one thread per item). Synchronizes (twice, for the two sizes).
-template <class Exec>
+template <class Exec, class K>
 std::size_t voxelize_triangles(Exec& exec,
                                Grid g,
                                const Float3* vertices,
                                const std::uint32_t* triangles,
                                std::uint32_t triangle_count,
-                               VoxelizeBuffers& b,
-                               Buffer<Key>& keys) {
+                               BasicVoxelizeBuffers<K>& b,
+                               Buffer<K>& keys) {
   if (triangle_count == 0) return 0;
   b.tile_offsets.resize(std::size_t{triangle_count} + 1);
   std::uint32_t* tiles = b.tile_offsets.data();
@@ -54,7 +59,7 @@ std::size_t voxelize_triangles(Exec& exec,
   b.tile_first.resize(items);
   b.tile_mask.resize(items);
   std::uint32_t* offsets = b.voxel_offsets.data();
-  Key* first             = b.tile_first.data();
+  K* first               = b.tile_first.data();
   std::uint64_t* mask    = b.tile_mask.data();
   exec.for_each(std::size_t{items} + 1, [=] VOXHASH_LAMBDA(std::uint32_t item) {
     if (item == items) {
@@ -63,19 +68,19 @@ std::size_t voxelize_triangles(Exec& exec,
     }
     const core::TileVoxels v =
         core::item_voxels(g, vertices, triangles, tiles, triangle_count, item);
-    first[item]   = g.key(v.first);
+    first[item]   = g.key_as<K>(v.first);
     mask[item]    = v.mask;
     offsets[item] = static_cast<std::uint32_t>(core::popcount64(v.mask));
   });
   exec.exclusive_sum(offsets, offsets, std::size_t{items} + 1);
   const std::uint32_t total = exec.read(&offsets[items]);
   keys.resize(total);
-  Key* out = keys.data();
+  K* out = keys.data();
   exec.for_each(items, [=] VOXHASH_LAMBDA(std::uint32_t item) {
     std::uint32_t at = offsets[item];
     const Int3 tile  = g.cell(first[item]);
     for (std::uint64_t m = mask[item]; m != 0; m &= m - 1)
-      out[at++] = g.key(core::tile_voxel(tile, core::lowest_bit64(m)));
+      out[at++] = g.key_as<K>(core::tile_voxel(tile, core::lowest_bit64(m)));
   });
   return total;
 }
@@ -83,10 +88,10 @@ std::size_t voxelize_triangles(Exec& exec,
 /// Coverage of a point cloud's surface from its voxel multiplicities: per_voxel counts the points
 /// of each of the `unique` voxels (ids from the model's own table), counts gets the voxels with
 /// one and two points. Synchronizes.
-template <class Exec, class View>
+template <class Exec, class View, class K>
 core::Coverage point_coverage(Exec& exec,
                               View self,
-                              const Key* keys,
+                              const K* keys,
                               std::size_t key_count,
                               std::uint32_t unique,
                               Buffer<std::uint32_t>& per_voxel,
@@ -112,8 +117,9 @@ core::Coverage point_coverage(Exec& exec,
 }
 
 /// Scratch of the robust inside test, kept across frames.
-struct InsideBuffers {
-  explicit InsideBuffers(Backend b)
+template <class K = Key>
+struct BasicInsideBuffers {
+  explicit BasicInsideBuffers(Backend b)
       : sample_slots(b, 0),
         comp_index(b, 0),
         sample_key(b, 0),
@@ -128,44 +134,46 @@ struct InsideBuffers {
         flags(b, 0),
         label(b, 0) {}
   Buffer<std::uint64_t> sample_slots;  // per region, its bottom-k sketch of sample entries
-  Buffer<std::uint32_t> comp_index, sample_key, subjects, picked, crossings, grazing, votes_in,
-      votes_out, counts;
+  Buffer<std::uint32_t> comp_index;
+  Buffer<K> sample_key;
+  Buffer<std::uint32_t> subjects, picked, crossings, grazing, votes_in, votes_out, counts;
   Buffer<std::uint8_t> more, flags;
   Buffer<VoxelLabel> label;
 };
+using InsideBuffers = BasicInsideBuffers<Key>;
 
 /// The `components` regions (their roots in roots[]) pick up to kSamplesPerRegion voxels each:
 /// those with the smallest sample_rank of their keys, in rank order (kEmptyKey where a region is
 /// smaller), into b.sample_key[region * kSamplesPerRegion + slot]. One pass over the voxels: each
 /// inserts its (rank, key) entry into its region's bottom-k sketch (core::insert_bottom_k), after
 /// a warp-level cut to the k smallest of each region's lanes; then one thread per slot.
-template <class Exec>
+template <class Exec, class K>
 void pick_samples(Exec& exec,
-                  const Key* voxels,
+                  const K* voxels,
                   std::uint32_t n,
                   const std::uint8_t* state,
                   const std::uint32_t* parent,
                   const std::uint32_t* roots,
                   std::uint32_t components,
-                  InsideBuffers& b) {
-  constexpr int K = core::kSamplesPerRegion;
+                  BasicInsideBuffers<K>& b) {
+  constexpr int S = core::kSamplesPerRegion;
   b.comp_index.resize(n);
-  b.sample_slots.resize(std::size_t{components} * K);
-  b.sample_key.resize(std::size_t{components} * K);
+  b.sample_slots.resize(std::size_t{components} * S);
+  b.sample_key.resize(std::size_t{components} * S);
   std::uint32_t* comp  = b.comp_index.data();
   std::uint64_t* slots = b.sample_slots.data();
-  Key* key             = b.sample_key.data();
+  K* key               = b.sample_key.data();
   exec.for_each(components, [=] VOXHASH_LAMBDA(std::uint32_t r) { comp[roots[r]] = r; });
-  exec.fill(slots, std::size_t{components} * K, core::kNoSample);
+  exec.fill(slots, std::size_t{components} * S, core::kNoSample);
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
     if (state[id] != 0) return;
     const std::uint32_t region = comp[parent[id]];
     const std::uint32_t h      = core::sample_rank(voxels[id]);
-    if (h == kEmptyKey || !core::among_warp_bottom_k(region, h, K)) return;
-    core::insert_bottom_k(&slots[std::size_t{region} * K], K, core::sample_entry(voxels[id]));
+    if (h == kEmptyKey || !core::among_warp_bottom_k(region, h, S)) return;
+    core::insert_bottom_k(&slots[std::size_t{region} * S], S, core::sample_entry(voxels[id], id));
   });
-  exec.for_each(std::size_t{components} * K, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    key[i] = slots[i] == core::kNoSample ? kEmptyKey : static_cast<Key>(slots[i]);
+  exec.for_each(std::size_t{components} * S, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    key[i] = core::sample_key_of(slots[i], voxels);
   });
 }
 
@@ -173,15 +181,15 @@ void pick_samples(Exec& exec,
 /// the other model's voxels (`dilate`: a sampled surface; see core::surface_at): b.label[r] and
 /// b.flags[r] per subject. Rounds of kRaysPerRound rays per undecided subject, one thread per ray
 /// segment; the host waits once per round that leaves subjects for another (to size it).
-template <class Exec, class View>
+template <class Exec, class View, class Mask, class K>
 void robust_inside_test(Exec& exec,
                         View other,
-                        core::BlockMask other_mask,
+                        Mask other_mask,
                         Grid g,
                         bool dilate,
                         std::uint32_t count,
                         int samples,
-                        InsideBuffers& b) {
+                        BasicInsideBuffers<K>& b) {
   if (count == 0) return;
   constexpr int R = core::kRaysPerRound;
   b.subjects.resize(count);
@@ -202,13 +210,16 @@ void robust_inside_test(Exec& exec,
   std::uint8_t* more      = b.more.data();
   std::uint8_t* flags     = b.flags.data();
   VoxelLabel* label       = b.label.data();
-  const Key* sample_key   = b.sample_key.data();
+  const K* sample_key     = b.sample_key.data();
   exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) { subjects[r] = r; });
   exec.fill(in, std::size_t{count} * samples, 0u);
   exec.fill(out, std::size_t{count} * samples, 0u);
-  const std::uint32_t segments = core::segments_per_ray(g);
-  const int rounds             = samples > 1 ? core::kInsideRounds : 1;
-  std::uint32_t active         = count;
+  std::uint32_t segments = core::segments_per_ray(g);
+  if constexpr (std::is_same_v<Mask, core::WideBlockMask>) {
+    segments = std::min(segments, core::segments_per_ray(other_mask.shift.extent));
+  }
+  const int rounds     = samples > 1 ? core::kInsideRounds : 1;
+  std::uint32_t active = count;
   for (int round = 0; round < rounds && active > 0; ++round) {
     exec.fill(cross, std::size_t{active} * R, 0u);
     exec.fill(grazing, std::size_t{active} * R, 0u);
@@ -256,8 +267,8 @@ void robust_inside_test(Exec& exec,
 
 /// b.counts = how many of the last test's `count` subjects were flagged low confidence and thin
 /// (read them after later tests: only this writes b.counts).
-template <class Exec>
-void count_region_flags_async(Exec& exec, std::uint32_t count, InsideBuffers& b) {
+template <class Exec, class K>
+void count_region_flags_async(Exec& exec, std::uint32_t count, BasicInsideBuffers<K>& b) {
   const std::uint8_t* flags = b.flags.data();
   std::uint32_t* c          = b.counts.data();
   exec.fill(c, 2, 0u);
@@ -268,25 +279,25 @@ void count_region_flags_async(Exec& exec, std::uint32_t count, InsideBuffers& b)
 }
 
 /// dst[index[r]] = b.label[r] for r < count: the test's verdicts back to voxel or root ids.
-template <class Exec>
+template <class Exec, class K>
 void scatter_verdicts(Exec& exec,
                       const std::uint32_t* index,
                       std::uint32_t count,
-                      const InsideBuffers& b,
+                      const BasicInsideBuffers<K>& b,
                       VoxelLabel* dst) {
   const VoxelLabel* label = b.label.data();
   exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) { dst[index[r]] = label[r]; });
 }
 
 /// b.sample_key[r] = voxels[index[r]]: single voxels as their own one-sample subjects.
-template <class Exec>
+template <class Exec, class K>
 void single_voxel_samples(Exec& exec,
-                          const Key* voxels,
+                          const K* voxels,
                           const std::uint32_t* index,
                           std::uint32_t count,
-                          InsideBuffers& b) {
+                          BasicInsideBuffers<K>& b) {
   b.sample_key.resize(count);
-  Key* key = b.sample_key.data();
+  K* key = b.sample_key.data();
   exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) { key[r] = voxels[index[r]]; });
 }
 

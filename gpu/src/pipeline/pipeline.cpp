@@ -124,9 +124,17 @@ FrameStats Pipeline::run_frame(double time, const FrameTargets& targets, Stream 
   return stats;
 }
 
+int Pipeline::key_bits() const {
+  return m_grid.wide() || m_config.wide_keys ? 64 : 32;
+}
+
 std::span<const Key> Pipeline::voxels(int index) const {
   if (!m_has_frame) return {};
   return m_impl->voxels(index);
+}
+std::span<const Key64> Pipeline::voxels64(int index) const {
+  if (!m_has_frame) return {};
+  return m_impl->voxels64(index);
 }
 std::span<const VoxelLabel> Pipeline::labels(int index) const {
   if (!m_has_frame) return {};
@@ -141,11 +149,17 @@ std::span<const VoxelInstance> Pipeline::instances(int index) const {
 }
 
 ModelVoxels Pipeline::download(int index) const {
-  const auto keys   = voxels(index);
   const auto labels = this->labels(index);
-  std::vector<Key> k(keys.size());
+  std::vector<Key64> k(labels.size());
+  if (m_has_frame && m_impl->key_bits() == 64) {
+    copy_bytes(k.data(), Backend::Cpu, voxels64(index).data(), m_backend, k.size() * sizeof(Key64));
+  } else {
+    std::vector<Key> narrow(labels.size());
+    copy_bytes(
+        narrow.data(), Backend::Cpu, voxels(index).data(), m_backend, narrow.size() * sizeof(Key));
+    std::copy(narrow.begin(), narrow.end(), k.begin());
+  }
   std::vector<VoxelLabel> l(labels.size());
-  copy_bytes(k.data(), Backend::Cpu, keys.data(), m_backend, k.size() * sizeof(Key));
   copy_bytes(l.data(), Backend::Cpu, labels.data(), m_backend, l.size() * sizeof(VoxelLabel));
   std::vector<std::uint32_t> order(k.size());
   std::iota(order.begin(), order.end(), 0u);

@@ -15,13 +15,25 @@
 
 namespace voxhash::detail {
 
-/// A model's (voxel key, part id) pairs of the last frame, in backend memory: keys[j] belongs to
-/// part parts[j] (parts null: part 0) for j < count. Keys repeat (several points or triangles per
-/// voxel), and a point outside the grid has kEmptyKey, which matches no voxel.
+/// A model's (voxel key, part id) pairs of the last frame, in backend memory: keys[j] (keys64[j]
+/// when the frame ran on 64-bit keys; the other is null) belongs to part parts[j] (parts null:
+/// part 0) for j < count. Keys repeat (several points or triangles per voxel), and a point outside
+/// the grid has the sentinel, which matches no voxel.
 struct PartPairs {
   const Key* keys            = nullptr;
+  const Key64* keys64        = nullptr;
   const std::uint32_t* parts = nullptr;
   std::size_t count          = 0;
+
+  /// The keys of width K.
+  template <class K>
+  [[nodiscard]] const K* keys_as() const {
+    if constexpr (sizeof(K) == sizeof(Key)) {
+      return keys;
+    } else {
+      return keys64;
+    }
+  }
 };
 
 class PipelineBackend {
@@ -35,10 +47,15 @@ class PipelineBackend {
                                double time,
                                const FrameTargets& targets,
                                Stream stream)                                              = 0;
-  [[nodiscard]] virtual std::span<const Key> voxels(int index) const                       = 0;
-  [[nodiscard]] virtual std::span<const VoxelLabel> labels(int index) const                = 0;
-  [[nodiscard]] virtual std::span<const Float3> points(int index) const                    = 0;
-  [[nodiscard]] virtual std::span<const VoxelInstance> instances(int index) const          = 0;
+  /// The last frame's key width (32 or 64; 32 before the first frame).
+  [[nodiscard]] virtual int key_bits() const = 0;
+  /// The last frame's voxels; voxels() throws InvalidInput after a 64-bit frame, voxels64()
+  /// after a 32-bit one.
+  [[nodiscard]] virtual std::span<const Key> voxels(int index) const              = 0;
+  [[nodiscard]] virtual std::span<const Key64> voxels64(int index) const          = 0;
+  [[nodiscard]] virtual std::span<const VoxelLabel> labels(int index) const       = 0;
+  [[nodiscard]] virtual std::span<const Float3> points(int index) const           = 0;
+  [[nodiscard]] virtual std::span<const VoxelInstance> instances(int index) const = 0;
   /// Model `index`'s part pairs of the last frame; `scratch` holds the part ids where they must
   /// be worked out (a mesh's, per voxel its triangles wrote). Synchronous.
   [[nodiscard]] virtual PartPairs part_pairs(int index, Buffer<std::uint32_t>& scratch) const = 0;

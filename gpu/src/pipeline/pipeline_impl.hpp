@@ -2,7 +2,9 @@
 // by that backend's translation unit. It holds both models' tables by their concrete types and
 // probes them through their refs; stages are timed with Timer at named marks (CUDA events on the
 // frame's stream on the GPU). The flood fill's steps are in frame_steps.hpp and
-// core/flood_fill.hpp.
+// core/flood_fill.hpp. The key width is chosen per frame: 32-bit keys (the fast path) on grids of
+// at most 31 key bits, 64-bit keys on wider grids (or when PipelineConfig::wide_keys forces them);
+// each width has its own keys, tables and fill buffers (KeyState<K>), the models are shared.
 #pragma once
 
 #include "pipeline/frame_steps.hpp"
@@ -20,6 +22,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 namespace voxhash::pipeline {
@@ -52,18 +55,18 @@ struct FillResult {
 /// Labels the voxels of model `self` against model `other` (see core/flood_fill.hpp for the
 /// steps; `dilate`: the other model is a sampled surface). state holds the probe's intersection
 /// flags. Reads its step times back at the end.
-template <class Exec, class Ref>
+template <class Exec, class Ref, class K>
 FillResult flood_fill(Exec& exec,
                       Timer<FillMark>& timer,
                       Ref self,
                       Ref other,
-                      core::BlockMask other_mask,
+                      core::BlockMaskOf<K> other_mask,
                       bool dilate,
                       Grid g,
-                      const Key* voxels,
+                      const K* voxels,
                       std::uint32_t n,
-                      FillBuffers& b,
-                      InsideBuffers& ib) {
+                      BasicFillBuffers<K>& b,
+                      BasicInsideBuffers<K>& ib) {
   FillResult r;
   if (n == 0) return r;
   b.labels.resize(n);
@@ -183,10 +186,116 @@ class PipelineImpl final : public detail::PipelineBackend {
                        double time,
                        const FrameTargets& targets,
                        Stream stream) override {
+    const bool wide = g.wide() || config.wide_keys;
+    if (wide != m_wide) {  // the other width's keys, tables and buffers are not needed any more
+      if (wide) {
+        m_narrow = KeyState<Key>{};
+      } else {
+        m_wide64 = KeyState<Key64>{};
+      }
+      m_wide = wide;
+    }
+    FrameStats stats = wide ? run_frame_as(m_wide64, config, g, time, targets, stream)
+                            : run_frame_as(m_narrow, config, g, time, targets, stream);
+    stats.key_bits   = wide ? 64 : 32;
+    return stats;
+  }
+
+  [[nodiscard]] int key_bits() const override { return m_wide ? 64 : 32; }
+
+  [[nodiscard]] std::span<const Key> voxels(int i) const override {
+    if (m_wide) throw InvalidInput("the frame's voxel keys are 64-bit: read them with voxels64");
+    const auto& k = m_narrow.models.at(i);
+    return {k.voxels, k.unique};
+  }
+  [[nodiscard]] std::span<const Key64> voxels64(int i) const override {
+    if (!m_wide) throw InvalidInput("the frame's voxel keys are 32-bit: read them with voxels");
+    const auto& k = m_wide64.models.at(i);
+    return {k.voxels, k.unique};
+  }
+  [[nodiscard]] std::span<const VoxelLabel> labels(int i) const override {
+    const std::uint32_t unique =
+        m_wide ? m_wide64.models.at(i).unique : m_narrow.models.at(i).unique;
+    const VoxelLabel* l = m_wide ? m_wide64.models.at(i).fill.labels.data()
+                                 : m_narrow.models.at(i).fill.labels.data();
+    return {l, unique};
+  }
+  [[nodiscard]] std::span<const Float3> points(int i) const override {
+    const Model& m = m_models.at(i);
+    return {m.points, m.rest.size()};
+  }
+  [[nodiscard]] std::span<const VoxelInstance> instances(int i) const override {
+    const Model& m = m_models.at(i);
+    const std::uint32_t unique =
+        m_wide ? m_wide64.models.at(i).unique : m_narrow.models.at(i).unique;
+    return {m.instances, m.instances ? unique : 0};
+  }
+  [[nodiscard]] detail::PartPairs part_pairs(int i, Buffer<std::uint32_t>& scratch) const override {
+    return m_wide ? part_pairs_as(m_wide64, i, scratch) : part_pairs_as(m_narrow, i, scratch);
+  }
+
+ private:
+  template <class K>
+  using Cuckoo = tables::CuckooTableImpl<Exec, K>;
+  template <class K>
+  using Graph = tables::HashGraphImpl<Exec, K>;
+  template <class K>
+  using Bucketed = tables::BucketedCuckooTableImpl<Exec, K>;
+
+  /// A model as it was set: points (and a mesh), part ids, where its instances went.
+  struct Model {
+    Buffer<Float3> rest{Exec::kBackend, 0}, animated{Exec::kBackend, 0};
+    Float3* points = nullptr;  // where the last frame's animated points are
+    Buffer<VoxelInstance> own_instances{Exec::kBackend, 0};
+    Buffer<std::uint32_t> cursors{Exec::kBackend, kVoxelLabels};
+    VoxelInstance* instances = nullptr;  // where the last frame's instances are, if it wrote any
+    // A mesh model (triangle_count > 0) is voxelized from its triangles; the points are drawn.
+    Buffer<Float3> rest_vertices{Exec::kBackend, 0}, vertices{Exec::kBackend, 0};
+    Buffer<std::uint32_t> triangles{Exec::kBackend, 0};
+    std::uint32_t triangle_count = 0;
+    // Part id per point (a point cloud) or per triangle (a mesh); empty: all part 0.
+    Buffer<std::uint32_t> parts{Exec::kBackend, 0};
+  };
+
+  /// A model's frame state for keys of width K: its keys, table, voxels and fill scratch.
+  template <class K>
+  struct ModelKeys {
+    Buffer<K> keys_all{Exec::kBackend, 0}, keys{Exec::kBackend, 0};
+    std::size_t key_count = 0;
+    std::variant<std::monostate, Cuckoo<K>, Graph<K>, Bucketed<K>> table;
+    const K* voxels      = nullptr;  // the table's unique keys: the model's voxels
+    std::uint32_t unique = 0;
+    BasicFillBuffers<K> fill{Exec::kBackend};
+    BasicVoxelizeBuffers<K> voxelize{Exec::kBackend};
+    BasicInsideBuffers<K> inside{Exec::kBackend};
+    Buffer<std::uint32_t> per_voxel{Exec::kBackend, 0}, coverage_counts{Exec::kBackend, 0};
+  };
+
+  template <class K>
+  struct KeyState {
+    std::array<ModelKeys<K>, 2> models;
+  };
+
+  static std::uint32_t count(const Model& m) { return static_cast<std::uint32_t>(m.rest.size()); }
+
+  template <class K>
+  static BasicHashTable<K>& table(ModelKeys<K>& m) {
+    if (auto* cuckoo = std::get_if<Cuckoo<K>>(&m.table)) return *cuckoo;
+    if (auto* bucketed = std::get_if<Bucketed<K>>(&m.table)) return *bucketed;
+    return std::get<Graph<K>>(m.table);
+  }
+
+  template <class K>
+  FrameStats run_frame_as(KeyState<K>& ks,
+                          const PipelineConfig& config,
+                          const Grid& g,
+                          double time,
+                          const FrameTargets& targets,
+                          Stream stream) {
     m_exec.set_stream(stream);
     m_frame_timer.set_stream(stream);
     m_fill_timer.set_stream(stream);
-    prepare_tables(config);
+    prepare_tables(ks, config);
     FrameStats stats;
     m_frame_timer.record(FrameMark::Begin);
     for (int i = 0; i < 2; ++i) {
@@ -206,56 +315,60 @@ class PipelineImpl final : public detail::PipelineBackend {
     std::size_t keys_in_grid = 0;
     for (int i = 0; i < 2; ++i) {
       Model& m              = m_models[i];
+      ModelKeys<K>& k       = ks.models[i];
       stats.model[i].points = count(m);
       if (m.triangle_count) {  // a mesh: every voxel its triangles touch, clipped to the grid
-        m.key_count = voxelize_triangles(
-            m_exec, g, m.vertices.data(), m.triangles.data(), m.triangle_count, m.voxelize, m.keys);
+        k.key_count = voxelize_triangles(
+            m_exec, g, m.vertices.data(), m.triangles.data(), m.triangle_count, k.voxelize, k.keys);
       } else {
-        m.keys_all.resize(count(m));
-        m.keys.resize(count(m));
-        voxelize_points(m_exec, g, m.points, count(m), m.keys_all.data());
-        m.key_count =
-            m_exec.select_not_equal(m.keys_all.data(), m.keys.data(), count(m), kEmptyKey);
-        stats.model[i].outside_grid = count(m) - m.key_count;
+        k.keys_all.resize(count(m));
+        k.keys.resize(count(m));
+        voxelize_points(m_exec, g, m.points, count(m), k.keys_all.data());
+        k.key_count =
+            m_exec.select_not_equal(k.keys_all.data(), k.keys.data(), count(m), kEmptyKeyOf<K>);
+        stats.model[i].outside_grid = count(m) - k.key_count;
       }
-      keys_in_grid += m.key_count;
+      keys_in_grid += k.key_count;
     }
     m_frame_timer.record(FrameMark::Voxelized);
     for (int i = 0; i < 2; ++i) {
-      Model& m     = m_models[i];
-      HashTable& t = table(m);
-      t.build(m.keys.data(), nullptr, m.key_count, stream);
-      m.unique              = static_cast<std::uint32_t>(t.unique_count());
-      m.voxels              = t.unique_keys();
-      stats.model[i].voxels = m.unique;
+      ModelKeys<K>& k      = ks.models[i];
+      BasicHashTable<K>& t = table(k);
+      t.build(k.keys.data(), nullptr, k.key_count, stream);
+      k.unique              = static_cast<std::uint32_t>(t.unique_count());
+      k.voxels              = t.unique_keys();
+      stats.model[i].voxels = k.unique;
     }
     m_frame_timer.record(FrameMark::Built);
     if (config.algorithm == TableKind::Cuckoo) {
-      probe_and_fill(g,
-                     std::array{std::get<Cuckoo>(m_models[0].table).ref(),
-                                std::get<Cuckoo>(m_models[1].table).ref()},
+      probe_and_fill(ks,
+                     g,
+                     std::array{std::get<Cuckoo<K>>(ks.models[0].table).ref(),
+                                std::get<Cuckoo<K>>(ks.models[1].table).ref()},
                      stats);
     } else if (config.algorithm == TableKind::BucketedCuckoo) {
-      probe_and_fill(g,
-                     std::array{std::get<Bucketed>(m_models[0].table).ref(),
-                                std::get<Bucketed>(m_models[1].table).ref()},
+      probe_and_fill(ks,
+                     g,
+                     std::array{std::get<Bucketed<K>>(ks.models[0].table).ref(),
+                                std::get<Bucketed<K>>(ks.models[1].table).ref()},
                      stats);
     } else {
-      probe_and_fill(g,
-                     std::array{std::get<Graph>(m_models[0].table).ref(),
-                                std::get<Graph>(m_models[1].table).ref()},
+      probe_and_fill(ks,
+                     g,
+                     std::array{std::get<Graph<K>>(ks.models[0].table).ref(),
+                                std::get<Graph<K>>(ks.models[1].table).ref()},
                      stats);
     }
     m_frame_timer.record(FrameMark::Filled);
     for (int i = 0; i < 2; ++i) {
-      Model& m = m_models[i];
-      count_labels(m_exec, m.fill.labels.data(), m.unique, m.fill.counts.data());
+      ModelKeys<K>& k = ks.models[i];
+      count_labels(m_exec, k.fill.labels.data(), k.unique, k.fill.counts.data());
       std::uint32_t c[kVoxelLabels];
-      m_exec.copy_to_host(c, m.fill.counts.data(), kVoxelLabels);
+      m_exec.copy_to_host(c, k.fill.counts.data(), kVoxelLabels);
       ModelFrameStats& s = stats.model[i];
-      s.outside          = m.unique ? c[0] : 0;
-      s.inside           = m.unique ? c[1] : 0;
-      s.intersection     = m.unique ? c[2] : 0;
+      s.outside          = k.unique ? c[0] : 0;
+      s.inside           = k.unique ? c[1] : 0;
+      s.intersection     = k.unique ? c[2] : 0;
     }
     stats.ms.animate       = m_frame_timer.elapsed_ms(FrameMark::Begin, FrameMark::Animated);
     stats.ms.voxelize      = m_frame_timer.elapsed_ms(FrameMark::Animated, FrameMark::Voxelized);
@@ -263,108 +376,74 @@ class PipelineImpl final : public detail::PipelineBackend {
     stats.ms.probe         = m_frame_timer.elapsed_ms(FrameMark::Built, FrameMark::Probed);
     stats.ms.flood_fill    = m_frame_timer.elapsed_ms(FrameMark::Probed, FrameMark::Filled);
     stats.ms.total         = m_frame_timer.elapsed_ms(FrameMark::Begin, FrameMark::Filled);
-    const double probed    = static_cast<double>(m_models[0].unique) + m_models[1].unique;
+    const double probed    = static_cast<double>(ks.models[0].unique) + ks.models[1].unique;
     stats.build_keys_per_s = stats.ms.build > 0 ? keys_in_grid / (stats.ms.build * 1e-3) : 0;
     stats.probe_keys_per_s = stats.ms.probe > 0 ? probed / (stats.ms.probe * 1e-3) : 0;
     for (int i = 0; i < 2; ++i)
-      write_model_instances(g, targets, i, stats.model[i]);
+      write_model_instances(ks.models[i], g, targets, i, stats.model[i]);
     return stats;
   }
 
-  [[nodiscard]] std::span<const Key> voxels(int i) const override {
-    const Model& m = m_models.at(i);
-    return {m.voxels, m.unique};
-  }
-  [[nodiscard]] std::span<const VoxelLabel> labels(int i) const override {
-    const Model& m = m_models.at(i);
-    return {m.fill.labels.data(), m.unique};
-  }
-  [[nodiscard]] std::span<const Float3> points(int i) const override {
-    const Model& m = m_models.at(i);
-    return {m.points, m.rest.size()};
-  }
-  [[nodiscard]] std::span<const VoxelInstance> instances(int i) const override {
-    const Model& m = m_models.at(i);
-    return {m.instances, m.instances ? m.unique : 0};
-  }
-  [[nodiscard]] detail::PartPairs part_pairs(int i, Buffer<std::uint32_t>& scratch) const override {
+  template <class K>
+  detail::PartPairs part_pairs_as(const KeyState<K>& ks,
+                                  int i,
+                                  Buffer<std::uint32_t>& scratch) const {
     const Model& m        = m_models.at(i);
-    const std::size_t ids = m.triangle_count ? m.voxelize.tile_offsets.size() : m.keys_all.size();
+    const ModelKeys<K>& k = ks.models.at(i);
+    const std::size_t ids = m.triangle_count ? k.voxelize.tile_offsets.size() : k.keys_all.size();
     if (!m.parts.empty() && ids != m.parts.size() + (m.triangle_count ? 1 : 0)) {
       throw InvalidInput("model " + std::to_string(i) +
                          " changed since the last frame: run a frame before reading its parts");
     }
-    if (!m.triangle_count) return {m.keys_all.data(), m.parts.data(), m.keys_all.size()};
-    if (m.parts.empty() || m.key_count == 0) return {m.keys.data(), nullptr, m.key_count};
-    scratch.resize(m.key_count);
+    if (!m.triangle_count) return pairs_of(k.keys_all.data(), m.parts.data(), k.keys_all.size());
+    if (m.parts.empty() || k.key_count == 0) return pairs_of(k.keys.data(), nullptr, k.key_count);
+    scratch.resize(k.key_count);
     Exec exec(m_exec.stream());
     key_parts_of_triangles(exec,
-                           m.voxelize.tile_offsets.data(),
+                           k.voxelize.tile_offsets.data(),
                            m.triangle_count,
-                           m.voxelize.voxel_offsets.data(),
-                           static_cast<std::uint32_t>(m.voxelize.voxel_offsets.size() - 1),
+                           k.voxelize.voxel_offsets.data(),
+                           static_cast<std::uint32_t>(k.voxelize.voxel_offsets.size() - 1),
                            m.parts.data(),
-                           m.key_count,
+                           k.key_count,
                            scratch.data());
     exec.synchronize();
-    return {m.keys.data(), scratch.data(), m.key_count};
+    return pairs_of(k.keys.data(), scratch.data(), k.key_count);
   }
 
- private:
-  using Cuckoo   = tables::CuckooTableImpl<Exec>;
-  using Graph    = tables::HashGraphImpl<Exec>;
-  using Bucketed = tables::BucketedCuckooTableImpl<Exec>;
-
-  struct Model {
-    Buffer<Float3> rest{Exec::kBackend, 0}, animated{Exec::kBackend, 0};
-    Float3* points = nullptr;  // where the last frame's animated points are
-    Buffer<Key> keys_all{Exec::kBackend, 0}, keys{Exec::kBackend, 0};
-    std::size_t key_count = 0;
-    std::variant<std::monostate, Cuckoo, Graph, Bucketed> table;
-    const Key* voxels    = nullptr;  // the table's unique keys: the model's voxels
-    std::uint32_t unique = 0;
-    FillBuffers fill{Exec::kBackend};
-    Buffer<VoxelInstance> own_instances{Exec::kBackend, 0};
-    Buffer<std::uint32_t> cursors{Exec::kBackend, kVoxelLabels};
-    VoxelInstance* instances = nullptr;  // where the last frame's instances are, if it wrote any
-    // A mesh model (triangle_count > 0) is voxelized from its triangles; the points are drawn.
-    Buffer<Float3> rest_vertices{Exec::kBackend, 0}, vertices{Exec::kBackend, 0};
-    Buffer<std::uint32_t> triangles{Exec::kBackend, 0};
-    std::uint32_t triangle_count = 0;
-    // Part id per point (a point cloud) or per triangle (a mesh); empty: all part 0.
-    Buffer<std::uint32_t> parts{Exec::kBackend, 0};
-    VoxelizeBuffers voxelize{Exec::kBackend};
-    InsideBuffers inside{Exec::kBackend};
-    Buffer<std::uint32_t> per_voxel{Exec::kBackend, 0}, coverage_counts{Exec::kBackend, 0};
-  };
-
-  static std::uint32_t count(const Model& m) { return static_cast<std::uint32_t>(m.rest.size()); }
-
-  static HashTable& table(Model& m) {
-    if (auto* cuckoo = std::get_if<Cuckoo>(&m.table)) return *cuckoo;
-    if (auto* bucketed = std::get_if<Bucketed>(&m.table)) return *bucketed;
-    return std::get<Graph>(m.table);
+  template <class K>
+  static detail::PartPairs pairs_of(const K* keys, const std::uint32_t* parts, std::size_t n) {
+    detail::PartPairs p;
+    if constexpr (std::is_same_v<K, Key>) {
+      p.keys = keys;
+    } else {
+      p.keys64 = keys;
+    }
+    p.parts = parts;
+    p.count = n;
+    return p;
   }
 
   /// Creates the tables when the algorithm changes; sets this frame's options on them: unique ids
   /// (the flood fill numbers voxels by them), no multiplicities, and the last frame's voxel count
   /// as the expected number of distinct keys.
-  void prepare_tables(const PipelineConfig& config) {
-    for (Model& m : m_models) {
+  template <class K>
+  void prepare_tables(KeyState<K>& ks, const PipelineConfig& config) {
+    for (ModelKeys<K>& m : ks.models) {
       const bool cuckoo   = config.algorithm == TableKind::Cuckoo;
       const bool bucketed = config.algorithm == TableKind::BucketedCuckoo;
-      if (cuckoo && !std::holds_alternative<Cuckoo>(m.table)) {
-        m.table.template emplace<Cuckoo>(config.table_options);
+      if (cuckoo && !std::holds_alternative<Cuckoo<K>>(m.table)) {
+        m.table.template emplace<Cuckoo<K>>(config.table_options);
         m.voxels = nullptr;
         m.unique = 0;
-      } else if (bucketed && !std::holds_alternative<Bucketed>(m.table)) {
-        m.table.template emplace<Bucketed>(config.table_options);
+      } else if (bucketed && !std::holds_alternative<Bucketed<K>>(m.table)) {
+        m.table.template emplace<Bucketed<K>>(config.table_options);
         m.voxels = nullptr;
         m.unique = 0;
       } else if (!cuckoo && !bucketed &&
-                 (!std::holds_alternative<Graph>(m.table) ||
-                  std::get<Graph>(m.table).kind() != config.algorithm)) {
-        m.table.template emplace<Graph>(config.algorithm, config.table_options);
+                 (!std::holds_alternative<Graph<K>>(m.table) ||
+                  std::get<Graph<K>>(m.table).kind() != config.algorithm)) {
+        m.table.template emplace<Graph<K>>(config.algorithm, config.table_options);
         m.voxels = nullptr;
         m.unique = 0;
       }
@@ -377,37 +456,41 @@ class PipelineImpl final : public detail::PipelineBackend {
   }
 
   /// Probe (each model's voxels against the other's table) and flood fill, for one ref type.
-  template <class Ref>
-  void probe_and_fill(const Grid& g, const std::array<Ref, 2>& refs, FrameStats& stats) {
+  template <class K, class Ref>
+  void probe_and_fill(KeyState<K>& ks,
+                      const Grid& g,
+                      const std::array<Ref, 2>& refs,
+                      FrameStats& stats) {
     for (int i = 0; i < 2; ++i) {
-      Model& m = m_models[i];
-      if (m.triangle_count) continue;
+      ModelKeys<K>& k = ks.models[i];
+      if (m_models[i].triangle_count) continue;
       const core::Coverage c = point_coverage(
-          m_exec, refs[i], m.keys.data(), m.key_count, m.unique, m.per_voxel, m.coverage_counts);
+          m_exec, refs[i], k.keys.data(), k.key_count, k.unique, k.per_voxel, k.coverage_counts);
       stats.model[i].point_coverage     = c.fraction;
       stats.model[i].recommended_points = static_cast<std::size_t>(c.recommended_points);
     }
     for (int i = 0; i < 2; ++i) {
-      Model& m = m_models[i];
-      m.fill.state.resize(m.unique);
-      probe_other(m_exec, refs[1 - i], m.voxels, m.unique, m.fill.state.data());
+      ModelKeys<K>& k = ks.models[i];
+      k.fill.state.resize(k.unique);
+      probe_other(m_exec, refs[1 - i], k.voxels, k.unique, k.fill.state.data());
     }
     m_frame_timer.record(FrameMark::Probed);
-    for (Model& m : m_models)
-      build_block_mask(m_exec, g, m.voxels, m.unique, m.fill);
+    for (ModelKeys<K>& k : ks.models)
+      build_block_mask(m_exec, g, k.voxels, k.unique, k.fill);
+    share_extent(ks.models[0].fill, ks.models[1].fill);
     for (int i = 0; i < 2; ++i) {
-      Model& m                              = m_models[i];
+      ModelKeys<K>& k                       = ks.models[i];
       const FillResult r                    = flood_fill(m_exec,
                                       m_fill_timer,
                                       refs[i],
                                       refs[1 - i],
-                                      m_models[1 - i].fill.mask,
+                                      ks.models[1 - i].fill.mask,
                                       m_models[1 - i].triangle_count == 0,
                                       g,
-                                      m.voxels,
-                                      m.unique,
-                                      m.fill,
-                                      m.inside);
+                                      k.voxels,
+                                      k.unique,
+                                      k.fill,
+                                      k.inside);
       stats.model[i].components             = r.components;
       stats.model[i].undecided              = r.undecided;
       stats.model[i].low_confidence_regions = r.low_confidence;
@@ -420,10 +503,9 @@ class PipelineImpl final : public detail::PipelineBackend {
   }
 
   /// Model i's label ranges, and (unless the targets ask for none) its instances, queued last.
-  void write_model_instances(const Grid& g,
-                             const FrameTargets& targets,
-                             int i,
-                             ModelFrameStats& s) {
+  template <class K>
+  void write_model_instances(
+      ModelKeys<K>& k, const Grid& g, const FrameTargets& targets, int i, ModelFrameStats& s) {
     Model& m                                       = m_models[i];
     LabelRanges& r                                 = s.ranges;
     r.count[static_cast<int>(VoxelLabel::Outside)] = static_cast<std::uint32_t>(s.outside);
@@ -437,23 +519,26 @@ class PipelineImpl final : public detail::PipelineBackend {
     if (targets.instances[i]) {
       const std::size_t room =
           targets.instance_capacity[i] ? targets.instance_capacity[i] : count(m);
-      if (m.unique > room) {  // the caller's buffer is too small: write nothing
+      if (k.unique > room) {  // the caller's buffer is too small: write nothing
         r = {};
         return;
       }
       m.instances = targets.instances[i];
     } else {
-      m.own_instances.resize(m.unique);
+      m.own_instances.resize(k.unique);
       m.instances = m.own_instances.data();
     }
     write_instances(
-        m_exec, g, m.voxels, m.fill.labels.data(), m.unique, r, m.cursors.data(), m.instances);
+        m_exec, g, k.voxels, k.fill.labels.data(), k.unique, r, m.cursors.data(), m.instances);
   }
 
   Exec m_exec;
   Timer<FrameMark> m_frame_timer{Exec::kBackend};
   Timer<FillMark> m_fill_timer{Exec::kBackend};
   std::array<Model, 2> m_models;
+  bool m_wide = false;  // the last frame ran on 64-bit keys
+  KeyState<Key> m_narrow;
+  KeyState<Key64> m_wide64;
 };
 
 }  // namespace voxhash::pipeline

@@ -1,6 +1,7 @@
 // A parsed Scene made real: units and rotations (Euler angles, quaternions, slerp), keyframe
 // interpolation, each model read and placed on the host, the grid fitted to everywhere the motion
-// takes the placed models (cubic voxels, the 31-bit key limit checked with a suggested voxel size),
+// takes the placed models (cubic voxels, the grid's limit of 2^21 voxels per axis checked with a
+// suggested voxel size),
 // and the models handed to a Pipeline.
 #include <voxhash/error.hpp>
 #include <voxhash/scene.hpp>
@@ -147,13 +148,6 @@ Bounds reach(const Scene& scene, int index, const PlacedModel& model) {
   return out;
 }
 
-int bits_for(std::int64_t n) {
-  int b = 1;
-  while ((std::int64_t{1} << b) < n)
-    ++b;
-  return b;
-}
-
 std::array<std::int64_t, 3> cells(const std::array<double, 3>& side, double voxel) {
   std::array<std::int64_t, 3> r{};
   for (int a = 0; a < 3; ++a) {
@@ -163,8 +157,10 @@ std::array<std::int64_t, 3> cells(const std::array<double, 3>& side, double voxe
   return r;
 }
 
-int key_bits(const std::array<std::int64_t, 3>& r) {
-  return bits_for(r[0]) + bits_for(r[1]) + bits_for(r[2]);
+/// Whether a grid of r voxels per axis is one Grid accepts (at most kMaxGridResolution an axis;
+/// beyond 31 key bits it runs on 64-bit keys).
+bool fits(const std::array<std::int64_t, 3>& r) {
+  return std::max({r[0], r[1], r[2]}) <= kMaxGridResolution;
 }
 
 std::string number_text(double v) {
@@ -173,16 +169,16 @@ std::string number_text(double v) {
   return text;
 }
 
-/// The smallest voxel size (rounded up to 2 significant digits) whose grid fits in 31 key bits.
+/// The smallest voxel size (rounded up to 2 significant digits) whose grid fits.
 double smallest_voxel(const std::array<double, 3>& side, double voxel) {
   double lo = voxel, hi = std::max({side[0], side[1], side[2]}) * 2;
   for (int i = 0; i < 200; ++i) {
-    const double mid                             = std::sqrt(lo * hi);
-    (key_bits(cells(side, mid)) <= 31 ? hi : lo) = mid;
+    const double mid                   = std::sqrt(lo * hi);
+    (fits(cells(side, mid)) ? hi : lo) = mid;
   }
   const double digits = std::pow(10.0, std::floor(std::log10(hi)) - 1);
   double rounded      = std::ceil(hi / digits) * digits;
-  while (key_bits(cells(side, rounded)) > 31)
+  while (!fits(cells(side, rounded)))
     rounded += digits;
   return rounded;
 }
@@ -299,13 +295,14 @@ GridParams fit_grid(const Scene& scene,
   const double voxel =
       g.voxel_size > 0 ? g.voxel_size : std::max({side[0], side[1], side[2]}) / resolution;
   const std::array<std::int64_t, 3> r = cells(side, voxel);
-  if (key_bits(r) > 31) {
+  if (!fits(r)) {
     const std::string unit(to_string(scene.unit));
     const std::string field = g.voxel_size > 0 ? "grid.voxel_size" : "grid.resolution";
     throw InvalidInput(scene.file + ": " + field + ": voxels of " + number_text(voxel) + " " +
                        unit + " need a " + std::to_string(r[0]) + " x " + std::to_string(r[1]) +
-                       " x " + std::to_string(r[2]) + " grid (" + std::to_string(key_bits(r)) +
-                       " key bits, at most 31 fit): use a voxel size of at least " +
+                       " x " + std::to_string(r[2]) + " grid (at most " +
+                       std::to_string(kMaxGridResolution) +
+                       " voxels per axis fit): use a voxel size of at least " +
                        number_text(smallest_voxel(side, voxel)) + " " + unit);
   }
   GridParams params;

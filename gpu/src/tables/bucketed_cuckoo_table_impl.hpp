@@ -7,7 +7,8 @@
 // cuckoo table: flag the first copy of each key, prefix-sum the flags into dense ids, list the
 // unique keys and count each key's multiplicity. Multivalue (only when asked) as the cuckoo
 // table's: sort, run-length encode, insert each unique key once with its dense id
-// (tables/multivalue_lists.hpp).
+// (tables/multivalue_lists.hpp). K is the key width: 32-bit keys in 64-byte buckets (the fast
+// path), 64-bit keys in 128-byte buckets of 16-byte slots.
 #pragma once
 
 #include "core/bucketed_cuckoo.hpp"
@@ -37,19 +38,19 @@ inline constexpr int kBucketQueryBatch = 4;
 
 /// Inserts keys[0..n) into the (already emptied) table, one tile per key; records failures and
 /// chain lengths.
-template <class Exec>
+template <class Exec, class K>
 void bucketed_insert_all(Exec& exec,
-                         BucketedCuckooRef view,
-                         CuckooEntry* slots,
-                         const Key* keys,
+                         BasicBucketedCuckooRef<K> view,
+                         CuckooEntryOf<K>* slots,
+                         const K* keys,
                          const Value* values,
                          std::uint32_t n,
                          std::uint32_t max_chain,
                          BuildStatus* status) {
   using Tile = typename Exec::template Tile<kBucketLanes>;
   exec.template for_each_tile<kBucketLanes>(n, [=] VOXHASH_LAMBDA(Tile tile, std::uint32_t i) {
-    const Key key = keys[i];
-    if (key == kEmptyKey) {
+    const K key = keys[i];
+    if (key == kEmptyKeyOf<K>) {
       if (tile.rank() == 0) core::atomic_store(&status->sentinel_key, 1u);
       return;
     }
@@ -69,28 +70,28 @@ void bucketed_insert_all(Exec& exec,
 }
 
 /// Compacting clean-up, step one: flags[s] = 1 where slot s holds the first copy of its key.
-template <class Exec>
-void bucketed_flag_first_copies(Exec& exec, BucketedCuckooRef view, std::uint32_t* flags) {
+template <class Exec, class K>
+void bucketed_flag_first_copies(Exec& exec, BasicBucketedCuckooRef<K> view, std::uint32_t* flags) {
   exec.for_each(view.buckets * std::size_t{detail::kBucketSlots},
                 [=] VOXHASH_LAMBDA(std::uint32_t s) { flags[s] = core::is_first_copy(view, s); });
 }
 
 /// Sets *flag where a slot holds a later copy of its key (a key stored twice).
-template <class Exec>
-void bucketed_flag_later_copies(Exec& exec, BucketedCuckooRef view, std::uint32_t* flag) {
+template <class Exec, class K>
+void bucketed_flag_later_copies(Exec& exec, BasicBucketedCuckooRef<K> view, std::uint32_t* flag) {
   exec.for_each(
       view.buckets * std::size_t{detail::kBucketSlots}, [=] VOXHASH_LAMBDA(std::uint32_t s) {
-        if (detail::entry_key(view.slots[s]) != kEmptyKey && !core::is_first_copy(view, s))
+        if (detail::entry_key(view.slots[s]) != kEmptyKeyOf<K> && !core::is_first_copy(view, s))
           core::atomic_store(flag, 1u);
       });
 }
 
 /// Step two (after the scan): list each unique key at its dense id.
-template <class Exec>
+template <class Exec, class K>
 void bucketed_list_unique(Exec& exec,
-                          BucketedCuckooRef view,
+                          BasicBucketedCuckooRef<K> view,
                           const std::uint32_t* flags,
-                          Key* unique_keys) {
+                          K* unique_keys) {
   exec.for_each(view.buckets * std::size_t{detail::kBucketSlots},
                 [=] VOXHASH_LAMBDA(std::uint32_t s) {
                   if (flags[s]) unique_keys[view.slot_rank[s]] = detail::entry_key(view.slots[s]);
@@ -98,16 +99,23 @@ void bucketed_list_unique(Exec& exec,
 }
 
 /// Step three: counts[id] = multiplicity of the key with that id in the input.
-template <class Exec>
-void bucketed_count_input(
-    Exec& exec, BucketedCuckooRef view, const Key* keys, std::uint32_t n, std::uint32_t* counts) {
+template <class Exec, class K>
+void bucketed_count_input(Exec& exec,
+                          BasicBucketedCuckooRef<K> view,
+                          const K* keys,
+                          std::uint32_t n,
+                          std::uint32_t* counts) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     core::atomic_add(&counts[view.find_id(keys[i])], 1u);
   });
 }
 
-template <class Exec>
-class BucketedCuckooTableImpl final : public BucketedCuckooTable {
+template <class Exec, class K = Key>
+class BucketedCuckooTableImpl final : public BasicBucketedCuckooTable<K> {
+  using Ref      = BasicBucketedCuckooRef<K>;
+  using MultiRef = voxhash::MultiRef<Ref>;
+  using Entry    = CuckooEntryOf<K>;
+
  public:
   explicit BucketedCuckooTableImpl(const BuildOptions& options) : m_rng(options.seed) {
     set_options(options);
@@ -125,7 +133,7 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
 
   [[nodiscard]] Backend backend() const override { return Exec::kBackend; }
 
-  BuildStats build(const Key* keys, const Value* values, std::size_t n, Stream stream) override {
+  BuildStats build(const K* keys, const Value* values, std::size_t n, Stream stream) override {
     check_size(n, "bucketed cuckoo table");
     clear();
     m_exec.set_stream(stream);
@@ -137,7 +145,7 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
       m_status.resize(1);
       if (!m_lists.build(m_exec, keys, values, count, m_status.data())) {
         clear();
-        throw_sentinel_key("bucketed cuckoo table");
+        throw_sentinel_key<K>("bucketed cuckoo table");
       }
       const std::uint32_t unique = m_lists.unique_count();
       insert(m_lists.unique_keys(), nullptr, unique, unique, stats);
@@ -151,30 +159,27 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
     return m_stats = stats;
   }
 
-  void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
+  void find_async(const K* q, std::size_t n, Value* out, Stream stream) const override {
     if (m_multi.offsets) {
-      const BucketedMultiRef m = m_multi;
-      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+      const MultiRef m = m_multi;
+      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, Entry e) {
         out[i] = slot == kNotFound ? kNotFound : m.value_of(e);
       });
       return;
     }
-    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, Entry e) {
       out[i] = slot == kNotFound ? kNotFound : detail::entry_value(e);
     });
   }
-  void contains_async(const Key* q,
-                      std::size_t n,
-                      std::uint8_t* out,
-                      Stream stream) const override {
-    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry) {
+  void contains_async(const K* q, std::size_t n, std::uint8_t* out, Stream stream) const override {
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, Entry) {
       out[i] = slot != kNotFound;
     });
   }
-  void count_async(const Key* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
+  void count_async(const K* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
     if (m_multi.offsets) {
-      const BucketedMultiRef m = m_multi;
-      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+      const MultiRef m = m_multi;
+      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, Entry e) {
         out[i] = slot == kNotFound ? 0u : m.range_of_id(detail::entry_value(e)).count;
       });
       return;
@@ -184,17 +189,14 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
           "bucketed cuckoo table: count needs a build with BuildOptions::unique_ids and "
           "multiplicities");
     }
-    const BucketedCuckooRef v = m_view;
-    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry) {
+    const Ref v = m_view;
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, Entry) {
       out[i] = slot == kNotFound ? 0u : v.counts[v.slot_rank[slot]];
     });
   }
-  void find_id_async(const Key* q,
-                     std::size_t n,
-                     std::uint32_t* out,
-                     Stream stream) const override {
+  void find_id_async(const K* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
     if (m_multi.offsets) {
-      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, Entry e) {
         out[i] = slot == kNotFound ? kNotFound : detail::entry_value(e);
       });
       return;
@@ -203,8 +205,8 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
       throw InvalidInput(
           "bucketed cuckoo table: find_id needs a build with BuildOptions::unique_ids");
     }
-    const BucketedCuckooRef v = m_view;
-    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry) {
+    const Ref v = m_view;
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, Entry) {
       out[i] = slot == kNotFound ? kNotFound : v.slot_rank[slot];
     });
   }
@@ -212,27 +214,27 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
   /// Looks up every query, kBucketQueryBatch per tile (strided, so query loads stay coalesced), and
   /// lane 0 calls f(i, slot, entry) with the first copy's slot (or kNotFound) and entry.
   template <class F>
-  void query(Stream stream, const Key* q, std::size_t n, F f) const {
-    constexpr int K            = kBucketQueryBatch;
+  void query(Stream stream, const K* q, std::size_t n, F f) const {
+    constexpr int B            = kBucketQueryBatch;
     using Tile                 = typename Exec::template Tile<kBucketLanes>;
-    const BucketedCuckooRef v  = m_view;
+    const Ref v                = m_view;
     const auto count           = static_cast<std::uint32_t>(n);
-    const std::uint32_t stride = (count + K - 1) / K;
+    const std::uint32_t stride = (count + B - 1) / B;
     Exec exec(stream);
     exec.template for_each_tile<kBucketLanes>(stride,
                                               [=] VOXHASH_LAMBDA(Tile tile, std::uint32_t t) {
-                                                Key key[K];
-                                                std::uint32_t slot[K];
-                                                CuckooEntry entry[K];
+                                                K key[B];
+                                                std::uint32_t slot[B];
+                                                Entry entry[B];
                                                 VOXHASH_UNROLL
-                                                for (int k = 0; k < K; ++k) {
+                                                for (int k = 0; k < B; ++k) {
                                                   const std::uint32_t i = t + k * stride;
-                                                  key[k] = i < count ? q[i] : kEmptyKey;
+                                                  key[k] = i < count ? q[i] : kEmptyKeyOf<K>;
                                                 }
                                                 v.find_batch(tile, key, slot, entry);
                                                 if (tile.rank() != 0) return;
                                                 VOXHASH_UNROLL
-                                                for (int k = 0; k < K; ++k) {
+                                                for (int k = 0; k < B; ++k) {
                                                   const std::uint32_t i = t + k * stride;
                                                   if (i < count) f(i, slot[k], entry[k]);
                                                 }
@@ -242,15 +244,15 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
   [[nodiscard]] std::size_t unique_count() const override {
     return m_multi.offsets ? m_lists.unique_count() : m_unique.size();
   }
-  [[nodiscard]] const Key* unique_keys() const override {
+  [[nodiscard]] const K* unique_keys() const override {
     return m_multi.offsets ? m_lists.unique_keys() : m_unique.data();
   }
   [[nodiscard]] const BuildStats& stats() const override { return m_stats; }
   /// The table as kernels see it. After a multivalue build each slot's value is its key's dense
   /// id and slot_rank / counts are null: multi_ref() reaches the values.
-  [[nodiscard]] BucketedCuckooRef ref() const override { return m_view; }
+  [[nodiscard]] Ref ref() const override { return m_view; }
 
-  [[nodiscard]] BucketedMultiRef multi_ref() const override {
+  [[nodiscard]] MultiRef multi_ref() const override {
     if (m_view.buckets != 0 && !m_multi.offsets) {
       throw InvalidInput(
           "bucketed cuckoo table: multi_ref needs a build with BuildOptions::multivalue");
@@ -277,8 +279,8 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
   }
 
   void clear() {
-    m_view     = BucketedCuckooRef{};
-    m_multi    = BucketedMultiRef{};
+    m_view     = Ref{};
+    m_multi    = MultiRef{};
     m_met_copy = false;
     m_lists.clear();
     m_unique.resize(0);
@@ -303,7 +305,7 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
 
   /// Inserts keys[0..n) (values or indices), sized for `expected` unique keys (0: n), retrying
   /// with fresh constants; sets m_view or throws.
-  void insert(const Key* keys,
+  void insert(const K* keys,
               const Value* values,
               std::uint32_t n,
               std::size_t expected,
@@ -321,9 +323,9 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
       if (attempt == 3 && hinted < n) buckets = buckets_for(n);  // the hint was too small
       const std::size_t slots = std::size_t{buckets} * detail::kBucketSlots;
       m_slots.resize(slots);
-      BucketedCuckooRef view{m_slots.data(), buckets};
+      Ref view{m_slots.data(), buckets};
       draw_constants(view);
-      m_exec.fill(m_slots.data(), slots, detail::kEmptyEntry);
+      m_exec.fill(m_slots.data(), slots, detail::empty_entry<K>());
       m_exec.write(m_status.data(), BuildStatus{});
       bucketed_insert_all(
           m_exec, view, m_slots.data(), keys, values, n, max_chain, m_status.data());
@@ -331,7 +333,7 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
       stats.attempts           = attempt;
       if (status.sentinel_key) {
         clear();
-        throw_sentinel_key("bucketed cuckoo table");
+        throw_sentinel_key<K>("bucketed cuckoo table");
       }
       if (!status.failed) {
         stats.longest_chain = status.longest_chain;
@@ -350,14 +352,14 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
     throw BuildFailed(msg.str());
   }
 
-  void draw_constants(BucketedCuckooRef& view) {
+  void draw_constants(Ref& view) {
     std::uniform_int_distribution<std::uint32_t> a(1, detail::kCuckooPrime - 1);
     std::uniform_int_distribution<std::uint32_t> b(0, detail::kCuckooPrime - 1);
     for (auto& c : view.hash)
       c = {a(m_rng), b(m_rng)};
   }
 
-  void compact(const Key* keys, std::uint32_t n, BuildStats& stats) {
+  void compact(const K* keys, std::uint32_t n, BuildStats& stats) {
     const std::size_t slots = m_slots.size();
     m_rank.resize(slots);
     m_flags.resize(slots);
@@ -381,15 +383,15 @@ class BucketedCuckooTableImpl final : public BucketedCuckooTable {
   BuildOptions m_options;
   std::mt19937_64 m_rng;
   Exec m_exec;
-  Buffer<CuckooEntry> m_slots{Exec::kBackend, 0};
+  Buffer<Entry> m_slots{Exec::kBackend, 0};
   Buffer<BuildStatus> m_status{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_flags{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_rank{Exec::kBackend, 0};
-  Buffer<Key> m_unique{Exec::kBackend, 0};
+  Buffer<K> m_unique{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_counts{Exec::kBackend, 0};
-  MultivalueLists<Exec> m_lists;
-  BucketedCuckooRef m_view{};
-  BucketedMultiRef m_multi{};
+  MultivalueLists<Exec, K> m_lists;
+  Ref m_view{};
+  MultiRef m_multi{};
   bool m_met_copy = false;  // an insertion of the last build stopped on a copy of its key
   BuildStats m_stats{};
 };

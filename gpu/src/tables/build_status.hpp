@@ -31,10 +31,12 @@ VOXHASH_HD Value value_or_index(const Value* values, std::uint32_t i) {
   return values ? values[i] : i;
 }
 
-[[noreturn]] inline void throw_sentinel_key(const char* table) {
-  throw InvalidInput(std::string(table) +
-                     ": input contains key 0xFFFFFFFF, which is reserved as the empty-slot "
-                     "sentinel; remap it before building");
+/// Throws the InvalidInput of a build whose input holds the sentinel of its key width K.
+template <class K = Key>
+[[noreturn]] void throw_sentinel_key(const char* table) {
+  throw InvalidInput(std::string(table) + ": input contains key " +
+                     (sizeof(K) == sizeof(Key) ? "0xFFFFFFFF" : "0xFFFFFFFFFFFFFFFF") +
+                     ", which is reserved as the empty-slot sentinel; remap it before building");
 }
 
 inline void check_size(std::size_t n, const char* table) {

@@ -7,7 +7,8 @@
 // key's multiplicity. Multivalue (only when asked) is the chapter's way instead: radix-sort the
 // pairs by key, run-length encode the sorted keys (unique keys, counts; offsets by a scan:
 // tables/multivalue_lists.hpp), and insert only the unique keys, each with its dense id as its
-// value; a lookup reads the id's two neighbouring offsets for the key's value range.
+// value; a lookup reads the id's two neighbouring offsets for the key's value range. K is the key
+// width: 32-bit keys in 8-byte slots (the fast path), 64-bit keys in 16-byte slots.
 #pragma once
 
 #include "core/cuckoo.hpp"
@@ -26,11 +27,11 @@
 namespace voxhash::tables {
 
 /// Inserts keys[0..n) into the (already emptied) table; records failures and chain lengths.
-template <class Exec>
+template <class Exec, class K>
 void cuckoo_insert_all(Exec& exec,
-                       CuckooRef view,
-                       CuckooEntry* slots,
-                       const Key* keys,
+                       BasicCuckooRef<K> view,
+                       CuckooEntryOf<K>* slots,
+                       const K* keys,
                        const Value* values,
                        std::uint32_t n,
                        std::uint32_t max_chain,
@@ -38,14 +39,14 @@ void cuckoo_insert_all(Exec& exec,
   exec.for_each(
       n,
       [=] VOXHASH_LAMBDA(std::uint32_t i) {
-        const Key key = keys[i];
-        if (key == kEmptyKey) {
+        const K key = keys[i];
+        if (key == kEmptyKeyOf<K>) {
           core::atomic_store(&status->sentinel_key, 1u);
           return;
         }
         // This attempt is lost already: stop early (a relaxed read; a stale 0 only costs work).
         if (core::load_hint(&status->failed)) return;
-        const core::InsertResult r =
+        const core::BasicInsertResult<K> r =
             core::cuckoo_insert(view, slots, key, value_or_index(values, i), max_chain);
         if (!r.placed) core::atomic_store(&status->failed, 1u);
         if (r.placed && !r.filled) core::atomic_store(&status->met_copy, 1u);
@@ -55,41 +56,48 @@ void cuckoo_insert_all(Exec& exec,
 }
 
 /// Compacting clean-up, step one: flags[s] = 1 where slot s holds the first copy of its key.
-template <class Exec>
-void cuckoo_flag_first_copies(Exec& exec, CuckooRef view, std::uint32_t* flags) {
+template <class Exec, class K>
+void cuckoo_flag_first_copies(Exec& exec, BasicCuckooRef<K> view, std::uint32_t* flags) {
   exec.for_each(view.size,
                 [=] VOXHASH_LAMBDA(std::uint32_t s) { flags[s] = core::is_first_copy(view, s); });
 }
 
 /// Sets *flag where a slot holds a later copy of its key (a key stored twice).
-template <class Exec>
-void cuckoo_flag_later_copies(Exec& exec, CuckooRef view, std::uint32_t* flag) {
+template <class Exec, class K>
+void cuckoo_flag_later_copies(Exec& exec, BasicCuckooRef<K> view, std::uint32_t* flag) {
   exec.for_each(view.size, [=] VOXHASH_LAMBDA(std::uint32_t s) {
-    if (detail::entry_key(view.slots[s]) != kEmptyKey && !core::is_first_copy(view, s)) {
+    if (detail::entry_key(view.slots[s]) != kEmptyKeyOf<K> && !core::is_first_copy(view, s)) {
       core::atomic_store(flag, 1u);
     }
   });
 }
 
 /// Step two (after the scan): list each unique key at its dense id.
-template <class Exec>
-void cuckoo_list_unique(Exec& exec, CuckooRef view, const std::uint32_t* flags, Key* unique_keys) {
+template <class Exec, class K>
+void cuckoo_list_unique(Exec& exec,
+                        BasicCuckooRef<K> view,
+                        const std::uint32_t* flags,
+                        K* unique_keys) {
   exec.for_each(view.size, [=] VOXHASH_LAMBDA(std::uint32_t s) {
     if (flags[s]) unique_keys[view.slot_rank[s]] = detail::entry_key(view.slots[s]);
   });
 }
 
 /// Step three: counts[id] = multiplicity of the key with that id in the input.
-template <class Exec>
+template <class Exec, class K>
 void cuckoo_count_input(
-    Exec& exec, CuckooRef view, const Key* keys, std::uint32_t n, std::uint32_t* counts) {
+    Exec& exec, BasicCuckooRef<K> view, const K* keys, std::uint32_t n, std::uint32_t* counts) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     core::atomic_add(&counts[view.find_id(keys[i])], 1u);
   });
 }
 
-template <class Exec>
-class CuckooTableImpl final : public CuckooTable {
+template <class Exec, class K = Key>
+class CuckooTableImpl final : public BasicCuckooTable<K> {
+  using Ref      = BasicCuckooRef<K>;
+  using MultiRef = voxhash::MultiRef<Ref>;
+  using Entry    = CuckooEntryOf<K>;
+
  public:
   explicit CuckooTableImpl(const BuildOptions& options) : m_rng(options.seed) {
     set_options(options);
@@ -105,7 +113,7 @@ class CuckooTableImpl final : public CuckooTable {
 
   [[nodiscard]] Backend backend() const override { return Exec::kBackend; }
 
-  BuildStats build(const Key* keys, const Value* values, std::size_t n, Stream stream) override {
+  BuildStats build(const K* keys, const Value* values, std::size_t n, Stream stream) override {
     check_size(n, "cuckoo table");
     clear();
     m_exec.set_stream(stream);
@@ -123,30 +131,27 @@ class CuckooTableImpl final : public CuckooTable {
     return m_stats = stats;
   }
 
-  void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
+  void find_async(const K* q, std::size_t n, Value* out, Stream stream) const override {
     if (m_multi.offsets) {
-      const CuckooMultiRef m = m_multi;
-      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+      const MultiRef m = m_multi;
+      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, Entry e) {
         out[i] = slot == kNotFound ? kNotFound : m.value_of(e);
       });
       return;
     }
-    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, Entry e) {
       out[i] = slot == kNotFound ? kNotFound : detail::entry_value(e);
     });
   }
-  void contains_async(const Key* q,
-                      std::size_t n,
-                      std::uint8_t* out,
-                      Stream stream) const override {
-    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry) {
+  void contains_async(const K* q, std::size_t n, std::uint8_t* out, Stream stream) const override {
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, Entry) {
       out[i] = slot != kNotFound;
     });
   }
-  void count_async(const Key* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
+  void count_async(const K* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
     if (m_multi.offsets) {
-      const CuckooMultiRef m = m_multi;
-      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+      const MultiRef m = m_multi;
+      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, Entry e) {
         out[i] = slot == kNotFound ? 0u : m.range_of_id(detail::entry_value(e)).count;
       });
       return;
@@ -155,24 +160,21 @@ class CuckooTableImpl final : public CuckooTable {
       throw InvalidInput(
           "cuckoo table: count needs a build with BuildOptions::unique_ids and multiplicities");
     }
-    const CuckooRef v = m_view;
-    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry) {
+    const Ref v = m_view;
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, Entry) {
       out[i] = slot == kNotFound ? 0u : v.counts[v.slot_rank[slot]];
     });
   }
-  void find_id_async(const Key* q,
-                     std::size_t n,
-                     std::uint32_t* out,
-                     Stream stream) const override {
+  void find_id_async(const K* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
     if (m_multi.offsets) {
-      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry e) {
+      query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, Entry e) {
         out[i] = slot == kNotFound ? kNotFound : detail::entry_value(e);
       });
       return;
     }
     require_unique_ids("find_id");
-    const CuckooRef v = m_view;
-    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, CuckooEntry) {
+    const Ref v = m_view;
+    query(stream, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t slot, Entry) {
       out[i] = slot == kNotFound ? kNotFound : v.slot_rank[slot];
     });
   }
@@ -180,24 +182,24 @@ class CuckooTableImpl final : public CuckooTable {
   /// Looks up every query, kQueryBatch per thread (strided, so loads stay coalesced), and calls
   /// f(i, slot, entry) with the first copy's slot (or kNotFound) and entry.
   template <class F>
-  void query(Stream stream, const Key* q, std::size_t n, F f) const {
-    constexpr int K            = kQueryBatch;
-    const CuckooRef v          = m_view;
+  void query(Stream stream, const K* q, std::size_t n, F f) const {
+    constexpr int B            = kQueryBatch;
+    const Ref v                = m_view;
     const auto count           = static_cast<std::uint32_t>(n);
-    const std::uint32_t stride = (count + K - 1) / K;
+    const std::uint32_t stride = (count + B - 1) / B;
     Exec exec(stream);
     exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t t) {
-      Key key[K];
-      std::uint32_t slot[K];
-      CuckooEntry entry[K];
+      K key[B];
+      std::uint32_t slot[B];
+      Entry entry[B];
       VOXHASH_UNROLL
-      for (int k = 0; k < K; ++k) {
+      for (int k = 0; k < B; ++k) {
         const std::uint32_t i = t + k * stride;
-        key[k]                = i < count ? q[i] : kEmptyKey;
+        key[k]                = i < count ? q[i] : kEmptyKeyOf<K>;
       }
-      v.find_batch<K>(key, slot, entry);
+      v.template find_batch<B>(key, slot, entry);
       VOXHASH_UNROLL
-      for (int k = 0; k < K; ++k) {
+      for (int k = 0; k < B; ++k) {
         const std::uint32_t i = t + k * stride;
         if (i < count) f(i, slot[k], entry[k]);
       }
@@ -207,13 +209,13 @@ class CuckooTableImpl final : public CuckooTable {
   [[nodiscard]] std::size_t unique_count() const override {
     return m_multi.offsets ? m_lists.unique_count() : m_unique.size();
   }
-  [[nodiscard]] const Key* unique_keys() const override {
+  [[nodiscard]] const K* unique_keys() const override {
     return m_multi.offsets ? m_lists.unique_keys() : m_unique.data();
   }
   [[nodiscard]] const BuildStats& stats() const override { return m_stats; }
   /// The table as kernels see it. After a multivalue build each slot's value is its key's dense
   /// id and slot_rank / counts are null: multi_ref() reaches the values.
-  [[nodiscard]] CuckooRef ref() const override { return m_view; }
+  [[nodiscard]] Ref ref() const override { return m_view; }
   /// Whether the last build's keys were all distinct, without dense ids: no insertion met a copy
   /// of its own key and no slot holds a later copy of a key (what a join of a unique-key side
   /// needs to know, for one pass over the slots). Synchronizes.
@@ -226,7 +228,7 @@ class CuckooTableImpl final : public CuckooTable {
     return m_exec.read(m_status.data()).met_copy == 0;
   }
 
-  [[nodiscard]] CuckooMultiRef multi_ref() const override {
+  [[nodiscard]] MultiRef multi_ref() const override {
     if (m_view.size != 0 && !m_multi.offsets) {
       throw InvalidInput("cuckoo table: multi_ref needs a build with BuildOptions::multivalue");
     }
@@ -246,9 +248,9 @@ class CuckooTableImpl final : public CuckooTable {
   }
 
   void clear() {
-    m_view     = CuckooRef{};
+    m_view     = Ref{};
     m_met_copy = false;
-    m_multi    = CuckooMultiRef{};
+    m_multi    = MultiRef{};
     m_lists.clear();
     m_unique.resize(0);
     m_counts.resize(0);
@@ -261,7 +263,7 @@ class CuckooTableImpl final : public CuckooTable {
         std::max<double>(std::ceil(m_options.cuckoo_space * static_cast<double>(keys)), 1.0));
   }
 
-  void draw_constants(CuckooRef& view) {
+  void draw_constants(Ref& view) {
     std::uniform_int_distribution<std::uint32_t> a(1, detail::kCuckooPrime - 1);
     std::uniform_int_distribution<std::uint32_t> b(0, detail::kCuckooPrime - 1);
     for (auto& c : view.hash)
@@ -270,7 +272,7 @@ class CuckooTableImpl final : public CuckooTable {
 
   /// Inserts keys[0..n) (values or indices), sized for `expected` unique keys (0: n), retrying
   /// with fresh constants; sets m_view or throws.
-  void insert(const Key* keys,
+  void insert(const K* keys,
               const Value* values,
               std::uint32_t n,
               std::size_t expected,
@@ -287,16 +289,16 @@ class CuckooTableImpl final : public CuckooTable {
     for (int attempt = 1; attempt <= m_options.max_attempts; ++attempt) {
       if (attempt == 3 && hinted < n) slots = slots_for(n);  // the hint was too small
       m_slots.resize(slots);
-      CuckooRef view{m_slots.data(), slots};
+      Ref view{m_slots.data(), slots};
       draw_constants(view);
-      m_exec.fill(m_slots.data(), slots, detail::kEmptyEntry);
+      m_exec.fill(m_slots.data(), slots, detail::empty_entry<K>());
       m_exec.write(m_status.data(), BuildStatus{});
       cuckoo_insert_all(m_exec, view, m_slots.data(), keys, values, n, max_chain, m_status.data());
       const BuildStatus status = m_exec.read(m_status.data());
       stats.attempts           = attempt;
       if (status.sentinel_key) {
         clear();
-        throw_sentinel_key("cuckoo table");
+        throw_sentinel_key<K>("cuckoo table");
       }
       if (!status.failed) {
         stats.longest_chain = status.longest_chain;
@@ -318,11 +320,11 @@ class CuckooTableImpl final : public CuckooTable {
   /// run-length encoded into unique keys and offsets, then each unique key inserted once with its
   /// dense id. No slot pass and nothing per slot: 8 B per slot + 8 B per unique key + 4 B per
   /// value.
-  void build_multivalue(const Key* keys, const Value* values, std::uint32_t n, BuildStats& stats) {
+  void build_multivalue(const K* keys, const Value* values, std::uint32_t n, BuildStats& stats) {
     m_status.resize(1);
     if (!m_lists.build(m_exec, keys, values, n, m_status.data())) {
       clear();
-      throw_sentinel_key("cuckoo table");
+      throw_sentinel_key<K>("cuckoo table");
     }
     const std::uint32_t unique = m_lists.unique_count();
     insert(m_lists.unique_keys(), nullptr, unique, unique, stats);
@@ -330,7 +332,7 @@ class CuckooTableImpl final : public CuckooTable {
     stats.unique_keys = unique;
   }
 
-  void compact(const Key* keys, std::uint32_t n, BuildStats& stats) {
+  void compact(const K* keys, std::uint32_t n, BuildStats& stats) {
     const std::uint32_t slots = m_view.size;
     m_rank.resize(slots);
     m_flags.resize(slots);
@@ -346,7 +348,7 @@ class CuckooTableImpl final : public CuckooTable {
     m_flags.resize(0);
   }
 
-  void count_multiplicities(const Key* keys, std::uint32_t n) {
+  void count_multiplicities(const K* keys, std::uint32_t n) {
     const auto unique = static_cast<std::uint32_t>(m_unique.size());
     m_counts.resize(unique);
     m_exec.fill(m_counts.data(), unique, 0u);
@@ -357,15 +359,15 @@ class CuckooTableImpl final : public CuckooTable {
   BuildOptions m_options;
   std::mt19937_64 m_rng;
   Exec m_exec;
-  Buffer<CuckooEntry> m_slots{Exec::kBackend, 0};
+  Buffer<Entry> m_slots{Exec::kBackend, 0};
   Buffer<BuildStatus> m_status{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_flags{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_rank{Exec::kBackend, 0};
-  Buffer<Key> m_unique{Exec::kBackend, 0};
+  Buffer<K> m_unique{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_counts{Exec::kBackend, 0};
-  MultivalueLists<Exec> m_lists;
-  CuckooRef m_view{};
-  CuckooMultiRef m_multi{};
+  MultivalueLists<Exec, K> m_lists;
+  Ref m_view{};
+  MultiRef m_multi{};
   bool m_met_copy = false;  // an insertion of the last build stopped on a copy of its key
   BuildStats m_stats{};
 };

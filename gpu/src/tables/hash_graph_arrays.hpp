@@ -1,5 +1,6 @@
 // The arrays of one HashGraph (CSR plus the scratch its V2 build sorts in), and what a
-// ProbeScratch holds: the intersect probe's query graph, its build status and CUB's scratch.
+// ProbeScratch holds: the intersect probe's query graph (one per key width), its build status and
+// CUB's scratch.
 #pragma once
 
 #include "tables/build_status.hpp"
@@ -10,23 +11,33 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace voxhash {
 namespace tables {
 
+/// How an edge of key width K is stored and sorted: 32-bit keys' edges packed in one 64-bit word,
+/// 64-bit keys' as the 16-byte edge itself.
+template <class K>
+using EdgeWord = std::conditional_t<std::is_same_v<K, Key>, std::uint64_t, HashGraphEdge64>;
+
+template <class K = Key>
 struct HashGraphArrays {
   explicit HashGraphArrays(Backend b)
       : offsets(b, 0), edges(b, 0), vertex_in(b, 0), vertex_out(b, 0), edge_in(b, 0) {}
   Buffer<std::uint32_t> offsets;
-  Buffer<std::uint64_t> edges;  // HashGraphEdge, packed
+  Buffer<EdgeWord<K>> edges;  // BasicHashGraphEdge<K>
   Buffer<std::uint32_t> vertex_in, vertex_out;
-  Buffer<std::uint64_t> edge_in;
+  Buffer<EdgeWord<K>> edge_in;
 };
 
-inline HashGraphRef graph_ref(const HashGraphArrays& a, std::uint32_t range, std::uint32_t seed) {
-  HashGraphRef r;
+template <class K>
+BasicHashGraphRef<K> graph_ref(const HashGraphArrays<K>& a,
+                               std::uint32_t range,
+                               std::uint32_t seed) {
+  BasicHashGraphRef<K> r;
   r.bucket_offsets = a.offsets.data();
-  r.edges          = reinterpret_cast<const HashGraphEdge*>(a.edges.data());
+  r.edges          = reinterpret_cast<const BasicHashGraphEdge<K>*>(a.edges.data());
   r.range          = range;
   r.seed           = seed;
   return r;
@@ -35,10 +46,21 @@ inline HashGraphRef graph_ref(const HashGraphArrays& a, std::uint32_t range, std
 }  // namespace tables
 
 struct ProbeScratch::State {
-  explicit State(Backend b) : graph(b), status(b, 1), temp(b, 0) {}
-  tables::HashGraphArrays graph;
+  explicit State(Backend b) : graph(b), graph64(b), status(b, 1), temp(b, 0) {}
+  tables::HashGraphArrays<Key> graph;
+  tables::HashGraphArrays<Key64> graph64;  // a 64-bit-key table's query graph
   Buffer<tables::BuildStatus> status;
   Buffer<std::byte> temp;  // the query graph's sort scratch (CUB's temporary storage)
+
+  /// The query graph for keys of width K.
+  template <class K>
+  tables::HashGraphArrays<K>& graph_of() {
+    if constexpr (std::is_same_v<K, Key>) {
+      return graph;
+    } else {
+      return graph64;
+    }
+  }
 };
 
 }  // namespace voxhash

@@ -9,6 +9,8 @@
 //   queries over the same vertices (in the caller's ProbeScratch) and intersects the two graphs'
 //   bucket lists vertex by vertex. Lookups keep no state in the table: they run on the stream they
 //   are given, with a local executor.
+// K is the key width: 32-bit keys' edges are packed 8-byte words (the fast path), 64-bit keys'
+// 16-byte edges; the vertices (and so the sort's keys) are 32-bit either way.
 #pragma once
 
 #include "core/atomics.hpp"
@@ -28,31 +30,31 @@
 namespace voxhash::tables {
 
 /// V1, loop 3 of Alg. 1: counts[vertex(k)] += 1 for every key; flags sentinel keys.
-template <class Exec>
+template <class Exec, class K>
 void hash_graph_count(Exec& exec,
-                      HashGraphRef g,
-                      const Key* keys,
+                      BasicHashGraphRef<K> g,
+                      const K* keys,
                       std::uint32_t n,
                       std::uint32_t* counts,
                       BuildStatus* status) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const Key key = keys[i];
-    if (key == kEmptyKey) core::atomic_store(&status->sentinel_key, 1u);
+    const K key = keys[i];
+    if (key == kEmptyKeyOf<K>) core::atomic_store(&status->sentinel_key, 1u);
     core::atomic_add(&counts[g.vertex(key)], 1u);
   });
 }
 
 /// V1, loop 6: each edge goes to bucket_offsets[v] + (atomic cursor of v).
-template <class Exec>
+template <class Exec, class K>
 void hash_graph_scatter(Exec& exec,
-                        HashGraphRef g,
-                        const Key* keys,
+                        BasicHashGraphRef<K> g,
+                        const K* keys,
                         const Value* values,
                         std::uint32_t n,
                         std::uint32_t* cursor,
-                        std::uint64_t* edges) {
+                        EdgeWord<K>* edges) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const Key key         = keys[i];
+    const K key           = keys[i];
     const std::uint32_t v = g.vertex(key);
     const std::uint32_t e = g.bucket_offsets[v] + core::atomic_add(&cursor[v], 1u);
     edges[e]              = core::pack_edge(key, value_or_index(values, i));
@@ -60,18 +62,18 @@ void hash_graph_scatter(Exec& exec,
 }
 
 /// V2, binning input: vertex and packed edge of every key; flags sentinel keys.
-template <class Exec>
+template <class Exec, class K>
 void hash_graph_bin_input(Exec& exec,
-                          HashGraphRef g,
-                          const Key* keys,
+                          BasicHashGraphRef<K> g,
+                          const K* keys,
                           const Value* values,
                           std::uint32_t n,
                           std::uint32_t* vertices,
-                          std::uint64_t* edges,
+                          EdgeWord<K>* edges,
                           BuildStatus* status) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const Key key = keys[i];
-    if (key == kEmptyKey) core::atomic_store(&status->sentinel_key, 1u);
+    const K key = keys[i];
+    if (key == kEmptyKeyOf<K>) core::atomic_store(&status->sentinel_key, 1u);
     vertices[i] = g.vertex(key);
     edges[i]    = core::pack_edge(key, value_or_index(values, i));
   });
@@ -88,19 +90,19 @@ void hash_graph_mark_runs(Exec& exec,
 }
 
 /// Builds the CSR of keys[0..n) over `range` vertices into `a` (V1 or V2).
-template <class Exec>
+template <class Exec, class K>
 void build_hash_graph(Exec& exec,
                       TableKind kind,
-                      HashGraphArrays& a,
+                      HashGraphArrays<K>& a,
                       std::uint32_t range,
                       std::uint32_t seed,
-                      const Key* keys,
+                      const K* keys,
                       const Value* values,
                       std::uint32_t n,
                       BuildStatus* status) {
   a.offsets.resize(std::size_t{range} + 1);
   a.edges.resize(n);
-  HashGraphRef g = graph_ref(a, range, seed);
+  BasicHashGraphRef<K> g = graph_ref(a, range, seed);
   if (kind == TableKind::HashGraphV1) {
     Buffer<std::uint32_t>& counts = a.vertex_in;  // reused as the per-vertex cursor
     counts.resize(std::size_t{range} + 1);
@@ -123,8 +125,11 @@ void build_hash_graph(Exec& exec,
   }
 }
 
-template <class Exec>
-class HashGraphImpl final : public HashGraph {
+template <class Exec, class K = Key>
+class HashGraphImpl final : public BasicHashGraph<K> {
+  using Ref  = BasicHashGraphRef<K>;
+  using Edge = BasicHashGraphEdge<K>;
+
  public:
   HashGraphImpl(TableKind kind, const BuildOptions& options) : m_kind(kind), m_rng(options.seed) {
     set_options(options);
@@ -138,7 +143,7 @@ class HashGraphImpl final : public HashGraph {
   [[nodiscard]] TableKind kind() const override { return m_kind; }
   [[nodiscard]] Backend backend() const override { return Exec::kBackend; }
 
-  BuildStats build(const Key* keys, const Value* values, std::size_t n, Stream stream) override {
+  BuildStats build(const K* keys, const Value* values, std::size_t n, Stream stream) override {
     check_size(n, "hashgraph");
     clear();
     m_exec.set_stream(stream);
@@ -159,7 +164,7 @@ class HashGraphImpl final : public HashGraph {
                      m_status.data());
     if (m_exec.read(m_status.data()).sentinel_key) {
       clear();
-      throw_sentinel_key("hashgraph");
+      throw_sentinel_key<K>("hashgraph");
     }
     m_ref = graph_ref(m_graph, range, seed);
     BuildStats stats;
@@ -172,47 +177,38 @@ class HashGraphImpl final : public HashGraph {
     return m_stats = stats;  // the sort scratch keeps its capacity for the next build
   }
 
-  void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
+  void find_async(const K* q, std::size_t n, Value* out, Stream stream) const override {
     with_scratch([&](ProbeScratch* s) { find(q, n, out, s, stream); });
   }
-  void contains_async(const Key* q,
-                      std::size_t n,
-                      std::uint8_t* out,
-                      Stream stream) const override {
+  void contains_async(const K* q, std::size_t n, std::uint8_t* out, Stream stream) const override {
     with_scratch([&](ProbeScratch* s) { contains(q, n, out, s, stream); });
   }
-  void count_async(const Key* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
+  void count_async(const K* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
     with_scratch([&](ProbeScratch* s) { count(q, n, out, s, stream); });
   }
-  void find_id_async(const Key* q,
-                     std::size_t n,
-                     std::uint32_t* out,
-                     Stream stream) const override {
+  void find_id_async(const K* q, std::size_t n, std::uint32_t* out, Stream stream) const override {
     with_scratch([&](ProbeScratch* s) { find_id(q, n, out, s, stream); });
   }
 
-  void find_async(const Key* q,
-                  std::size_t n,
-                  Value* out,
-                  ProbeScratch& scratch,
-                  Stream stream) const override {
+  void find_async(
+      const K* q, std::size_t n, Value* out, ProbeScratch& scratch, Stream stream) const override {
     find(q, n, out, checked(scratch), stream);
   }
-  void contains_async(const Key* q,
+  void contains_async(const K* q,
                       std::size_t n,
                       std::uint8_t* out,
                       ProbeScratch& scratch,
                       Stream stream) const override {
     contains(q, n, out, checked(scratch), stream);
   }
-  void count_async(const Key* q,
+  void count_async(const K* q,
                    std::size_t n,
                    std::uint32_t* out,
                    ProbeScratch& scratch,
                    Stream stream) const override {
     count(q, n, out, checked(scratch), stream);
   }
-  void find_id_async(const Key* q,
+  void find_id_async(const K* q,
                      std::size_t n,
                      std::uint32_t* out,
                      ProbeScratch& scratch,
@@ -220,7 +216,7 @@ class HashGraphImpl final : public HashGraph {
     find_id(q, n, out, checked(scratch), stream);
   }
 
-  [[nodiscard]] MatchList find_all(const Key* q, std::size_t n, Stream stream) const override {
+  [[nodiscard]] MatchList find_all(const K* q, std::size_t n, Stream stream) const override {
     MatchList m{Buffer<std::uint32_t>(Exec::kBackend, n + 1), Buffer<Value>(Exec::kBackend, 0)};
     with_scratch([&](ProbeScratch* scratch) {
       Exec exec(stream);
@@ -229,9 +225,9 @@ class HashGraphImpl final : public HashGraph {
       exec.fill(offsets + n, 1, 0u);
       exec.exclusive_sum(offsets, offsets, n + 1);
       m.values.resize(exec.read(offsets + n));
-      Value* values        = m.values.data();
-      const HashGraphRef t = m_ref;
-      probe(stream, scratch, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, Key key) {
+      Value* values = m.values.data();
+      const Ref t   = m_ref;
+      probe(stream, scratch, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, K key) {
         t.find_all(key, values + offsets[i]);
       });
       exec.synchronize();
@@ -243,40 +239,36 @@ class HashGraphImpl final : public HashGraph {
   [[nodiscard]] ProbeMethod probe_method() const override { return m_probe; }
 
   [[nodiscard]] std::size_t unique_count() const override { return m_unique.size(); }
-  [[nodiscard]] const Key* unique_keys() const override { return m_unique.data(); }
+  [[nodiscard]] const K* unique_keys() const override { return m_unique.data(); }
   [[nodiscard]] const BuildStats& stats() const override { return m_stats; }
-  [[nodiscard]] HashGraphRef ref() const override { return m_ref; }
+  [[nodiscard]] Ref ref() const override { return m_ref; }
 
   // The lookups' bodies (public only because nvcc's extended lambdas need a public enclosing
   // function).
-  void find(const Key* q, std::size_t n, Value* out, ProbeScratch* s, Stream stream) const {
-    probe_first(
-        stream, s, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t, HashGraphEdge found) {
-          out[i] = found.value;
-        });
+  void find(const K* q, std::size_t n, Value* out, ProbeScratch* s, Stream stream) const {
+    probe_first(stream, s, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t, Edge found) {
+      out[i] = found.value;
+    });
   }
   void contains(
-      const Key* q, std::size_t n, std::uint8_t* out, ProbeScratch* s, Stream stream) const {
-    probe_first(
-        stream, s, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e, HashGraphEdge) {
-          out[i] = e != kNotFound;
-        });
+      const K* q, std::size_t n, std::uint8_t* out, ProbeScratch* s, Stream stream) const {
+    probe_first(stream, s, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e, Edge) {
+      out[i] = e != kNotFound;
+    });
   }
-  void count(
-      const Key* q, std::size_t n, std::uint32_t* out, ProbeScratch* s, Stream stream) const {
-    const HashGraphRef t = m_ref;
-    probe(stream, s, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, Key key) { out[i] = t.count(key); });
+  void count(const K* q, std::size_t n, std::uint32_t* out, ProbeScratch* s, Stream stream) const {
+    const Ref t = m_ref;
+    probe(stream, s, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, K key) { out[i] = t.count(key); });
   }
   void find_id(
-      const Key* q, std::size_t n, std::uint32_t* out, ProbeScratch* s, Stream stream) const {
+      const K* q, std::size_t n, std::uint32_t* out, ProbeScratch* s, Stream stream) const {
     if (m_ref.range != 0 && !m_ref.edge_rank) {
       throw InvalidInput("hashgraph: find_id needs a build with BuildOptions::unique_ids");
     }
-    const HashGraphRef t = m_ref;
-    probe_first(
-        stream, s, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e, HashGraphEdge) {
-          out[i] = e == kNotFound ? kNotFound : t.edge_rank[e];
-        });
+    const Ref t = m_ref;
+    probe_first(stream, s, q, n, [=] VOXHASH_LAMBDA(std::uint32_t i, std::uint32_t e, Edge) {
+      out[i] = e == kNotFound ? kNotFound : t.edge_rank[e];
+    });
   }
 
   /// Whether lookups now build a query graph (intersect probe on a non-empty table).
@@ -306,17 +298,17 @@ class HashGraphImpl final : public HashGraph {
   /// Calls op(i, queries[i]) for every query: in input order (standard), or vertex by vertex over
   /// a HashGraph of the queries (intersect), so neighbouring threads walk neighbouring buckets.
   template <class Op>
-  void probe(Stream stream, ProbeScratch* scratch, const Key* queries, std::size_t n, Op op) const {
+  void probe(Stream stream, ProbeScratch* scratch, const K* queries, std::size_t n, Op op) const {
     Exec exec(stream);
     if (m_ref.range == 0 || n == 0) {
-      exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) { op(i, kEmptyKey); });
+      exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) { op(i, kEmptyKeyOf<K>); });
       return;
     }
     if (m_probe == ProbeMethod::Standard) {
       exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) { op(i, queries[i]); });
       return;
     }
-    const HashGraphEdge* q = query_graph(stream, *scratch, queries, n);
+    const Edge* q = query_graph(stream, *scratch, queries, n);
     exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t j) { op(q[j].value, q[j].key); });
   }
 
@@ -325,27 +317,27 @@ class HashGraphImpl final : public HashGraph {
   /// kQueryBatch queries per thread (strided) walked together for memory-level parallelism.
   template <class F>
   void probe_first(
-      Stream stream, ProbeScratch* scratch, const Key* queries, std::size_t n, F f) const {
-    constexpr int K            = kQueryBatch;
-    const HashGraphRef t       = m_ref;
+      Stream stream, ProbeScratch* scratch, const K* queries, std::size_t n, F f) const {
+    constexpr int B            = kQueryBatch;
+    const Ref t                = m_ref;
     const auto count           = static_cast<std::uint32_t>(n);
-    const std::uint32_t stride = (count + K - 1) / K;
+    const std::uint32_t stride = (count + B - 1) / B;
     // Standard: query i is queries[i]. Intersect: the j-th edge of the queries' HashGraph.
-    const HashGraphEdge* q = intersecting() ? query_graph(stream, *scratch, queries, n) : nullptr;
+    const Edge* q = intersecting() ? query_graph(stream, *scratch, queries, n) : nullptr;
     Exec exec(stream);
     exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t s) {
-      Key key[K];
-      std::uint32_t index[K], edge[K];
-      HashGraphEdge found[K];
+      K key[B];
+      std::uint32_t index[B], edge[B];
+      Edge found[B];
       VOXHASH_UNROLL
-      for (int k = 0; k < K; ++k) {
+      for (int k = 0; k < B; ++k) {
         const std::uint32_t j = s + k * stride;
         index[k]              = j < count ? (q ? q[j].value : j) : kNotFound;
-        key[k]                = j < count ? (q ? q[j].key : queries[j]) : kEmptyKey;
+        key[k]                = j < count ? (q ? q[j].key : queries[j]) : kEmptyKeyOf<K>;
       }
-      t.find_edge_batch<K>(key, edge, found);
+      t.template find_edge_batch<B>(key, edge, found);
       VOXHASH_UNROLL
-      for (int k = 0; k < K; ++k) {
+      for (int k = 0; k < B; ++k) {
         if (index[k] != kNotFound) f(index[k], edge[k], found[k]);
       }
     });
@@ -353,28 +345,28 @@ class HashGraphImpl final : public HashGraph {
 
   /// The queries' own HashGraph over the table's vertices (the intersect probe's first step),
   /// built in `scratch` on `stream`.
-  const HashGraphEdge* query_graph(Stream stream,
-                                   ProbeScratch& scratch,
-                                   const Key* queries,
-                                   std::size_t n) const {
+  const Edge* query_graph(Stream stream,
+                          ProbeScratch& scratch,
+                          const K* queries,
+                          std::size_t n) const {
     ProbeScratch::State& s = scratch.state();
     Exec exec(stream, &s.temp);
     exec.fill(s.status.data(), 1, BuildStatus{});
     build_hash_graph(exec,
                      TableKind::HashGraphV2,
-                     s.graph,
+                     s.template graph_of<K>(),
                      m_ref.range,
                      m_ref.seed,
                      queries,
                      nullptr,
                      static_cast<std::uint32_t>(n),
                      s.status.data());
-    return reinterpret_cast<const HashGraphEdge*>(s.graph.edges.data());
+    return reinterpret_cast<const Edge*>(s.template graph_of<K>().edges.data());
   }
 
  private:
   void clear() {
-    m_ref = HashGraphRef{};
+    m_ref = Ref{};
     m_rank.resize(0);
     m_unique.resize(0);
     m_stats = BuildStats{};
@@ -388,32 +380,35 @@ class HashGraphImpl final : public HashGraph {
   std::mt19937_64 m_rng;
   ProbeMethod m_probe = ProbeMethod::Standard;
   Exec m_exec;
-  HashGraphArrays m_graph{Exec::kBackend};
+  HashGraphArrays<K> m_graph{Exec::kBackend};
   Buffer<BuildStatus> m_status{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_rank{Exec::kBackend, 0};
-  Buffer<Key> m_unique{Exec::kBackend, 0};
-  HashGraphRef m_ref{};
+  Buffer<K> m_unique{Exec::kBackend, 0};
+  Ref m_ref{};
   BuildStats m_stats{};
 };
 
-template <class Exec>
+template <class Exec, class K>
 void hash_graph_flag_first_edges(Exec& exec,
-                                 HashGraphRef g,
+                                 BasicHashGraphRef<K> g,
                                  std::uint32_t n,
                                  std::uint32_t* flags) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t e) { flags[e] = core::is_first_edge(g, e); });
 }
 
-template <class Exec>
-void hash_graph_list_unique(
-    Exec& exec, HashGraphRef g, const std::uint32_t* flags, std::uint32_t n, Key* unique_keys) {
+template <class Exec, class K>
+void hash_graph_list_unique(Exec& exec,
+                            BasicHashGraphRef<K> g,
+                            const std::uint32_t* flags,
+                            std::uint32_t n,
+                            K* unique_keys) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t e) {
     if (flags[e]) unique_keys[g.edge_rank[e]] = g.edges[e].key;
   });
 }
 
-template <class Exec>
-std::uint32_t HashGraphImpl<Exec>::number_unique(std::uint32_t n) {
+template <class Exec, class K>
+std::uint32_t HashGraphImpl<Exec, K>::number_unique(std::uint32_t n) {
   if (n == 0) {
     m_ref.edge_rank = m_rank.data();
     return 0;

@@ -38,8 +38,23 @@ TableKind parse_table_kind(std::string_view name) {
 }
 
 std::size_t estimate_bytes(TableKind kind, std::size_t n, const BuildOptions& options) {
-  const auto keys     = static_cast<double>(n);
-  const auto vertices = static_cast<std::size_t>(std::ceil(keys / options.load)) + 1;
+  return estimate_bytes(kind, n, options, static_cast<int>(sizeof(Key)));
+}
+
+std::size_t estimate_bytes(TableKind kind,
+                           std::size_t n,
+                           const BuildOptions& options,
+                           int key_bytes) {
+  if (key_bytes != 4 && key_bytes != 8) throw InvalidInput("tables take 4- or 8-byte keys");
+  if (kind == TableKind::PagedCuckoo && key_bytes != 4) {
+    throw InvalidInput("paged-cuckoo: the paged table takes 32-bit keys only");
+  }
+  // Per key width: a slot (8 or 16 bytes), an edge (8 or 16), a key (4 or 8).
+  const std::size_t slot = key_bytes == 4 ? 8 : 16;
+  const std::size_t edge = slot;
+  const auto key         = static_cast<std::size_t>(key_bytes);
+  const auto keys        = static_cast<double>(n);
+  const auto vertices    = static_cast<std::size_t>(std::ceil(keys / options.load)) + 1;
   switch (kind) {
     case TableKind::Cuckoo: {
       // Slots; with unique ids also the flags / ranks per slot and the unique keys and counts.
@@ -47,23 +62,23 @@ std::size_t estimate_bytes(TableKind kind, std::size_t n, const BuildOptions& op
       // offsets, and while they are built the staged and sorted keys, staged values and the
       // sort's scratch.
       const auto slots = static_cast<std::size_t>(std::ceil(options.cuckoo_space * keys));
-      if (options.multivalue) return 8 * slots + 28 * n;
-      return 8 * slots + (options.unique_ids ? 8 * slots + 8 * n : 0);
+      if (options.multivalue) return slot * slots + (16 + 3 * key) * n;
+      return slot * slots + (options.unique_ids ? 8 * slots + (4 + key) * n : 0);
     }
     case TableKind::BucketedCuckoo: {
       // Slots in whole buckets of 8; with unique ids also the flags / ranks per slot and the
       // unique keys and counts; multivalue as the cuckoo table's.
       const auto slots =
           (static_cast<std::size_t>(std::ceil(options.cuckoo_space * keys)) + 7) / 8 * 8;
-      if (options.multivalue) return 8 * slots + 28 * n;
-      return 8 * slots + (options.unique_ids ? 8 * slots + 8 * n : 0);
+      if (options.multivalue) return slot * slots + (16 + 3 * key) * n;
+      return slot * slots + (options.unique_ids ? 8 * slots + (4 + key) * n : 0);
     }
     case TableKind::HashGraphV1:
       // Offsets and edges, the per-vertex cursor, and the intersect probe's V2 query graph.
-      return 8 * vertices + 8 * n + 4 * vertices + 36 * n;
+      return 8 * vertices + edge * n + 4 * vertices + (3 * edge + 12) * n;
     case TableKind::HashGraphV2:
       // Offsets, edges and the sort's vertex / edge arrays, twice (the query graph).
-      return 2 * (4 * vertices + 36 * n);
+      return 2 * (4 * vertices + (3 * edge + 12) * n);
     case TableKind::PagedCuckoo: {
       // Within the budget: the pages (all of them when they fit, else the budget's page slots),
       // each with an overflow list of 1024 entries, and one page of rebuild scratch. Beyond it,

@@ -5,11 +5,16 @@
 //    largest 32-bit prime p = 2^32 - 5 (reduced with shifts, no division) and map [0, p) onto the
 //    table by a multiply-shift (Lemire's fast range) instead of a second modulo.
 //  - HashGraph (Green): a seeded murmur3 finaliser mapped onto the hash range V the same way.
+//  - 64-bit keys: the key is first mixed with a seed by murmur3's 64-bit finaliser (a bijection)
+//    and folded to 32 bits, then hashed as above. (a k + b) mod p on the key itself would not do:
+//    voxel keys differing by multiples of p = 2^32 - 5 (x + 5120 with z - 1 on a 2^21 grid) would
+//    share all four slots. The 32-bit functions are unchanged.
 #pragma once
 
 #include <voxhash/detail/host_device.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace voxhash::detail {
 
@@ -56,6 +61,46 @@ VOXHASH_HD std::uint32_t hash_graph_vertex(std::uint32_t key,
                                            std::uint32_t seed,
                                            std::uint32_t range) {
   return fast_range(murmur_mix(key, seed), range);
+}
+
+/// murmur3's 64-bit finaliser: a full-avalanche bijection of 64-bit values.
+VOXHASH_HD std::uint64_t murmur_mix64(std::uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+/// A 64-bit key mixed with `seed` and folded to 32 bits: what the 64-bit hash functions hash.
+VOXHASH_HD std::uint32_t fold_key(std::uint64_t key, std::uint64_t seed) {
+  const std::uint64_t h = murmur_mix64(key ^ seed);
+  return static_cast<std::uint32_t>(h ^ (h >> 32));
+}
+
+// The 64-bit overloads below take exactly std::uint64_t (a template, so an int argument still
+// picks the 32-bit function, as before they existed).
+template <class T>
+using IfKey64 = std::enable_if_t<std::is_same_v<T, std::uint64_t>, int>;
+
+/// The cuckoo function of a 64-bit key: its fold, seeded by the function's own constants (so a
+/// restart with fresh constants also changes which keys fold alike), hashed as a 32-bit key.
+template <class T, IfKey64<T> = 0>
+VOXHASH_HD std::uint32_t cuckoo_hash(CuckooHashConstants c, T key, std::uint32_t size) {
+  return cuckoo_hash(c, fold_key(key, (static_cast<std::uint64_t>(c.a) << 32) | c.b), size);
+}
+
+/// murmur_mix of a 64-bit key (the stash start, the bucketed table's victim slot, sketches).
+template <class T, IfKey64<T> = 0>
+VOXHASH_HD std::uint32_t murmur_mix(T key, std::uint32_t seed) {
+  return fold_key(key, seed);
+}
+
+/// The HashGraph vertex of a 64-bit key.
+template <class T, IfKey64<T> = 0>
+VOXHASH_HD std::uint32_t hash_graph_vertex(T key, std::uint32_t seed, std::uint32_t range) {
+  return fast_range(fold_key(key, seed), range);
 }
 
 }  // namespace voxhash::detail

@@ -1,0 +1,68 @@
+// Scenes for the 64-bit-key pipeline, shared by the CPU tests (tests/cpu/test_pipeline64.cpp) and
+// the CUDA ones (tests/gpu/test_pipeline64_gpu.cpp): analytic meshes (a sphere dipping into a box,
+// a sphere nested in a blob) small in voxels on a grid of up to 2^21 voxels per axis, placed away
+// from the grid's centre so their keys lie far above 2^32; run without motion and scored against
+// exact geometry the way the Inside sweeps are (common/inside_eval.hpp).
+#pragma once
+
+#include "common/inside_eval.hpp"
+
+#include <voxhash/pipeline.hpp>
+
+#include <string>
+#include <vector>
+
+namespace voxhash::test {
+
+/// A cubic grid of `resolution` voxels per axis whose voxels are `voxel` world units, with the
+/// world origin at cell (0.3, 0.55, 0.8) of the resolution: shapes near the origin get large
+/// cell coordinates on every axis.
+inline GridParams wide_grid(int resolution, double voxel) {
+  const double span = resolution * voxel;
+  GridParams g;
+  g.resolution = {resolution, resolution, resolution};
+  g.bounds     = {{static_cast<float>(-0.3 * span),
+                   static_cast<float>(-0.55 * span),
+                   static_cast<float>(-0.8 * span)},
+                  {static_cast<float>(0.7 * span),
+                   static_cast<float>(0.45 * span),
+                   static_cast<float>(0.2 * span)}};
+  return g;
+}
+
+/// Two mesh pairs about 0.6 world units across.
+inline std::vector<Scene> wide_scenes() {
+  return {{"sphere dipping into a box",
+           box({-0.3, -0.3, -0.3}, {0.3, 0.3, 0.0}),
+           placed(uv_sphere(0.22), {1, {0, 0, 1}, 0, {0.05, 0.02, 0.12}})},
+          {"blob nested in a sphere", placed(uv_sphere(0.3), {}), blob(0.24)}};
+}
+
+/// Runs scene s on `grid` with both models as meshes; scores both against the exact meshes.
+inline SceneOutcome evaluate_on_grid(const Scene& s,
+                                     const GridParams& grid,
+                                     Backend backend     = Backend::Cpu,
+                                     TableKind algorithm = TableKind::Cuckoo,
+                                     bool wide_keys      = false,
+                                     bool scored         = true) {
+  PipelineConfig config;
+  config.grid              = grid;
+  config.animation.animate = false;
+  config.algorithm         = algorithm;
+  config.wide_keys         = wide_keys;
+  Pipeline pipeline(backend, config);
+  pipeline.set_model(0, s.a, sample_surface(s.a, 2000, 1));
+  pipeline.set_model(1, s.b, sample_surface(s.b, 2000, 2));
+  SceneOutcome out;
+  out.stats     = pipeline.run_frame(0.0);
+  out.voxels[0] = pipeline.download(0);
+  out.voxels[1] = pipeline.download(1);
+  if (scored) {
+    const ExactMesh ea(s.a), eb(s.b);
+    out.score[0] = score(config.grid, out.voxels[0], ea, eb);
+    out.score[1] = score(config.grid, out.voxels[1], eb, ea);
+  }
+  return out;
+}
+
+}  // namespace voxhash::test
