@@ -71,6 +71,15 @@ void sort_in_place(Exec& exec,
   exec.copy_async(values, values_tmp, n * sizeof(std::uint32_t));
 }
 
+/// The key a part pair joins on for intersection voxel `id`: its voxel key on 32-bit keys; on
+/// 64-bit keys the id itself (ids number the voxels one to one and fit the 32-bit join).
+VOXHASH_HD Key join_key(const Key* id_keys, std::uint32_t id) {
+  return id_keys[id];
+}
+VOXHASH_HD Key join_key(const Key64* /*id_keys*/, std::uint32_t id) {
+  return id;
+}
+
 inline int bits_for(std::size_t max_value) {
   return std::max(1, static_cast<int>(std::bit_width(max_value)));
 }
@@ -128,11 +137,7 @@ void distinct_voxel_parts(Exec& exec,
   exec.for_each(unique, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     out_ids[i]   = v[sel[i]];
     out_parts[i] = p[sel[i]];
-    if constexpr (std::is_same_v<K, Key>) {
-      keys[i] = id_keys[v[sel[i]]];
-    } else {
-      keys[i] = v[sel[i]];  // the voxel's dense id: one 32-bit join key per voxel
-    }
+    keys[i]      = join_key(id_keys, v[sel[i]]);
   });
 }
 

@@ -189,14 +189,14 @@ class PipelineImpl final : public detail::PipelineBackend {
     const bool wide = g.wide() || config.wide_keys;
     if (wide != m_wide) {  // the other width's keys, tables and buffers are not needed any more
       if (wide) {
-        m_narrow = KeyState<Key>{};
+        m_narrow = std::make_unique<KeyState<Key>>();
       } else {
-        m_wide64 = KeyState<Key64>{};
+        m_wide64 = std::make_unique<KeyState<Key64>>();
       }
       m_wide = wide;
     }
-    FrameStats stats = wide ? run_frame_as(m_wide64, config, g, time, targets, stream)
-                            : run_frame_as(m_narrow, config, g, time, targets, stream);
+    FrameStats stats = wide ? run_frame_as(*m_wide64, config, g, time, targets, stream)
+                            : run_frame_as(*m_narrow, config, g, time, targets, stream);
     stats.key_bits   = wide ? 64 : 32;
     return stats;
   }
@@ -205,19 +205,19 @@ class PipelineImpl final : public detail::PipelineBackend {
 
   [[nodiscard]] std::span<const Key> voxels(int i) const override {
     if (m_wide) throw InvalidInput("the frame's voxel keys are 64-bit: read them with voxels64");
-    const auto& k = m_narrow.models.at(i);
+    const auto& k = m_narrow->models.at(i);
     return {k.voxels, k.unique};
   }
   [[nodiscard]] std::span<const Key64> voxels64(int i) const override {
     if (!m_wide) throw InvalidInput("the frame's voxel keys are 32-bit: read them with voxels");
-    const auto& k = m_wide64.models.at(i);
+    const auto& k = m_wide64->models.at(i);
     return {k.voxels, k.unique};
   }
   [[nodiscard]] std::span<const VoxelLabel> labels(int i) const override {
     const std::uint32_t unique =
-        m_wide ? m_wide64.models.at(i).unique : m_narrow.models.at(i).unique;
-    const VoxelLabel* l = m_wide ? m_wide64.models.at(i).fill.labels.data()
-                                 : m_narrow.models.at(i).fill.labels.data();
+        m_wide ? m_wide64->models.at(i).unique : m_narrow->models.at(i).unique;
+    const VoxelLabel* l = m_wide ? m_wide64->models.at(i).fill.labels.data()
+                                 : m_narrow->models.at(i).fill.labels.data();
     return {l, unique};
   }
   [[nodiscard]] std::span<const Float3> points(int i) const override {
@@ -227,11 +227,11 @@ class PipelineImpl final : public detail::PipelineBackend {
   [[nodiscard]] std::span<const VoxelInstance> instances(int i) const override {
     const Model& m = m_models.at(i);
     const std::uint32_t unique =
-        m_wide ? m_wide64.models.at(i).unique : m_narrow.models.at(i).unique;
+        m_wide ? m_wide64->models.at(i).unique : m_narrow->models.at(i).unique;
     return {m.instances, m.instances ? unique : 0};
   }
   [[nodiscard]] detail::PartPairs part_pairs(int i, Buffer<std::uint32_t>& scratch) const override {
-    return m_wide ? part_pairs_as(m_wide64, i, scratch) : part_pairs_as(m_narrow, i, scratch);
+    return m_wide ? part_pairs_as(*m_wide64, i, scratch) : part_pairs_as(*m_narrow, i, scratch);
   }
 
  private:
@@ -537,8 +537,9 @@ class PipelineImpl final : public detail::PipelineBackend {
   Timer<FillMark> m_fill_timer{Exec::kBackend};
   std::array<Model, 2> m_models;
   bool m_wide = false;  // the last frame ran on 64-bit keys
-  KeyState<Key> m_narrow;
-  KeyState<Key64> m_wide64;
+  // Each width's frame state (the one not in use is empty; replaced when the width changes).
+  std::unique_ptr<KeyState<Key>> m_narrow   = std::make_unique<KeyState<Key>>();
+  std::unique_ptr<KeyState<Key64>> m_wide64 = std::make_unique<KeyState<Key64>>();
 };
 
 }  // namespace voxhash::pipeline
