@@ -21,6 +21,7 @@
 #include <voxhash/grid.hpp>
 #include <voxhash/pipeline.hpp>
 
+#include <bit>
 #include <cstdint>
 
 namespace voxhash::core {
@@ -84,12 +85,15 @@ VOXHASH_HD bool touches(const View& table, const BlockMask& mask, const Grid& g,
   return false;
 }
 
-/// Root of x's tree, halving the path on the way (parents only ever decrease).
+/// Root of x's tree, halving the path on the way (parents only ever decrease). Reads may be stale
+/// (load_hint: on the GPU L1 serves the hot top of the trees): a stale parent is still an
+/// ancestor, so the walk ends at a root or at a node that was one, which unite's compare-and-swap
+/// then finds out.
 VOXHASH_HD std::uint32_t find_root(std::uint32_t* parent, std::uint32_t x) {
-  std::uint32_t curr = atomic_load(&parent[x]);
+  std::uint32_t curr = load_hint(&parent[x]);
   if (curr != x) {
     std::uint32_t prev = x, next;
-    while (curr > (next = atomic_load(&parent[curr]))) {
+    while (curr > (next = load_hint(&parent[curr]))) {
       atomic_store(&parent[prev], next);
       prev = curr;
       curr = next;
@@ -99,10 +103,11 @@ VOXHASH_HD std::uint32_t find_root(std::uint32_t* parent, std::uint32_t x) {
 }
 
 /// Root of x's tree by reads alone, for the final flattening: path halving there could overwrite
-/// a node's freshly written root with an older ancestor. Safe while no unions run.
+/// a node's freshly written root with an older ancestor. Safe while no unions run (roots stay
+/// roots, so a stale read only lengthens the walk).
 VOXHASH_HD std::uint32_t root_of(const std::uint32_t* parent, std::uint32_t x) {
   std::uint32_t next;
-  while ((next = atomic_load(&parent[x])) != x)
+  while ((next = load_hint(&parent[x])) != x)
     x = next;
   return x;
 }
@@ -130,32 +135,46 @@ inline constexpr int kForwardNeighbours = 13;
 inline constexpr std::uint32_t kFaceNeighbours       = (1u << 0) | (1u << 2) | (1u << 8);
 inline constexpr std::uint32_t kAllForwardNeighbours = (1u << kForwardNeighbours) - 1u;
 
-/// Unites voxel `id` (at cell c) with those of its 13 "forward" 26-neighbours selected by
-/// `which` (bit n: neighbour n) that are voxels of the same model and not barriers; the other 13
-/// neighbours are covered by their own threads. The lookups go out together (find_id_batch), and
-/// a neighbour already under the same parent is skipped without walking the trees.
-template <class View>
+/// Forward neighbour n's offset from its voxel: the 13 offsets greater than (0, 0, 0) in
+/// (z, y, x) order, codes 14..26 of 0..26.
+VOXHASH_HD Int3 forward_neighbour(Int3 c, int n) {
+  const int code = n + 14;
+  return offset(c, code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1);
+}
+
+/// The position of the k-th set bit of `which` (a compile-time neighbour set).
+constexpr int nth_neighbour(std::uint32_t which, int k) {
+  for (int n = 0;; ++n) {
+    if (((which >> n) & 1u) && k-- == 0) return n;
+  }
+}
+
+/// Unites voxel `id` (at cell c) with those of its 13 "forward" 26-neighbours in the set Which
+/// (bit n: neighbour n) that are voxels of the same model and not barriers; the other 13
+/// neighbours are covered by their own threads. The set is a template argument so each round's
+/// kernel holds only its own lookups (registers limit these latency-bound kernels' occupancy). The
+/// lookups go out together (find_id_batch), and a neighbour already under the same parent is
+/// skipped without walking the trees (two equal parents, even stale, share a tree).
+template <std::uint32_t Which, class View>
 VOXHASH_HD void unite_with_neighbours(const View& self,
                                       const Grid& g,
                                       Int3 c,
                                       std::uint32_t id,
-                                      std::uint32_t which,
                                       const std::uint8_t* state,
                                       std::uint32_t* parent) {
-  Key key[kForwardNeighbours];
+  constexpr int kCount = std::popcount(Which);
+  Key key[kCount];
   VOXHASH_UNROLL
-  for (int n = 0; n < kForwardNeighbours; ++n) {
-    // The 13 offsets greater than (0, 0, 0) in (z, y, x) order: codes 14..26 of 0..26.
-    const int code = n + 14;
-    const Int3 nc  = offset(c, code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1);
-    key[n]         = ((which >> n) & 1u) && g.in_grid(nc) ? g.key(nc) : kEmptyKey;
+  for (int k = 0; k < kCount; ++k) {
+    const Int3 nc = forward_neighbour(c, nth_neighbour(Which, k));
+    key[k]        = g.in_grid(nc) ? g.key(nc) : kEmptyKey;
   }
-  std::uint32_t nid[kForwardNeighbours];
-  self.template find_id_batch<kForwardNeighbours>(key, nid);
-  for (int n = 0; n < kForwardNeighbours; ++n) {
-    if (nid[n] == kNotFound || state[nid[n]] != 0) continue;
-    if (atomic_load(&parent[id]) == atomic_load(&parent[nid[n]])) continue;
-    unite(parent, id, nid[n]);
+  std::uint32_t nid[kCount];
+  self.template find_id_batch<kCount>(key, nid);
+  for (int k = 0; k < kCount; ++k) {
+    if (nid[k] == kNotFound || state[nid[k]] != 0) continue;
+    if (load_hint(&parent[id]) == load_hint(&parent[nid[k]])) continue;
+    unite(parent, id, nid[k]);
   }
 }
 

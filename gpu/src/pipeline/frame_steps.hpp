@@ -85,6 +85,25 @@ void mark_near(Exec& exec,
   });
 }
 
+/// One round of connect_components: unions along the neighbour set Which, then a flattening.
+template <std::uint32_t Which, class Exec, class View>
+void unite_round(Exec& exec,
+                 View self,
+                 Grid g,
+                 const Key* voxels,
+                 std::uint32_t n,
+                 const std::uint8_t* state,
+                 std::uint32_t* parent) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    if (state[id] == 0) {
+      core::unite_with_neighbours<Which>(self, g, g.cell(voxels[id]), id, state, parent);
+    }
+  });
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    core::atomic_store(&parent[id], core::root_of(parent, id));
+  });
+}
+
 /// Step 2: union-find over the non-barrier voxels in two rounds (Afforest's idea): hook along the
 /// face neighbours and flatten, so almost every voxel then points straight at its root; then the
 /// remaining forward neighbours, most of which are found under the same root at once and cost no
@@ -98,17 +117,9 @@ void connect_components(Exec& exec,
                         const std::uint8_t* state,
                         std::uint32_t* parent) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) { parent[id] = id; });
-  for (const std::uint32_t which :
-       {core::kFaceNeighbours, core::kAllForwardNeighbours & ~core::kFaceNeighbours}) {
-    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
-      if (state[id] == 0) {
-        core::unite_with_neighbours(self, g, g.cell(voxels[id]), id, which, state, parent);
-      }
-    });
-    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
-      core::atomic_store(&parent[id], core::root_of(parent, id));
-    });
-  }
+  unite_round<core::kFaceNeighbours>(exec, self, g, voxels, n, state, parent);
+  unite_round<core::kAllForwardNeighbours & ~core::kFaceNeighbours>(
+      exec, self, g, voxels, n, state, parent);
 }
 
 /// Step 3a: flags[id] = 1 where voxel id is the root of its component.
