@@ -128,6 +128,10 @@ std::span<const Key> Pipeline::voxels(int index) const {
   if (!m_has_frame) return {};
   return m_impl->voxels(index);
 }
+std::span<const Key> Pipeline::keys(int index) const {
+  if (!m_has_frame) return {};
+  return m_impl->keys(index);
+}
 std::span<const VoxelLabel> Pipeline::labels(int index) const {
   if (!m_has_frame) return {};
   return m_impl->labels(index);

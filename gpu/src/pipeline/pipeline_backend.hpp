@@ -37,6 +37,7 @@ class PipelineBackend {
                                Stream stream)                                              = 0;
   [[nodiscard]] virtual std::span<const Key> voxels(int index) const                       = 0;
   [[nodiscard]] virtual std::span<const VoxelLabel> labels(int index) const                = 0;
+  [[nodiscard]] virtual std::span<const Key> keys(int index) const                         = 0;
   [[nodiscard]] virtual std::span<const Float3> points(int index) const                    = 0;
   [[nodiscard]] virtual std::span<const VoxelInstance> instances(int index) const          = 0;
   /// Model `index`'s part pairs of the last frame; `scratch` holds the part ids where they must

@@ -275,6 +275,10 @@ class PipelineImpl final : public detail::PipelineBackend {
     const Model& m = m_models.at(i);
     return {m.voxels, m.unique};
   }
+  [[nodiscard]] std::span<const Key> keys(int i) const override {
+    const Model& m = m_models.at(i);
+    return {m.keys.data(), m.key_count};
+  }
   [[nodiscard]] std::span<const VoxelLabel> labels(int i) const override {
     const Model& m = m_models.at(i);
     return {m.fill.labels.data(), m.unique};
