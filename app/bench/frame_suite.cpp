@@ -4,7 +4,8 @@
 // far the labels can be trusted (low-confidence and thin-feature regions, point coverage, with a
 // warning on stderr for a cloud too sparse for the grid), with --all-algos a check that every
 // algorithm gives identical voxels and labels, --export the last frame as PLY (the library's
-// export_voxels_ply), --join an inner join of the two models' point keys each frame (join.hpp).
+// export_voxels_ply), --join an inner join of the two models' point keys each frame (join.hpp), and
+// the sort + unique of each frame's keys that the builds are held against (SortedArray::build_set).
 // Memory is checked before anything runs; --soak runs frames for a time and samples the process's
 // memory; a model largely outside the grid is warned about; progress of the timed frames goes to
 // stderr.
@@ -19,6 +20,7 @@
 #include <voxhash/join.hpp>
 #include <voxhash/pipeline.hpp>
 #include <voxhash/scene.hpp>
+#include <voxhash/sorted_array.hpp>
 #include <voxhash/timer.hpp>
 
 #include <algorithm>
@@ -281,6 +283,74 @@ void add_join_results(TableKind algorithm,
     printer.print(r);
     report.results.push_back(std::move(r));
   }
+}
+
+/// The baseline the frame's build must beat (issue 12): the same keys the tables were built from
+/// (Pipeline::keys), radix-sorted and de-duplicated (SortedArray::build_set: CUB on CUDA), both
+/// models, timed on the default stream as the tables are. Run after a pipeline's frame, so the
+/// keys are that frame's. Gives milliseconds and G keys/s per frame.
+class SortUniqueBaseline {
+ public:
+  explicit SortUniqueBaseline(Backend backend)
+      : m_set(make_sorted_array(backend)), m_timer(backend) {}
+
+  std::pair<double, double> run(const Pipeline& pipeline) {
+    std::size_t keys = 0;
+    m_timer.record(Span::Start);
+    for (int m = 0; m < 2; ++m) {
+      const std::span<const Key> model_keys = pipeline.keys(m);
+      static_cast<void>(m_set->build_set(model_keys.data(), model_keys.size()));
+      keys += model_keys.size();
+    }
+    m_timer.record(Span::Stop);
+    const double ms = m_timer.elapsed_ms(Span::Start, Span::Stop);
+    return {ms, ms > 0 ? static_cast<double>(keys) / (ms * 1e-3) * 1e-9 : 0.0};
+  }
+
+ private:
+  enum class Span { Start, Stop, Count };
+  std::unique_ptr<SortedArray> m_set;
+  Timer<Span> m_timer;
+};
+
+/// The baseline's row (medians over the timed frames), and each algorithm's build against it:
+/// build_vs_sort_unique_<algorithm> = the baseline's median time / the build's (above 1: the
+/// build beats it).
+void add_baseline_results(const std::vector<std::pair<double, double>>& baseline,
+                          const std::vector<std::vector<FrameStats>>& stats,
+                          const std::vector<TableKind>& algorithms,
+                          std::size_t points,
+                          int resolution,
+                          Report& report,
+                          ResultPrinter& printer) {
+  if (baseline.empty()) return;
+  std::vector<double> ms, rates;
+  for (const auto& [sample_ms, rate] : baseline) {
+    ms.push_back(sample_ms);
+    rates.push_back(rate);
+  }
+  Result r;
+  r.suite      = "frame";
+  r.sweep      = "frame";
+  r.algorithm  = "sorted-array";
+  r.operation  = "sort_unique";
+  r.keys       = 2 * points;
+  r.seconds    = quantile(ms, 0.5) * 1e-3;
+  r.rate_gkeys = quantile(rates, 0.5);
+  r.extra      = {{"median_ms", quantile(ms, 0.5)},
+                  {"p10_ms", quantile(ms, 0.1)},
+                  {"p90_ms", quantile(ms, 0.9)},
+                  {"frames", static_cast<double>(ms.size())},
+                  {"points_per_model", static_cast<double>(points)},
+                  {"resolution", resolution}};
+  for (std::size_t p = 0; p < algorithms.size(); ++p) {
+    const double build =
+        quantile(collect(stats[p], [](const FrameStats& s) { return s.ms.build; }), 0.5);
+    r.extra.emplace_back("build_vs_sort_unique_" + std::string(to_string(algorithms[p])),
+                         build > 0 ? quantile(ms, 0.5) / build : 0.0);
+  }
+  printer.print(r);
+  report.results.push_back(std::move(r));
 }
 
 /// --join: the inner join of the two models' point keys of a pipeline's last frame (each point in
@@ -610,6 +680,8 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
     for (std::size_t p = 0; p < pipelines.size(); ++p)
       joins[p].emplace(options.backend, algorithms[p], limit);
   }
+  SortUniqueBaseline baseline(options.backend);
+  std::vector<std::pair<double, double>> baseline_samples;  // ms, G keys/s
   OutsideGridWatch outside({scene.models[0].path.string(), scene.models[1].path.string()});
   std::uint64_t differing_frames = 0;
   if (soak) {
@@ -635,6 +707,10 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
       last[p]          = s;
       const bool timed = f >= static_cast<std::uint64_t>(options.warmup);
       if (timed) keep(stats[p], f - options.warmup, s, options.frames);
+      // The baseline sorts 32-bit keys (SortedArray): none on a wide grid's 64-bit keys.
+      if (timed && p == 0 && pipelines[0]->key_bits() == 32) {
+        keep(baseline_samples, f - options.warmup, baseline.run(*pipelines[0]), options.frames);
+      }
       if (joins[p]) {
         const auto skip_join = [&](const Error& e) {
           const std::string line = "frame " + std::to_string(f) + " (" +
@@ -730,6 +806,13 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
                        printer);
     }
   }
+  add_baseline_results(baseline_samples,
+                       stats,
+                       algorithms,
+                       std::max(points[0], points[1]),
+                       resolution,
+                       report,
+                       printer);
   if (!options.all_algorithms) return 0;
   report.outputs_identical = differing_frames == 0;
   if (differing_frames) {

@@ -49,7 +49,12 @@ Float3 voxel_center(const GridParams& grid, Key64 key) {
 }
 
 Key voxel_key(const GridParams& grid, Float3 p) {
-  return Grid(grid).voxelize(p);
+  const Grid g(grid);
+  if (g.wide()) {
+    throw InvalidInput("voxel_key: the grid needs " + std::to_string(g.key_bits()) +
+                       " key bits, more than a 32-bit key holds: use voxel_key64");
+  }
+  return g.voxelize(p);
 }
 
 Key64 voxel_key64(const GridParams& grid, Float3 p) {

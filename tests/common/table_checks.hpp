@@ -8,10 +8,12 @@
 #include <voxhash/buffer.hpp>
 #include <voxhash/hash_graph.hpp>
 #include <voxhash/hash_table.hpp>
+#include <voxhash/sorted_array.hpp>
 
 #include <algorithm>
 #include <gtest/gtest.h>
 #include <random>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -285,6 +287,27 @@ void check_probe_methods_agree(Backend backend, TableKind kind, const std::vecto
     wrong += got != (it == ref.indices.end() ? std::vector<Value>{} : it->second);
   }
   EXPECT_EQ(wrong, 0u);
+}
+
+/// SortedArray::build_set on `backend` (the frame's sort + unique baseline): the distinct keys of
+/// `keys`, and each key's rank among them (misses: kNotFound), as a std::set says.
+inline void check_sorted_set(Backend backend, const std::vector<Key>& keys) {
+  const std::set<Key> distinct(keys.begin(), keys.end());
+  const std::vector<Key> ordered(distinct.begin(), distinct.end());
+  std::vector<Key> queries = ordered;
+  const auto misses        = absent_keys(keys, 64, 7);
+  queries.insert(queries.end(), misses.begin(), misses.end());
+  const auto input = Buffer<Key>::from_host(backend, keys);
+  const auto asked = Buffer<Key>::from_host(backend, queries);
+  Buffer<Value> ranks(backend, queries.size());
+  auto set = make_sorted_array(backend);
+  ASSERT_EQ(set->build_set(input.data(), keys.size()), ordered.size());
+  set->find_async(asked.data(), queries.size(), ranks.data());
+  const std::vector<Value> got = ranks.to_host();
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    const Value want = i < ordered.size() ? static_cast<Value>(i) : kNotFound;
+    ASSERT_EQ(got[i], want) << "query " << i << " key " << queries[i];
+  }
 }
 
 }  // namespace voxhash::test

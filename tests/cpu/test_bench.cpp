@@ -244,8 +244,9 @@ TEST(bench, FrameAllAlgorithmsAgree) {
   const std::string json = read_text(json_path);
   expect_header(json);
   EXPECT_NE(json.find("\"outputs_identical\": true"), std::string::npos);
-  // Every algorithm with the same stages each (at least animate ... flood_fill, total).
-  const std::size_t results = values_of(json, "suite").size();
+  // Every algorithm with the same stages each (at least animate ... flood_fill, total), and one
+  // sort + unique baseline row holding every algorithm's build against it.
+  const std::size_t results = values_of(json, "suite").size() - 1;
   EXPECT_GE(results, kTableKinds.size() * 6u);
   for (const TableKind kind : kTableKinds) {
     const std::string tag = key_of("algorithm") + '"' + std::string(to_string(kind)) + '"';
@@ -253,7 +254,10 @@ TEST(bench, FrameAllAlgorithmsAgree) {
     for (auto pos = json.find(tag); pos != std::string::npos; pos = json.find(tag, pos + 1))
       ++count;
     EXPECT_EQ(kTableKinds.size() * count, results) << to_string(kind);
+    EXPECT_NE(json.find("build_vs_sort_unique_" + std::string(to_string(kind))), std::string::npos);
   }
+  EXPECT_EQ(values_of(json, "operation").size(), results + 1);
+  EXPECT_NE(json.find('"' + std::string("sort_unique") + '"'), std::string::npos);
 }
 
 /// Writes `points` (x, y, z; `copies` times each) as an XYZ point cloud at `path`.

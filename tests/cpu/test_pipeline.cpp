@@ -6,6 +6,7 @@
 #include <voxhash/error.hpp>
 
 #include <limits>
+#include <set>
 
 namespace voxhash::test {
 namespace {
@@ -98,6 +99,23 @@ TEST(Pipeline, EmptyCloud) {
   EXPECT_TRUE(r.voxels[1].keys.empty());
   EXPECT_EQ(r.stats.model[0].outside, r.stats.model[0].voxels);
   EXPECT_GT(r.stats.model[0].voxels, 0u);
+}
+
+TEST(Pipeline, FrameKeysHoldEveryVoxelWithDuplicates) {
+  const auto a = sphere({0, 0, 0}, 0.5f, 20000, 13);
+  const auto b = sphere({0.3f, 0, 0}, 0.5f, 20000, 14);
+  Pipeline pipeline(kCpu, static_config(64, TableKind::Cuckoo));
+  pipeline.set_model(0, a.points);
+  pipeline.set_model(1, b.points);
+  EXPECT_TRUE(pipeline.keys(0).empty());  // no frame yet
+  pipeline.run_frame(0);
+  for (int m = 0; m < 2; ++m) {
+    const std::span<const Key> keys = pipeline.keys(m);
+    EXPECT_EQ(keys.size(), 20000u);  // every point lies in the grid
+    const std::set<Key> distinct(keys.begin(), keys.end());
+    const std::span<const Key> voxels = pipeline.voxels(m);
+    EXPECT_EQ(distinct, std::set<Key>(voxels.begin(), voxels.end()));
+  }
 }
 
 TEST(Pipeline, PointsOutsideTheGridAreDroppedAndCounted) {

@@ -49,6 +49,9 @@ TEST(Pipeline64, WideGridRunsOnSixtyFourBitKeys) {
   const Int3 c = pipeline.grid().cell(v.keys.front());
   EXPECT_EQ(pipeline.grid().key64(c), v.keys.front());
   EXPECT_GT(c.z, kWide / 2);
+  const Float3 centre = voxel_center(config.grid, v.keys.front());
+  EXPECT_EQ(voxel_key64(config.grid, centre), v.keys.front());
+  EXPECT_THROW((void)voxel_key(config.grid, centre), InvalidInput);
 }
 
 TEST(Pipeline64, MeshScenesMatchExactGeometryAt2To20) {

@@ -366,6 +366,12 @@ TEST(Tables, AllKindsGiveTheSameAnswers) {
   }
 }
 
+TEST(SortedArray, SetBuildSortsAndDeduplicates) {
+  check_sorted_set(kCpu, random_keys(100000, 25000, 21));
+  check_sorted_set(kCpu, {7});
+  check_sorted_set(kCpu, {});
+}
+
 TEST(Tables, ParseNamesAndBadOptions) {
   EXPECT_EQ(parse_table_kind("cuckoo"), TableKind::Cuckoo);
   EXPECT_EQ(parse_table_kind("hashgraph-v2"), TableKind::HashGraphV2);

@@ -96,6 +96,13 @@ TEST_P(GpuTables, CudaEqualsCpu) {
   EXPECT_EQ(unique[0], unique[1]);
 }
 
+TEST(GpuSortedArray, SetBuildSortsAndDeduplicates) {
+  REQUIRE_CUDA();
+  check_sorted_set(kCuda, random_keys(1000000, 250000, 21));
+  check_sorted_set(kCuda, {7});
+  check_sorted_set(kCuda, {});
+}
+
 TEST(GpuHashGraph, InvariantsAndV2MatchesCpuExactly) {
   REQUIRE_CUDA();
   const auto keys = random_keys(1 << 20, (1 << 20) / 8, 30);

@@ -120,7 +120,7 @@ TEST(ViewerCli, UnknownFlagIsAOneLineUsageError) {
 TEST(ViewerCli, MalformedValuesAreUsageErrors) {
   for (const char* args : {"--points",
                            "--points abc",
-                           "--res 5000",
+                           "--res 3000000",
                            "--algo quadratic",
                            "--backend opencl",
                            "--screenshot x.png",

@@ -126,7 +126,7 @@ struct Grid {
 /// The same for a 64-bit key (any grid; a wide one needs it).
 [[nodiscard]] Float3 voxel_center(const GridParams& grid, Key64 key);
 /// Key of the voxel containing world point p, or kEmptyKey if p is outside the grid (a grid of
-/// at most 31 key bits; voxel_key64 for any).
+/// at most 31 key bits, else InvalidInput; voxel_key64 for any).
 [[nodiscard]] Key voxel_key(const GridParams& grid, Float3 p);
 [[nodiscard]] Key64 voxel_key64(const GridParams& grid, Float3 p);
 

@@ -216,6 +216,10 @@ class Pipeline {
   [[nodiscard]] std::span<const Key> voxels(int index) const;
   [[nodiscard]] std::span<const Key64> voxels64(int index) const;
   [[nodiscard]] std::span<const VoxelLabel> labels(int index) const;
+  /// The keys the last frame's table of model `index` was built from (backend memory): one per
+  /// point in the grid, or a mesh's voxelizer output, duplicates included. 32-bit frames only
+  /// (InvalidInput after a 64-bit one).
+  [[nodiscard]] std::span<const Key> keys(int index) const;
   /// The last frame's animated points of model `index` (backend memory).
   [[nodiscard]] std::span<const Float3> points(int index) const;
   /// The last frame's voxel instances of model `index` (backend memory), grouped by label as

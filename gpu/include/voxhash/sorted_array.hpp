@@ -1,6 +1,6 @@
 // SortedArray: the baseline the hash tables are measured against (the cuckoo chapter compares
 // with it): the keys and their values sorted as pairs (CUB radix sort on CUDA, the CPU backend's
-// stable pair sort), looked up by binary search.
+// stable pair sort), looked up by binary search; or, as a set, the keys sorted and de-duplicated.
 #pragma once
 
 #include <voxhash/backend.hpp>
@@ -22,7 +22,13 @@ class SortedArray {
   virtual void stage_async(const Key* keys, std::size_t n, Stream stream = nullptr) = 0;
   /// Sorts the staged pairs by key (all 32 bits) on `stream`. Asynchronous.
   virtual void build_async(Stream stream = nullptr) = 0;
-  /// out[i] = the value of queries[i], or kNotFound, on `stream`. Asynchronous.
+  /// The sort + unique baseline a hash set's build (the frame's tables) is measured against:
+  /// keys[0..n) radix-sorted alone and de-duplicated (CUB on CUDA) on `stream`; returns the number
+  /// of distinct keys (synchronizes). find_async then answers each key's rank among them (the
+  /// dense id a set build gives), until the next stage_async.
+  virtual std::size_t build_set(const Key* keys, std::size_t n, Stream stream = nullptr) = 0;
+  /// out[i] = the value of queries[i] (after build_set: its rank), or kNotFound, on `stream`.
+  /// Asynchronous.
   virtual void find_async(const Key* queries,
                           std::size_t n,
                           Value* out,

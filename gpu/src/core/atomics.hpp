@@ -179,15 +179,24 @@ VOXHASH_HD void atomic_or(std::uint32_t* address, std::uint32_t bits) {
 #endif
 }
 
-/// Reads a flag that only steers an early exit (a stale value costs work, never correctness): on
-/// the GPU a plain load that L1 may serve (a volatile one goes to L2 from every thread: +7 % on the
-/// frame's cuckoo build, measured on H100), on the CPU a relaxed atomic load, which is what
-/// ThreadSanitizer checks.
+/// Reads a word where a stale value costs work, never correctness (a flag steering an early exit,
+/// a union-find parent): on the GPU a plain load that L1 may serve (a volatile one goes to L2 from
+/// every thread: +7 % on the frame's cuckoo build, measured on H100), on the CPU a relaxed atomic
+/// load, which is what ThreadSanitizer checks.
 VOXHASH_HD std::uint32_t load_hint(const std::uint32_t* address) {
 #if defined(__CUDA_ARCH__)
   return *address;
 #else
   return std::atomic_ref<std::uint32_t>(*const_cast<std::uint32_t*>(address))
+      .load(std::memory_order_relaxed);
+#endif
+}
+
+VOXHASH_HD std::uint64_t load_hint(const std::uint64_t* address) {
+#if defined(__CUDA_ARCH__)
+  return *address;
+#else
+  return std::atomic_ref<std::uint64_t>(*const_cast<std::uint64_t*>(address))
       .load(std::memory_order_relaxed);
 #endif
 }

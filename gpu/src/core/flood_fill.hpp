@@ -6,7 +6,8 @@
 //     sparse surface with one-voxel gaps still separates inside from outside).
 //  2. Connected components of the non-barrier voxels (26-connectivity) by union-find with pointer
 //     jumping (ECL-CC style hooking: the larger root is hooked under the smaller with atomicCAS),
-//     in two rounds with a flattening after each (face neighbours first, then the rest).
+//     in two rounds with a flattening after each: face neighbours first, then (Afforest's skip)
+//     only the voxels outside the giant component look at their 20 diagonal neighbours.
 //  3. Each component is labelled by the robust inside test of src/core/inside_test.hpp: rays in
 //     non-axis directions from several voxels spread over it, voted.
 //  4. Barrier voxels that are not intersections take the majority label of their labelled
@@ -21,6 +22,7 @@
 #include <voxhash/grid.hpp>
 #include <voxhash/pipeline.hpp>
 
+#include <bit>
 #include <cstdint>
 #include <type_traits>
 
@@ -168,12 +170,15 @@ VOXHASH_HD bool touches(const View& table, const Mask& mask, const Grid& g, Int3
   return false;
 }
 
-/// Root of x's tree, halving the path on the way (parents only ever decrease).
+/// Root of x's tree, halving the path on the way (parents only ever decrease). Reads may be stale
+/// (load_hint: on the GPU L1 serves the hot top of the trees): a stale parent is still an
+/// ancestor, so the walk ends at a root or at a node that was one, which unite's compare-and-swap
+/// then finds out.
 VOXHASH_HD std::uint32_t find_root(std::uint32_t* parent, std::uint32_t x) {
-  std::uint32_t curr = atomic_load(&parent[x]);
+  std::uint32_t curr = load_hint(&parent[x]);
   if (curr != x) {
     std::uint32_t prev = x, next;
-    while (curr > (next = atomic_load(&parent[curr]))) {
+    while (curr > (next = load_hint(&parent[curr]))) {
       atomic_store(&parent[prev], next);
       prev = curr;
       curr = next;
@@ -183,10 +188,11 @@ VOXHASH_HD std::uint32_t find_root(std::uint32_t* parent, std::uint32_t x) {
 }
 
 /// Root of x's tree by reads alone, for the final flattening: path halving there could overwrite
-/// a node's freshly written root with an older ancestor. Safe while no unions run.
+/// a node's freshly written root with an older ancestor. Safe while no unions run (roots stay
+/// roots, so a stale read only lengthens the walk).
 VOXHASH_HD std::uint32_t root_of(const std::uint32_t* parent, std::uint32_t x) {
   std::uint32_t next;
-  while ((next = atomic_load(&parent[x])) != x)
+  while ((next = load_hint(&parent[x])) != x)
     x = next;
   return x;
 }
@@ -208,40 +214,79 @@ VOXHASH_HD void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
   }
 }
 
-inline constexpr int kForwardNeighbours = 13;
-/// The forward neighbours across a face (+x, +y, +z) in the numbering below: enough to join
-/// most of a surface before the first flattening.
-inline constexpr std::uint32_t kFaceNeighbours       = (1u << 0) | (1u << 2) | (1u << 8);
-inline constexpr std::uint32_t kAllForwardNeighbours = (1u << kForwardNeighbours) - 1u;
+/// Neighbour sets as 27-bit masks over the codes (dz + 1) * 9 + (dy + 1) * 3 + (dx + 1) of the
+/// offsets in {-1, 0, 1}^3 (13 is the voxel itself).
+inline constexpr std::uint32_t kForwardFaces = (1u << 14) | (1u << 16) | (1u << 22);  // +x +y +z
+inline constexpr std::uint32_t kAllFaces     = kForwardFaces | (1u << 12) | (1u << 10) | (1u << 4);
+/// The 20 neighbours across an edge or a corner, both ways.
+inline constexpr std::uint32_t kDiagonals = ((1u << 27) - 1u) & ~kAllFaces & ~(1u << 13);
 
-/// Unites voxel `id` (at cell c) with those of its 13 "forward" 26-neighbours selected by
-/// `which` (bit n: neighbour n) that are voxels of the same model and not barriers; the other 13
-/// neighbours are covered by their own threads. The lookups go out together (find_id_batch), and
-/// a neighbour already under the same parent is skipped without walking the trees.
-template <class View>
+VOXHASH_HD Int3 neighbour(Int3 c, int code) {
+  return offset(c, code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1);
+}
+
+/// The code of the k-th neighbour of the set `which` (its k-th set bit).
+constexpr int nth_neighbour(std::uint32_t which, int k) {
+  for (int code = 0;; ++code) {
+    if (((which >> code) & 1u) && k-- == 0) return code;
+  }
+}
+
+/// Unites voxel `id` (at cell c) with its neighbours in the set Which that are voxels of the same
+/// model and not barriers. The set is a template argument so each round's kernel holds only its
+/// own lookups (registers limit these latency-bound kernels' occupancy). The lookups go out
+/// together (find_id_batch), and a neighbour already under the same parent is skipped without
+/// walking the trees (two equal parents, even stale, share a tree).
+template <std::uint32_t Which, class View>
 VOXHASH_HD void unite_with_neighbours(const View& self,
                                       const Grid& g,
                                       Int3 c,
                                       std::uint32_t id,
-                                      std::uint32_t which,
                                       const std::uint8_t* state,
                                       std::uint32_t* parent) {
-  using K = ViewKeyOf<View>;
-  K key[kForwardNeighbours];
+  using K              = ViewKeyOf<View>;
+  constexpr int kCount = std::popcount(Which);
+  K key[kCount];
   VOXHASH_UNROLL
-  for (int n = 0; n < kForwardNeighbours; ++n) {
-    // The 13 offsets greater than (0, 0, 0) in (z, y, x) order: codes 14..26 of 0..26.
-    const int code = n + 14;
-    const Int3 nc  = offset(c, code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1);
-    key[n]         = ((which >> n) & 1u) && g.in_grid(nc) ? g.key_as<K>(nc) : kEmptyKeyOf<K>;
+  for (int k = 0; k < kCount; ++k) {
+    const Int3 nc = neighbour(c, nth_neighbour(Which, k));
+    key[k]        = g.in_grid(nc) ? g.key_as<K>(nc) : kEmptyKeyOf<K>;
   }
-  std::uint32_t nid[kForwardNeighbours];
-  self.template find_id_batch<kForwardNeighbours>(key, nid);
-  for (int n = 0; n < kForwardNeighbours; ++n) {
-    if (nid[n] == kNotFound || state[nid[n]] != 0) continue;
-    if (atomic_load(&parent[id]) == atomic_load(&parent[nid[n]])) continue;
-    unite(parent, id, nid[n]);
+  std::uint32_t nid[kCount];
+  self.template find_id_batch<kCount>(key, nid);
+  for (int k = 0; k < kCount; ++k) {
+    if (nid[k] == kNotFound || state[nid[k]] != 0) continue;
+    if (load_hint(&parent[id]) == load_hint(&parent[nid[k]])) continue;
+    unite(parent, id, nid[k]);
   }
+}
+
+/// Voxels sampled to find the giant component (Afforest's sampling).
+inline constexpr std::uint32_t kGiantSamples = 32;
+
+/// The root most of kGiantSamples evenly spaced non-barrier voxels share once the trees are flat
+/// (the giant component's, when there is one), or kNotFound when no sample is a non-barrier voxel.
+VOXHASH_HD std::uint32_t giant_root(std::uint32_t n,
+                                    const std::uint8_t* state,
+                                    const std::uint32_t* parent) {
+  std::uint32_t root[kGiantSamples];
+  int sampled = 0;
+  for (std::uint32_t s = 0; s < kGiantSamples && s < n; ++s) {
+    const auto id = static_cast<std::uint32_t>(std::uint64_t{s} * n / kGiantSamples);
+    if (state[id] == 0) root[sampled++] = parent[id];
+  }
+  std::uint32_t best = kNotFound;
+  int best_count     = 0;
+  for (int i = 0; i < sampled; ++i) {
+    int count = 0;
+    for (int j = 0; j < sampled; ++j)
+      count += root[j] == root[i];
+    if (count > best_count) {
+      best       = root[i];
+      best_count = count;
+    }
+  }
+  return best;
 }
 
 /// Majority label (inside / outside) of the labelled 26-neighbours of c; unknown on a tie or none.

@@ -17,8 +17,12 @@ namespace voxhash::core {
 /// Extra half-size (in voxels) of every box tested: the test is conservative against rounding of
 /// coordinates up to ~1000 voxels from the origin (float ulp there ~6e-5).
 inline constexpr float kOverlapSlack = 1e-3f;
-inline constexpr int kTileShift      = 2;  // tiles of 4x4x4 voxels
-inline constexpr int kTileSide       = 1 << kTileShift;
+/// Widening (in voxels) of the plane pre-test in tile_voxels, far beyond its rounding (ulps of
+/// coordinates, ~1e-4 voxels at 1000 from the origin), so it never rejects a voxel the exact test
+/// accepts.
+inline constexpr float kPlaneMargin = 0.1f;
+inline constexpr int kTileShift     = 2;  // tiles of 4x4x4 voxels
+inline constexpr int kTileSide      = 1 << kTileShift;
 
 struct Vec3f {
   float x, y, z;
@@ -174,14 +178,27 @@ tile_voxels(const CellRange& r, std::uint32_t tile, Vec3f a, Vec3f b, Vec3f c) {
       0.5f * (first.x + last.x + 1), 0.5f * (first.y + last.y + 1), 0.5f * (first.z + last.z + 1)};
   TileVoxels v = {first, 0};
   if (!triangle_box_overlap(tile_centre, tile_half, a, b, c)) return v;
+  // Two passes over the tile: the plane axis alone, widened by kPlaneMargin (a cheap necessary
+  // condition), marks the candidates; the exact test runs only on those, ~1/3 of the tile's
+  // voxels. Lanes of a warp hold different tiles, so testing in one loop would run the exact test
+  // wherever any lane needs it: every voxel (measured: no gain on H100).
+  const Vec3f n      = cross3(sub(b, a), sub(c, b));
+  const float reach  = (s + kPlaneMargin) * (abs_f(n.x) + abs_f(n.y) + abs_f(n.z));
+  std::uint64_t near = 0;
   for (std::int32_t z = first.z; z <= last.z; ++z)
     for (std::int32_t y = first.y; y <= last.y; ++y)
       for (std::int32_t x = first.x; x <= last.x; ++x) {
         const Vec3f centre = {x + 0.5f, y + 0.5f, z + 0.5f};
-        if (!triangle_box_overlap(centre, {s, s, s}, a, b, c)) continue;
+        if (abs_f(dot3(n, sub(a, centre))) > reach) continue;
         const int bit = ((z - first.z) * kTileSide + (y - first.y)) * kTileSide + (x - first.x);
-        v.mask |= std::uint64_t{1} << bit;
+        near |= std::uint64_t{1} << bit;
       }
+  for (std::uint64_t m = near; m != 0; m &= m - 1) {
+    const int bit      = lowest_bit64(m);
+    const Int3 cell    = tile_voxel(first, bit);
+    const Vec3f centre = {cell.x + 0.5f, cell.y + 0.5f, cell.z + 0.5f};
+    if (triangle_box_overlap(centre, {s, s, s}, a, b, c)) v.mask |= std::uint64_t{1} << bit;
+  }
   return v;
 }
 

@@ -111,6 +111,17 @@ class CpuExec {
     }
   }
 
+  /// Sorts the keys of keys_in[0..n) into keys_out.
+  void sort_keys(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size_t n) {
+    std::copy(keys_in, keys_in + n, keys_out);
+    std::sort(keys_out, keys_out + n);
+  }
+
+  /// Copies the first key of every run of equal keys of in[0..n) to out; returns how many.
+  std::size_t unique(const std::uint32_t* in, std::uint32_t* out, std::size_t n) {
+    return static_cast<std::size_t>(std::unique_copy(in, in + n, out) - out);
+  }
+
   /// Copies the keys of in[0..n) that differ from `drop` to out, in order; returns how many.
   template <class KeyT>
   std::size_t select_not_equal(const KeyT* in, KeyT* out, std::size_t n, KeyT drop) {

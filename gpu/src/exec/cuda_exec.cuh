@@ -169,6 +169,27 @@ class CudaExec {
         scratch, scratch_bytes, keys_in, keys_out, values_in, values_out, n, 0, end_bit, m_stream));
   }
 
+  /// Sorts the keys of keys_in[0..n) into keys_out with CUB's radix sort (all 32 bits).
+  void sort_keys(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size_t n) {
+    if (n == 0) return;
+    std::size_t bytes = 0;
+    VOXHASH_CUDA_TRY(
+        cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys_in, keys_out, n, 0, 32, m_stream));
+    VOXHASH_CUDA_TRY(
+        cub::DeviceRadixSort::SortKeys(temp(bytes), bytes, keys_in, keys_out, n, 0, 32, m_stream));
+  }
+
+  /// Copies the first key of every run of equal keys of in[0..n) to out with CUB; returns how
+  /// many (synchronizes).
+  std::size_t unique(const std::uint32_t* in, std::uint32_t* out, std::size_t n) {
+    if (n == 0) return 0;
+    std::size_t bytes = 0;
+    VOXHASH_CUDA_TRY(cub::DeviceSelect::Unique(nullptr, bytes, in, out, count_slot(), n, m_stream));
+    VOXHASH_CUDA_TRY(
+        cub::DeviceSelect::Unique(temp(bytes), bytes, in, out, count_slot(), n, m_stream));
+    return read(count_slot());
+  }
+
   /// Copies the keys of in[0..n) that differ from `drop` to out, in order; returns how many
   /// (synchronizes).
   template <class KeyT>

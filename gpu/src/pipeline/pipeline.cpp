@@ -136,6 +136,10 @@ std::span<const Key64> Pipeline::voxels64(int index) const {
   if (!m_has_frame) return {};
   return m_impl->voxels64(index);
 }
+std::span<const Key> Pipeline::keys(int index) const {
+  if (!m_has_frame) return {};
+  return m_impl->keys(index);
+}
 std::span<const VoxelLabel> Pipeline::labels(int index) const {
   if (!m_has_frame) return {};
   return m_impl->labels(index);

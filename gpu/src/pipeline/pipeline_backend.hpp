@@ -51,9 +51,11 @@ class PipelineBackend {
   [[nodiscard]] virtual int key_bits() const = 0;
   /// The last frame's voxels; voxels() throws InvalidInput after a 64-bit frame, voxels64()
   /// after a 32-bit one.
-  [[nodiscard]] virtual std::span<const Key> voxels(int index) const              = 0;
-  [[nodiscard]] virtual std::span<const Key64> voxels64(int index) const          = 0;
-  [[nodiscard]] virtual std::span<const VoxelLabel> labels(int index) const       = 0;
+  [[nodiscard]] virtual std::span<const Key> voxels(int index) const        = 0;
+  [[nodiscard]] virtual std::span<const Key64> voxels64(int index) const    = 0;
+  [[nodiscard]] virtual std::span<const VoxelLabel> labels(int index) const = 0;
+  /// The keys the last 32-bit frame's tables were built from (InvalidInput after a 64-bit one).
+  [[nodiscard]] virtual std::span<const Key> keys(int index) const                = 0;
   [[nodiscard]] virtual std::span<const Float3> points(int index) const           = 0;
   [[nodiscard]] virtual std::span<const VoxelInstance> instances(int index) const = 0;
   /// Model `index`'s part pairs of the last frame; `scratch` holds the part ids where they must

@@ -77,7 +77,7 @@ FillResult flood_fill(Exec& exec,
   timer.record(FillMark::Begin);
   mark_near(exec, other, other_mask, g, voxels, n, b.state.data());
   timer.record(FillMark::NearDone);
-  connect_components(exec, self, g, voxels, n, b.state.data(), b.parent.data());
+  connect_components(exec, self, g, voxels, n, b.state.data(), b.parent.data(), b.giant.data());
   flag_roots(exec, n, b.state.data(), b.parent.data(), b.flags.data());
   r.components =
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
@@ -212,6 +212,11 @@ class PipelineImpl final : public detail::PipelineBackend {
     if (!m_wide) throw InvalidInput("the frame's voxel keys are 32-bit: read them with voxels");
     const auto& k = m_wide64->models.at(i);
     return {k.voxels, k.unique};
+  }
+  [[nodiscard]] std::span<const Key> keys(int i) const override {
+    if (m_wide) throw InvalidInput("the frame's voxel keys are 64-bit: its build keys are too");
+    const auto& k = m_narrow->models.at(i);
+    return {k.keys.data(), k.key_count};
   }
   [[nodiscard]] std::span<const VoxelLabel> labels(int i) const override {
     const std::uint32_t unique =

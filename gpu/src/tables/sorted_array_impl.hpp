@@ -1,6 +1,6 @@
 // SortedArrayImpl<Exec>: the sorted-array baseline written once over the executors, as the
-// tables are: staging copies the pairs, the build is the executor's pair sort, a lookup is a
-// lower-bound binary search per query (one thread each).
+// tables are: staging copies the pairs, the build is the executor's pair sort (a set build: key
+// sort, then unique), a lookup is a lower-bound binary search per query (one thread each).
 #pragma once
 
 #include <voxhash/buffer.hpp>
@@ -22,7 +22,8 @@ void stage_pairs(Exec& exec, const Key* keys, std::size_t n, Key* keys_in, Value
   });
 }
 
-/// Lookup: out[i] = values[p] where keys[p] == queries[i] (lower bound by binary search).
+/// Lookup: out[i] = values[p] where keys[p] == queries[i] (lower bound by binary search); p
+/// itself where values is null (a set's rank).
 template <class Exec>
 void sorted_find(Exec& exec,
                  const Key* keys,
@@ -42,7 +43,7 @@ void sorted_find(Exec& exec,
         hi = mid;
       }
     }
-    out[i] = lo < size && keys[lo] == key ? values[lo] : kNotFound;
+    out[i] = lo < size && keys[lo] == key ? (values ? values[lo] : lo) : kNotFound;
   });
 }
 
@@ -64,12 +65,22 @@ class SortedArrayImpl final : public SortedArray {
     m_exec.sort_pairs(
         m_keys_in.data(), m_keys.data(), m_values_in.data(), m_values.data(), m_keys.size(), 32);
   }
+  std::size_t build_set(const Key* keys, std::size_t n, Stream stream) override {
+    m_exec.set_stream(stream);
+    m_keys_in.resize(n);
+    m_keys.resize(n);
+    m_values.resize(0);
+    m_exec.sort_keys(keys, m_keys_in.data(), n);
+    m_set_size = m_exec.unique(m_keys_in.data(), m_keys.data(), n);
+    return m_set_size;
+  }
   void find_async(const Key* queries, std::size_t n, Value* out, Stream stream) const override {
     Exec exec(stream);
+    const bool set = m_values.size() == 0;
     sorted_find(exec,
                 m_keys.data(),
-                m_values.data(),
-                static_cast<std::uint32_t>(m_keys.size()),
+                set ? nullptr : m_values.data(),
+                static_cast<std::uint32_t>(set ? m_set_size : m_keys.size()),
                 queries,
                 n,
                 out);
@@ -83,6 +94,7 @@ class SortedArrayImpl final : public SortedArray {
   Exec m_exec;
   Buffer<Key> m_keys_in{Exec::kBackend, 0}, m_keys{Exec::kBackend, 0};
   Buffer<Value> m_values_in{Exec::kBackend, 0}, m_values{Exec::kBackend, 0};
+  std::size_t m_set_size = 0;  // distinct keys of the last build_set
 };
 
 }  // namespace voxhash::tables
