@@ -6,8 +6,7 @@
 //     sparse surface with one-voxel gaps still separates inside from outside).
 //  2. Connected components of the non-barrier voxels (26-connectivity) by union-find with pointer
 //     jumping (ECL-CC style hooking: the larger root is hooked under the smaller with atomicCAS),
-//     in two rounds with a flattening after each: face neighbours first, then (Afforest's skip)
-//     only the voxels outside the giant component look at their 20 diagonal neighbours.
+//     in two rounds with a flattening after each (face neighbours first, then the rest).
 //  3. Each component is labelled by the robust inside test of src/core/inside_test.hpp: rays in
 //     non-axis directions from several voxels spread over it, voted.
 //  4. Barrier voxels that are not intersections take the majority label of their labelled
@@ -214,29 +213,32 @@ VOXHASH_HD void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
   }
 }
 
-/// Neighbour sets as 27-bit masks over the codes (dz + 1) * 9 + (dy + 1) * 3 + (dx + 1) of the
-/// offsets in {-1, 0, 1}^3 (13 is the voxel itself).
-inline constexpr std::uint32_t kForwardFaces = (1u << 14) | (1u << 16) | (1u << 22);  // +x +y +z
-inline constexpr std::uint32_t kAllFaces     = kForwardFaces | (1u << 12) | (1u << 10) | (1u << 4);
-/// The 20 neighbours across an edge or a corner, both ways.
-inline constexpr std::uint32_t kDiagonals = ((1u << 27) - 1u) & ~kAllFaces & ~(1u << 13);
+inline constexpr int kForwardNeighbours = 13;
+/// The forward neighbours across a face (+x, +y, +z) in the numbering below: enough to join
+/// most of a surface before the first flattening.
+inline constexpr std::uint32_t kFaceNeighbours       = (1u << 0) | (1u << 2) | (1u << 8);
+inline constexpr std::uint32_t kAllForwardNeighbours = (1u << kForwardNeighbours) - 1u;
 
-VOXHASH_HD Int3 neighbour(Int3 c, int code) {
+/// Forward neighbour n's offset from its voxel: the 13 offsets greater than (0, 0, 0) in
+/// (z, y, x) order, codes 14..26 of 0..26.
+VOXHASH_HD Int3 forward_neighbour(Int3 c, int n) {
+  const int code = n + 14;
   return offset(c, code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1);
 }
 
-/// The code of the k-th neighbour of the set `which` (its k-th set bit).
+/// The position of the k-th set bit of `which` (a compile-time neighbour set).
 constexpr int nth_neighbour(std::uint32_t which, int k) {
-  for (int code = 0;; ++code) {
-    if (((which >> code) & 1u) && k-- == 0) return code;
+  for (int n = 0;; ++n) {
+    if (((which >> n) & 1u) && k-- == 0) return n;
   }
 }
 
-/// Unites voxel `id` (at cell c) with its neighbours in the set Which that are voxels of the same
-/// model and not barriers. The set is a template argument so each round's kernel holds only its
-/// own lookups (registers limit these latency-bound kernels' occupancy). The lookups go out
-/// together (find_id_batch), and a neighbour already under the same parent is skipped without
-/// walking the trees (two equal parents, even stale, share a tree).
+/// Unites voxel `id` (at cell c) with those of its 13 "forward" 26-neighbours in the set Which
+/// (bit n: neighbour n) that are voxels of the same model and not barriers; the other 13
+/// neighbours are covered by their own threads. The set is a template argument so each round's
+/// kernel holds only its own lookups (registers limit these latency-bound kernels' occupancy). The
+/// lookups go out together (find_id_batch), and a neighbour already under the same parent is
+/// skipped without walking the trees (two equal parents, even stale, share a tree).
 template <std::uint32_t Which, class View>
 VOXHASH_HD void unite_with_neighbours(const View& self,
                                       const Grid& g,
@@ -249,7 +251,7 @@ VOXHASH_HD void unite_with_neighbours(const View& self,
   K key[kCount];
   VOXHASH_UNROLL
   for (int k = 0; k < kCount; ++k) {
-    const Int3 nc = neighbour(c, nth_neighbour(Which, k));
+    const Int3 nc = forward_neighbour(c, nth_neighbour(Which, k));
     key[k]        = g.in_grid(nc) ? g.key_as<K>(nc) : kEmptyKeyOf<K>;
   }
   std::uint32_t nid[kCount];
@@ -259,34 +261,6 @@ VOXHASH_HD void unite_with_neighbours(const View& self,
     if (load_hint(&parent[id]) == load_hint(&parent[nid[k]])) continue;
     unite(parent, id, nid[k]);
   }
-}
-
-/// Voxels sampled to find the giant component (Afforest's sampling).
-inline constexpr std::uint32_t kGiantSamples = 32;
-
-/// The root most of kGiantSamples evenly spaced non-barrier voxels share once the trees are flat
-/// (the giant component's, when there is one), or kNotFound when no sample is a non-barrier voxel.
-VOXHASH_HD std::uint32_t giant_root(std::uint32_t n,
-                                    const std::uint8_t* state,
-                                    const std::uint32_t* parent) {
-  std::uint32_t root[kGiantSamples];
-  int sampled = 0;
-  for (std::uint32_t s = 0; s < kGiantSamples && s < n; ++s) {
-    const auto id = static_cast<std::uint32_t>(std::uint64_t{s} * n / kGiantSamples);
-    if (state[id] == 0) root[sampled++] = parent[id];
-  }
-  std::uint32_t best = kNotFound;
-  int best_count     = 0;
-  for (int i = 0; i < sampled; ++i) {
-    int count = 0;
-    for (int j = 0; j < sampled; ++j)
-      count += root[j] == root[i];
-    if (count > best_count) {
-      best       = root[i];
-      best_count = count;
-    }
-  }
-  return best;
 }
 
 /// Majority label (inside / outside) of the labelled 26-neighbours of c; unknown on a tie or none.

@@ -28,13 +28,11 @@ struct BasicFillBuffers {
         parent(b, 0),
         roots(b, 0),
         counts(b, 4),
-        giant(b, 1),
         mask_words(b, 0),
         box(b, 0) {}
   Buffer<std::uint8_t> state, flags;
   Buffer<VoxelLabel> labels, labels_next;
   Buffer<std::uint32_t> parent, roots, counts;
-  Buffer<std::uint32_t> giant;       // the giant component's root (connect_components)
   Buffer<std::uint32_t> mask_words;  // this model's BlockMask, read by the other model's fill
   Buffer<std::uint32_t> box;         // wide grids: the model's cell box, min x y z, max x y z
   core::BlockMaskOf<K> mask;
@@ -138,20 +136,29 @@ void mark_near(Exec& exec,
   });
 }
 
-/// Flattening: every parent becomes its root (no unions run meanwhile).
-template <class Exec>
-void flatten(Exec& exec, std::uint32_t n, std::uint32_t* parent) {
+/// One round of connect_components: unions along the neighbour set Which, then a flattening.
+template <std::uint32_t Which, class Exec, class View, class K>
+void unite_round(Exec& exec,
+                 View self,
+                 Grid g,
+                 const K* voxels,
+                 std::uint32_t n,
+                 const std::uint8_t* state,
+                 std::uint32_t* parent) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    if (state[id] == 0) {
+      core::unite_with_neighbours<Which>(self, g, g.cell(voxels[id]), id, state, parent);
+    }
+  });
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
     core::atomic_store(&parent[id], core::root_of(parent, id));
   });
 }
 
 /// Step 2: union-find over the non-barrier voxels in two rounds (Afforest's idea): hook along the
-/// forward face neighbours and flatten, so almost every voxel then points straight at its root
-/// and most of a surface is one tree; find the giant component's root from a few samples; then
-/// only voxels outside it look at their 20 diagonal neighbours (both ways, so an edge into the
-/// giant component is seen from its other end), and flatten again so every parent is its root.
-/// The second round's lookups were 0.2 ms of a 2 x 8M frame on H100 when every voxel made them.
+/// face neighbours and flatten, so almost every voxel then points straight at its root; then the
+/// remaining forward neighbours, most of which are found under the same root at once and cost no
+/// tree walk; flatten again so every parent is its root.
 template <class Exec, class View, class K>
 void connect_components(Exec& exec,
                         View self,
@@ -159,24 +166,11 @@ void connect_components(Exec& exec,
                         const K* voxels,
                         std::uint32_t n,
                         const std::uint8_t* state,
-                        std::uint32_t* parent,
-                        std::uint32_t* giant) {
+                        std::uint32_t* parent) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) { parent[id] = id; });
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
-    if (state[id] == 0) {
-      core::unite_with_neighbours<core::kForwardFaces>(
-          self, g, g.cell(voxels[id]), id, state, parent);
-    }
-  });
-  flatten(exec, n, parent);
-  exec.for_each(1,
-                [=] VOXHASH_LAMBDA(std::uint32_t) { *giant = core::giant_root(n, state, parent); });
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
-    if (state[id] == 0 && parent[id] != *giant) {
-      core::unite_with_neighbours<core::kDiagonals>(self, g, g.cell(voxels[id]), id, state, parent);
-    }
-  });
-  flatten(exec, n, parent);
+  unite_round<core::kFaceNeighbours>(exec, self, g, voxels, n, state, parent);
+  unite_round<core::kAllForwardNeighbours & ~core::kFaceNeighbours>(
+      exec, self, g, voxels, n, state, parent);
 }
 
 /// Step 3a: flags[id] = 1 where voxel id is the root of its component.

@@ -77,7 +77,7 @@ FillResult flood_fill(Exec& exec,
   timer.record(FillMark::Begin);
   mark_near(exec, other, other_mask, g, voxels, n, b.state.data());
   timer.record(FillMark::NearDone);
-  connect_components(exec, self, g, voxels, n, b.state.data(), b.parent.data(), b.giant.data());
+  connect_components(exec, self, g, voxels, n, b.state.data(), b.parent.data());
   flag_roots(exec, n, b.state.data(), b.parent.data(), b.flags.data());
   r.components =
       static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
