@@ -2,10 +2,11 @@
 # One device-machine call's worth of GPU work (see ../shared/device/README.md): the gpu-labelled
 # tests, then the benchmarks, logs and JSON under $OUT. Run from the repo root on the GPU machine
 # with build/ (built here for sm_90) and .gl/ (tools/prepare_device.sh) carried:
-# `tools/device_run.sh [tests] [tables] [paged] [frame] [join] [quick] [sweeps] [render]
+# `tools/device_run.sh [tests] [tables] [paged] [frame] [frame64] [join] [quick] [sweeps] [render]
 # [sanitize] [clash] [multi] [oom] [soak]` (default: tests tables frame). paged runs the Starfish
 # table 4x a 2 GiB budget and within it, at page spaces 1.25 and 1.1 (VOXHASH_GPU_BUDGET to change
-# the budget); frame runs `bench frame --all-algos --join` at two sizes; join runs `bench join`;
+# the budget); frame runs `bench frame --all-algos --join` at two sizes, frame64 at 4096^3 (64-bit
+# keys); join runs `bench join`;
 # multi the partitioned tables and join (`--gpus`, VOXHASH_GPUS, default 1); render times the
 # viewer's frame offscreen at 1920x1080 (EGL, GL and CUDA drawing); sanitize runs the gpu test
 # binaries under compute-sanitizer memcheck and racecheck (VOXHASH_SANITIZE_FILTER: a gtest filter
@@ -38,6 +39,10 @@ for step in $steps; do
         --json "$out/frame-8M-1024.json" >"$out/frame-8M-1024.txt" 2>&1
       ./build/app/voxhash bench frame --all-algos --points 1M --res 512 --frames 100 --join \
         --json "$out/frame-1M-512.json" >"$out/frame-1M-512.txt" 2>&1 ;;
+    frame64)
+      # 64-bit voxel keys: the same scene on a 4096^3 grid (issue 13 item 1).
+      ./build/app/voxhash bench frame --all-algos --points 8M --res 4096 --frames 30 \
+        --json "$out/frame64-8M-4096.json" >"$out/frame64-8M-4096.txt" 2>&1 ;;
     join)
       ./build/app/voxhash bench join --json "$out/join.json" >"$out/join.txt" 2>"$out/join.err" ;;
     quick)
