@@ -377,7 +377,7 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
                                  : Placement{};
       model.outside_grid   = static_cast<std::size_t>(
           std::count_if(model.cloud.points.begin(), model.cloud.points.end(), [&](Float3 p) {
-            return grid.voxelize(pose.apply(p)) == kEmptyKey;
+            return !grid.in_grid(grid.cell_of(pose.apply(p)));  // either key width
           }));
       const std::size_t total = model.cloud.points.size();
       if (model.outside_grid * 100 > total) {
