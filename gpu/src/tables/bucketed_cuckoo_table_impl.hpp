@@ -310,12 +310,9 @@ class BucketedCuckooTableImpl final : public BasicBucketedCuckooTable<K> {
               std::uint32_t n,
               std::size_t expected,
               BuildStats& stats) {
-    const std::uint32_t max_chain =
-        m_options.max_chain ? m_options.max_chain
-                            : static_cast<std::uint32_t>(std::ceil(
-                                  7.0 * std::log2(std::max<double>(static_cast<double>(n), 2.0))));
-    const std::size_t hinted = expected ? std::min<std::size_t>(expected, n) : n;
-    std::uint32_t buckets    = buckets_for(hinted);
+    const std::uint32_t max_chain = chain_limit(m_options.max_chain, n);
+    const std::size_t hinted      = expected ? std::min<std::size_t>(expected, n) : n;
+    std::uint32_t buckets         = buckets_for(hinted);
     m_status.resize(1);
     stats.chain_limit = max_chain;
 

@@ -8,10 +8,19 @@
 #include <voxhash/error.hpp>
 #include <voxhash/types.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
 namespace voxhash::tables {
+
+/// The eviction-chain limit of a cuckoo build of n items: `max_chain` when set, else the
+/// chapter's 7 lg n.
+inline std::uint32_t chain_limit(std::uint32_t max_chain, double n) {
+  return max_chain ? max_chain
+                   : static_cast<std::uint32_t>(std::ceil(7.0 * std::log2(std::max(n, 2.0))));
+}
 
 /// Queries one lookup thread handles at once: the tables' batched lookups (find_batch,
 /// find_edge_batch) keep that many independent loads in flight per thread.

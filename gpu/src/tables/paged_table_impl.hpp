@@ -340,10 +340,7 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     m_page_slots    = page_slots;
     m_max_page_keys = std::max<std::uint32_t>(
         1, static_cast<std::uint32_t>(kMaxPageLoad * static_cast<double>(main)));
-    m_max_chain = options.max_chain
-                      ? options.max_chain
-                      : static_cast<std::uint32_t>(std::ceil(
-                            7.0 * std::log2(std::max<double>(static_cast<double>(main), 2.0))));
+    m_max_chain = chain_limit(options.max_chain, static_cast<double>(main));
   }
 
   [[nodiscard]] Backend backend() const override { return Exec::kBackend; }
