@@ -217,6 +217,20 @@ void vote_round(Exec& exec,
   });
 }
 
+/// A copy of a model's voxels and their labels (what Pipeline::download sorts).
+template <class Exec, class K>
+void copy_voxels(Exec& exec,
+                 const K* voxels,
+                 const VoxelLabel* labels,
+                 std::uint32_t n,
+                 K* voxels_out,
+                 VoxelLabel* labels_out) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    voxels_out[id] = voxels[id];
+    labels_out[id] = labels[id];
+  });
+}
+
 template <class Exec>
 void flag_label(
     Exec& exec, const VoxelLabel* labels, std::uint32_t n, VoxelLabel label, std::uint8_t* flags) {

@@ -1,6 +1,6 @@
 // Pipeline: the public face of the frame pipeline. Holds the configuration and its validated grid
 // and forwards to the backend's PipelineImpl (the one virtual seam); also the per-frame motion
-// set-up shared by both backends and the sorted host download.
+// set-up shared by both backends.
 #include "pipeline/pipeline_backend.hpp"
 
 #include <voxhash/buffer.hpp>
@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
-#include <numeric>
 #include <string>
 
 namespace voxhash {
@@ -153,29 +152,8 @@ std::span<const VoxelInstance> Pipeline::instances(int index) const {
 }
 
 ModelVoxels Pipeline::download(int index) const {
-  const auto labels = this->labels(index);
-  std::vector<Key64> k(labels.size());
-  if (m_has_frame && m_impl->key_bits() == 64) {
-    copy_bytes(k.data(), Backend::Cpu, voxels64(index).data(), m_backend, k.size() * sizeof(Key64));
-  } else {
-    std::vector<Key> narrow(labels.size());
-    copy_bytes(
-        narrow.data(), Backend::Cpu, voxels(index).data(), m_backend, narrow.size() * sizeof(Key));
-    std::copy(narrow.begin(), narrow.end(), k.begin());
-  }
-  std::vector<VoxelLabel> l(labels.size());
-  copy_bytes(l.data(), Backend::Cpu, labels.data(), m_backend, l.size() * sizeof(VoxelLabel));
-  std::vector<std::uint32_t> order(k.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return k[a] < k[b]; });
-  ModelVoxels out;
-  out.keys.reserve(k.size());
-  out.labels.reserve(k.size());
-  for (auto i : order) {
-    out.keys.push_back(k[i]);
-    out.labels.push_back(l[i]);
-  }
-  return out;
+  if (!m_has_frame) return {};
+  return m_impl->download(index);
 }
 
 }  // namespace voxhash

@@ -58,6 +58,9 @@ class PipelineBackend {
   [[nodiscard]] virtual std::span<const Key> keys(int index) const                = 0;
   [[nodiscard]] virtual std::span<const Float3> points(int index) const           = 0;
   [[nodiscard]] virtual std::span<const VoxelInstance> instances(int index) const = 0;
+  /// Model `index`'s voxels and labels of the last frame sorted by key (on the backend: CUB's
+  /// radix sort on CUDA), copied to the host. Synchronous.
+  [[nodiscard]] virtual ModelVoxels download(int index) const = 0;
   /// Model `index`'s part pairs of the last frame; `scratch` holds the part ids where they must
   /// be worked out (a mesh's, per voxel its triangles wrote). Synchronous.
   [[nodiscard]] virtual PartPairs part_pairs(int index, Buffer<std::uint32_t>& scratch) const = 0;

@@ -235,6 +235,9 @@ class PipelineImpl final : public detail::PipelineBackend {
         m_wide ? m_wide64->models.at(i).unique : m_narrow->models.at(i).unique;
     return {m.instances, m.instances ? unique : 0};
   }
+  [[nodiscard]] ModelVoxels download(int i) const override {
+    return m_wide ? download_as(*m_wide64, i) : download_as(*m_narrow, i);
+  }
   [[nodiscard]] detail::PartPairs part_pairs(int i, Buffer<std::uint32_t>& scratch) const override {
     return m_wide ? part_pairs_as(*m_wide64, i, scratch) : part_pairs_as(*m_narrow, i, scratch);
   }
@@ -414,6 +417,31 @@ class PipelineImpl final : public detail::PipelineBackend {
                            scratch.data());
     exec.synchronize();
     return pairs_of(k.keys.data(), scratch.data(), k.key_count);
+  }
+
+  /// The sort behind download: a copy of the keys and labels radix-sorted by key on the backend
+  /// (a host sort of tens of millions of voxels took longer than the frame).
+  template <class K>
+  ModelVoxels download_as(const KeyState<K>& ks, int i) const {
+    const ModelKeys<K>& k = ks.models.at(i);
+    const std::size_t n   = k.unique;
+    Exec exec(m_exec.stream());
+    Buffer<K> keys(Exec::kBackend, n), sorted_keys(Exec::kBackend, n);
+    Buffer<VoxelLabel> labels(Exec::kBackend, n), sorted_labels(Exec::kBackend, n);
+    copy_voxels(exec, k.voxels, k.fill.labels.data(), n, keys.data(), labels.data());
+    exec.sort_pairs(keys.data(),
+                    sorted_keys.data(),
+                    labels.data(),
+                    sorted_labels.data(),
+                    n,
+                    static_cast<int>(8 * sizeof(K)));
+    std::vector<K> host_keys(n);
+    ModelVoxels out;
+    out.labels.resize(n);
+    exec.copy_to_host(host_keys.data(), sorted_keys.data(), n);
+    exec.copy_to_host(out.labels.data(), sorted_labels.data(), n);
+    out.keys.assign(host_keys.begin(), host_keys.end());
+    return out;
   }
 
   template <class K>
