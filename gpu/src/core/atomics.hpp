@@ -237,6 +237,20 @@ VOXHASH_HD void record_max(std::uint32_t* address, std::uint32_t value) {
 #endif
 }
 
+/// record_max's twin: atomic_min of a value many threads share, the warp's minimum written once
+/// and only when it lowers the stored value.
+VOXHASH_HD void record_min(std::uint32_t* address, std::uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  const unsigned mask   = __activemask();
+  const std::uint32_t m = __reduce_min_sync(mask, value);
+  if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(mask) - 1) && m < atomic_load(address)) {
+    atomicMin(address, m);
+  }
+#else
+  if (value < atomic_load(address)) atomic_min(address, value);
+#endif
+}
+
 /// atomic_add for counters many threads bump at once: on the GPU the warp adds its sum once.
 VOXHASH_HD void aggregate_add(std::uint32_t* address, std::uint32_t value) {
 #if defined(__CUDA_ARCH__)

@@ -28,13 +28,15 @@ struct BasicFillBuffers {
         parent(b, 0),
         roots(b, 0),
         counts(b, 4),
+        vote_changes(b, 0),
         mask_words(b, 0),
         box(b, 0) {}
   Buffer<std::uint8_t> state, flags;
   Buffer<VoxelLabel> labels, labels_next;
   Buffer<std::uint32_t> parent, roots, counts;
-  Buffer<std::uint32_t> mask_words;  // this model's BlockMask, read by the other model's fill
-  Buffer<std::uint32_t> box;         // wide grids: the model's cell box, min x y z, max x y z
+  Buffer<std::uint32_t> vote_changes;  // per vote round: 1 when it changed a label
+  Buffer<std::uint32_t> mask_words;    // this model's BlockMask, read by the other model's fill
+  Buffer<std::uint32_t> box;           // wide grids: the model's cell box, min x y z, max x y z
   core::BlockMaskOf<K> mask;
 };
 using FillBuffers = BasicFillBuffers<Key>;
@@ -65,12 +67,12 @@ void build_block_mask(
     exec.fill(box + 3, 3, 0u);
     exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
       const Int3 c = g.cell(voxels[id]);
-      core::atomic_min(&box[0], static_cast<std::uint32_t>(c.x));
-      core::atomic_min(&box[1], static_cast<std::uint32_t>(c.y));
-      core::atomic_min(&box[2], static_cast<std::uint32_t>(c.z));
-      core::atomic_max(&box[3], static_cast<std::uint32_t>(c.x));
-      core::atomic_max(&box[4], static_cast<std::uint32_t>(c.y));
-      core::atomic_max(&box[5], static_cast<std::uint32_t>(c.z));
+      core::record_min(&box[0], static_cast<std::uint32_t>(c.x));
+      core::record_min(&box[1], static_cast<std::uint32_t>(c.y));
+      core::record_min(&box[2], static_cast<std::uint32_t>(c.z));
+      core::record_max(&box[3], static_cast<std::uint32_t>(c.x));
+      core::record_max(&box[4], static_cast<std::uint32_t>(c.y));
+      core::record_max(&box[5], static_cast<std::uint32_t>(c.z));
     });
     std::uint32_t host[6];
     exec.copy_to_host(host, box, 6);
@@ -201,7 +203,11 @@ void label_from_components(Exec& exec,
   });
 }
 
-/// Step 4b: one round of neighbour voting for unknown labels (reads `labels`, writes `next`).
+/// Step 4b: one round of neighbour voting for unknown labels (reads `labels`, writes `next`);
+/// `*changed` becomes 1 when a label changes. After a round that changed nothing (`changed_before`
+/// still 0; null for the first round) both label arrays hold the same labels and every later
+/// round would repeat them, so the round returns at once: the undecided voxels' 26 lookups a round
+/// are the rounds' whole cost.
 template <class Exec, class View, class K>
 void vote_round(Exec& exec,
                 View self,
@@ -209,11 +215,18 @@ void vote_round(Exec& exec,
                 const K* voxels,
                 std::uint32_t n,
                 const VoxelLabel* labels,
-                VoxelLabel* next) {
+                VoxelLabel* next,
+                const std::uint32_t* changed_before,
+                std::uint32_t* changed) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
-    next[id] = labels[id] == core::kLabelUnknown
-                   ? core::neighbour_vote(self, g, g.cell(voxels[id]), labels)
-                   : labels[id];
+    if (changed_before && core::load_hint(changed_before) == 0) return;
+    const VoxelLabel label = labels[id];
+    VoxelLabel voted       = label;
+    if (label == core::kLabelUnknown) {
+      voted = core::neighbour_vote(self, g, g.cell(voxels[id]), labels);
+      if (voted != label) core::atomic_store(changed, 1u);
+    }
+    next[id] = voted;
   });
 }
 

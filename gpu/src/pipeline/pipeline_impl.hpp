@@ -89,8 +89,19 @@ FillResult flood_fill(Exec& exec,
   count_region_flags_async(exec, r.components, ib);
   timer.record(FillMark::InsideDone);
   label_from_components(exec, n, b.state.data(), b.parent.data(), component_label, b.labels.data());
+  b.vote_changes.resize(kVoteRounds);
+  exec.fill(b.vote_changes.data(), kVoteRounds, 0u);
   for (int round = 0; round < kVoteRounds; ++round) {
-    vote_round(exec, self, g, voxels, n, b.labels.data(), b.labels_next.data());
+    const std::uint32_t* before = round ? b.vote_changes.data() + round - 1 : nullptr;
+    vote_round(exec,
+               self,
+               g,
+               voxels,
+               n,
+               b.labels.data(),
+               b.labels_next.data(),
+               before,
+               b.vote_changes.data() + round);
     b.labels.swap(b.labels_next);
   }
   flag_label(exec, b.labels.data(), n, core::kLabelUnknown, b.flags.data());
