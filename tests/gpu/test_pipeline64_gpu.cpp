@@ -3,6 +3,7 @@
 // 1024^3 the forced 64-bit path equals the 32-bit one on CUDA (the bundled mesh pairs of the
 // Inside sweeps); the clash report on a wide grid equals the CPU's. Skipped, saying why, without
 // a CUDA device.
+#include "common/require_cuda.hpp"
 #include "common/wide_scene.hpp"
 
 #include <voxhash/clash.hpp>
@@ -12,11 +13,6 @@
 
 namespace voxhash::test {
 namespace {
-
-#define REQUIRE_CUDA()                                                               \
-  do {                                                                               \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: " << cuda_unavailable_reason(); \
-  } while (0)
 
 constexpr int kWide = 1 << 20;
 

@@ -5,6 +5,7 @@
 // exists.
 #include "common/inside_eval.hpp"
 #include "common/pipeline_checks.hpp"
+#include "common/require_cuda.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
@@ -15,11 +16,6 @@
 
 namespace voxhash::test {
 namespace {
-
-#define REQUIRE_CUDA()                                                               \
-  do {                                                                               \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: " << cuda_unavailable_reason(); \
-  } while (0)
 
 /// Compares two frames voxel by voxel; on a difference reports how many and the first few.
 void expect_same(const SceneResult& a, const SceneResult& b, const char* what) {
