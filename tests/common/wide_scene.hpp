@@ -14,6 +14,9 @@
 
 namespace voxhash::test {
 
+/// Voxels per axis of the wide grids: 2^20, keys far above 2^32.
+inline constexpr int kWide = 1 << 20;
+
 /// A cubic grid of `resolution` voxels per axis whose voxels are `voxel` world units, with the
 /// world origin at cell (0.3, 0.55, 0.8) of the resolution: shapes near the origin get large
 /// cell coordinates on every axis.
@@ -39,6 +42,12 @@ inline std::vector<Scene> wide_scenes() {
   for (Scene& s : scenes)
     s.mesh_samples = 2000;
   return scenes;
+}
+
+/// Whether two runs gave the same voxels and labels for both models.
+inline bool same_voxels(const SceneOutcome& a, const SceneOutcome& b) {
+  return a.voxels[0].keys == b.voxels[0].keys && a.voxels[0].labels == b.voxels[0].labels &&
+         a.voxels[1].keys == b.voxels[1].keys && a.voxels[1].labels == b.voxels[1].labels;
 }
 
 }  // namespace voxhash::test

@@ -19,13 +19,6 @@
 namespace voxhash::test {
 namespace {
 
-constexpr int kWide = 1 << 20;
-
-bool same_voxels(const SceneOutcome& a, const SceneOutcome& b) {
-  return a.voxels[0].keys == b.voxels[0].keys && a.voxels[0].labels == b.voxels[0].labels &&
-         a.voxels[1].keys == b.voxels[1].keys && a.voxels[1].labels == b.voxels[1].labels;
-}
-
 TEST(Pipeline64, WideGridRunsOnSixtyFourBitKeys) {
   const Scene s = wide_scenes()[0];
   PipelineConfig config;

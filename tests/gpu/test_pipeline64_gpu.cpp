@@ -14,13 +14,6 @@
 namespace voxhash::test {
 namespace {
 
-constexpr int kWide = 1 << 20;
-
-bool same_voxels(const SceneOutcome& a, const SceneOutcome& b) {
-  return a.voxels[0].keys == b.voxels[0].keys && a.voxels[0].labels == b.voxels[0].labels &&
-         a.voxels[1].keys == b.voxels[1].keys && a.voxels[1].labels == b.voxels[1].labels;
-}
-
 TEST(GpuPipeline64, CudaEqualsCpuForEveryAlgorithmAt2To20) {
   REQUIRE_CUDA();
   const GridParams grid = wide_grid(kWide, 0.01);
