@@ -158,6 +158,30 @@ void warn_about_labels(const std::vector<FrameStats>& frames,
   }
 }
 
+/// A frame result of `operation` by `algorithm` over the timed frames' times `ms`: the median as
+/// its time, and the fields every frame result starts with (median, p10, p90, frames, points per
+/// model, resolution).
+Result frame_result(std::string algorithm,
+                    std::string operation,
+                    const std::vector<double>& ms,
+                    std::size_t points,
+                    int resolution) {
+  Result r;
+  r.suite     = "frame";
+  r.sweep     = "frame";
+  r.algorithm = std::move(algorithm);
+  r.operation = std::move(operation);
+  r.keys      = 2 * points;
+  r.seconds   = quantile(ms, 0.5) * 1e-3;
+  r.extra     = {{"median_ms", quantile(ms, 0.5)},
+                 {"p10_ms", quantile(ms, 0.1)},
+                 {"p90_ms", quantile(ms, 0.9)},
+                 {"frames", static_cast<double>(ms.size())},
+                 {"points_per_model", static_cast<double>(points)},
+                 {"resolution", resolution}};
+  return r;
+}
+
 /// One result per stage of one algorithm's timed frames; `last` is its last frame, whose counts
 /// the total reports.
 void add_results(TableKind algorithm,
@@ -171,20 +195,8 @@ void add_results(TableKind algorithm,
   for (const Stage& stage : kStages) {
     const std::vector<double> ms =
         collect(frames, [&](const FrameStats& s) { return s.ms.*(stage.ms); });
-    Result r;
-    r.suite                     = "frame";
-    r.sweep                     = "frame";
-    r.algorithm                 = std::string(to_string(algorithm));
-    r.operation                 = stage.name;
-    r.keys                      = 2 * points;
-    r.seconds                   = quantile(ms, 0.5) * 1e-3;
-    r.extra                     = {{"median_ms", quantile(ms, 0.5)},
-                                   {"p10_ms", quantile(ms, 0.1)},
-                                   {"p90_ms", quantile(ms, 0.9)},
-                                   {"frames", static_cast<double>(frames.size())},
-                                   {"points_per_model", static_cast<double>(points)},
-                                   {"resolution", resolution},
-                                   {"key_bits", last.key_bits}};
+    Result r = frame_result(std::string(to_string(algorithm)), stage.name, ms, points, resolution);
+    r.extra.emplace_back("key_bits", last.key_bits);
     const std::string_view name = stage.name;
     if (name == "build" || name == "probe") {
       const bool build = name == "build";
@@ -257,13 +269,8 @@ void add_join_results(TableKind algorithm,
       last.probe_rows ? static_cast<double>(last.pairs) / last.probe_rows : 0.0;
   const double pairs_bound = std::min(rows_bound * pairs_per_row, limits.copy_gbs / kJoinPairBytes);
   for (const bool pairs : {false, true}) {
-    Result r;
-    r.suite             = "frame";
-    r.sweep             = "frame";
-    r.algorithm         = std::string(to_string(algorithm));
-    r.operation         = pairs ? "join-pairs" : "join";
-    r.keys              = 2 * points;
-    r.seconds           = quantile(ms, 0.5) * 1e-3;
+    Result r = frame_result(
+        std::string(to_string(algorithm)), pairs ? "join-pairs" : "join", ms, points, resolution);
     r.rate_gkeys        = quantile(pairs ? pairs_rate : rows_rate, 0.5);
     r.bound             = !pairs ? "read8_l2/2"
                           : rows_bound * pairs_per_row <= limits.copy_gbs / kJoinPairBytes
@@ -271,15 +278,9 @@ void add_join_results(TableKind algorithm,
                               : "copy_gbs/8";
     r.bound_gkeys       = pairs ? pairs_bound : rows_bound;
     r.fraction_of_bound = r.rate_gkeys / r.bound_gkeys;
-    r.extra             = {{"median_ms", quantile(ms, 0.5)},
-                           {"p10_ms", quantile(ms, 0.1)},
-                           {"p90_ms", quantile(ms, 0.9)},
-                           {"frames", static_cast<double>(samples.size())},
-                           {"points_per_model", static_cast<double>(points)},
-                           {"resolution", resolution},
-                           {"pairs", static_cast<double>(last.pairs)},
-                           {"probe_rows", static_cast<double>(last.probe_rows)},
-                           {"build_rows", static_cast<double>(last.build_rows)}};
+    r.extra.emplace_back("pairs", static_cast<double>(last.pairs));
+    r.extra.emplace_back("probe_rows", static_cast<double>(last.probe_rows));
+    r.extra.emplace_back("build_rows", static_cast<double>(last.build_rows));
     printer.print(r);
     report.results.push_back(std::move(r));
   }
@@ -329,20 +330,8 @@ void add_baseline_results(const std::vector<std::pair<double, double>>& baseline
     ms.push_back(sample_ms);
     rates.push_back(rate);
   }
-  Result r;
-  r.suite      = "frame";
-  r.sweep      = "frame";
-  r.algorithm  = "sorted-array";
-  r.operation  = "sort_unique";
-  r.keys       = 2 * points;
-  r.seconds    = quantile(ms, 0.5) * 1e-3;
+  Result r     = frame_result("sorted-array", "sort_unique", ms, points, resolution);
   r.rate_gkeys = quantile(rates, 0.5);
-  r.extra      = {{"median_ms", quantile(ms, 0.5)},
-                  {"p10_ms", quantile(ms, 0.1)},
-                  {"p90_ms", quantile(ms, 0.9)},
-                  {"frames", static_cast<double>(ms.size())},
-                  {"points_per_model", static_cast<double>(points)},
-                  {"resolution", resolution}};
   for (std::size_t p = 0; p < algorithms.size(); ++p) {
     const double build =
         quantile(collect(stats[p], [](const FrameStats& s) { return s.ms.build; }), 0.5);

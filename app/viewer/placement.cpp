@@ -12,19 +12,6 @@ namespace {
 
 constexpr double kDegrees = 180.0 / std::numbers::pi;
 
-/// Row-major rotation matrix of a unit quaternion (in double, unlike RigidTransform's floats).
-std::array<double, 9> matrix_of(const Quaternion& q) {
-  return {1 - 2 * (q.y * q.y + q.z * q.z),
-          2 * (q.x * q.y - q.w * q.z),
-          2 * (q.x * q.z + q.w * q.y),
-          2 * (q.x * q.y + q.w * q.z),
-          1 - 2 * (q.x * q.x + q.z * q.z),
-          2 * (q.y * q.z - q.w * q.x),
-          2 * (q.x * q.z - q.w * q.y),
-          2 * (q.y * q.z + q.w * q.x),
-          1 - 2 * (q.x * q.x + q.y * q.y)};
-}
-
 bool finite(Float3 p) {
   return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
 }
@@ -32,7 +19,7 @@ bool finite(Float3 p) {
 }  // namespace
 
 ModelPlacement placement_of(const SceneModel& model) {
-  const std::array<double, 9> m = matrix_of(model.pose.rotate);
+  const std::array<double, 9> m = rotation_matrix(model.pose.rotate);
   // R = Rz(c) Ry(b) Rx(a): m[6] = -sin b, m[7] = cos b sin a, m[8] = cos b cos a,
   // m[3] = sin c cos b, m[0] = cos c cos b.
   const double b = std::asin(std::clamp(-m[6], -1.0, 1.0));
@@ -58,7 +45,7 @@ void set_placement(SceneModel& model, const ModelPlacement& placement) {
 }
 
 RestModel rest_of(const PlacedModel& placed, const SceneModel& model) {
-  const std::array<double, 9> r = matrix_of(model.pose.rotate);
+  const std::array<double, 9> r = rotation_matrix(model.pose.rotate);
   const Float3 t                = model.pose.translate;
   const auto unplace            = [&](Float3 p) {
     const double x = p.x - double{t.x}, y = p.y - double{t.y}, z = p.z - double{t.z};
@@ -78,7 +65,7 @@ RestModel rest_of(const PlacedModel& placed, const SceneModel& model) {
 }
 
 void place_model(const RestModel& rest, const SceneModel& model, PlacedModel& placed) {
-  const std::array<double, 9> r = matrix_of(model.pose.rotate);
+  const std::array<double, 9> r = rotation_matrix(model.pose.rotate);
   const Float3 t                = model.pose.translate;
   const double s                = model.scale;
   placed.bounds    = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};

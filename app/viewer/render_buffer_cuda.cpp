@@ -3,6 +3,7 @@
 // stream, let the pipeline write its points and voxel instances into them on that stream, unmap on
 // it: no wait on the host; with a DeviceDrawer attached its target is mapped in the same call and
 // drawn before the unmap) and the same frame into plain device buffers, which --timing compares.
+#include "viewer/cuda_check.hpp"
 #include "viewer/render_buffer.hpp"
 
 #include <voxhash/buffer.hpp>
@@ -18,18 +19,12 @@
 namespace voxhash::viewer {
 namespace {
 
-void check(cudaError_t status, const char* call) {
-  if (status == cudaSuccess) return;
-  (void)cudaGetLastError();
-  throw CudaError(
-      std::string(call) + ": " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status),
-      static_cast<int>(status));
-}
-
 /// A non-blocking stream owned by a bridge.
 class OwnedStream {
  public:
-  OwnedStream() { check(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking), "stream"); }
+  OwnedStream() {
+    check_cuda(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking), "stream");
+  }
   OwnedStream(const OwnedStream&)            = delete;
   OwnedStream& operator=(const OwnedStream&) = delete;
   ~OwnedStream() { cudaStreamDestroy(m_stream); }
@@ -64,7 +59,7 @@ class CudaInteropBridge final : public BufferBridge {
       unmap();
       throw;
     }
-    check(unmap(), "cudaGraphicsUnmapResources");
+    check_cuda(unmap(), "cudaGraphicsUnmapResources");
   }
 
   void reserve(const std::array<std::size_t, 2>& points) override {
@@ -90,13 +85,14 @@ class CudaInteropBridge final : public BufferBridge {
   void register_buffers() {
     unregister();
     for (int i = 0; i < 2; ++i) {
-      check(cudaGraphicsGLRegisterBuffer(
-                &m_resources[i], m_buffers.points_buffer(i), cudaGraphicsRegisterFlagsWriteDiscard),
-            "cudaGraphicsGLRegisterBuffer (points)");
-      check(cudaGraphicsGLRegisterBuffer(&m_resources[2 + i],
-                                         m_buffers.voxels_buffer(i),
-                                         cudaGraphicsRegisterFlagsWriteDiscard),
-            "cudaGraphicsGLRegisterBuffer (voxels)");
+      check_cuda(
+          cudaGraphicsGLRegisterBuffer(
+              &m_resources[i], m_buffers.points_buffer(i), cudaGraphicsRegisterFlagsWriteDiscard),
+          "cudaGraphicsGLRegisterBuffer (points)");
+      check_cuda(cudaGraphicsGLRegisterBuffer(&m_resources[2 + i],
+                                              m_buffers.voxels_buffer(i),
+                                              cudaGraphicsRegisterFlagsWriteDiscard),
+                 "cudaGraphicsGLRegisterBuffer (voxels)");
     }
     m_registered = true;
   }
@@ -108,14 +104,14 @@ class CudaInteropBridge final : public BufferBridge {
         m_drawer ? static_cast<cudaGraphicsResource_t>(m_drawer->resource()) : nullptr;
     m_mapped_count = m_drawer ? kResources + 1 : kResources;
     std::copy(m_resources, m_resources + kResources, m_mapped);
-    check(cudaGraphicsMapResources(m_mapped_count, m_mapped, m_stream.get()),
-          "cudaGraphicsMapResources");
+    check_cuda(cudaGraphicsMapResources(m_mapped_count, m_mapped, m_stream.get()),
+               "cudaGraphicsMapResources");
     std::array<void*, kResources> mapped{};
     try {
       for (int r = 0; r < kResources; ++r) {
         std::size_t bytes = 0;
-        check(cudaGraphicsResourceGetMappedPointer(&mapped[r], &bytes, m_resources[r]),
-              "cudaGraphicsResourceGetMappedPointer");
+        check_cuda(cudaGraphicsResourceGetMappedPointer(&mapped[r], &bytes, m_resources[r]),
+                   "cudaGraphicsResourceGetMappedPointer");
       }
     } catch (...) {
       unmap();
@@ -159,14 +155,14 @@ class CudaInteropBridge final : public BufferBridge {
         m_buffers.voxel_ranges[i] = stats.model[i].ranges;
       }
       draw(mapped);
-      if (m_timing) check(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize");
+      if (m_timing) check_cuda(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize");
       m_times.instances = watch.lap();
     } catch (...) {
       unmap();
       throw;
     }
-    check(unmap(), "cudaGraphicsUnmapResources");
-    if (m_timing) check(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize");
+    check_cuda(unmap(), "cudaGraphicsUnmapResources");
+    if (m_timing) check_cuda(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize");
     m_times.unmap = watch.lap();
     return stats;
   }
@@ -228,7 +224,7 @@ class PlainDeviceBridge final : public BufferBridge {
     }
     const FrameStats stats = pipeline.run_frame(time, targets, m_stream.handle());
     m_times.pipeline       = watch.lap();
-    if (m_timing) check(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize");
+    if (m_timing) check_cuda(cudaStreamSynchronize(m_stream.get()), "cudaStreamSynchronize");
     m_times.instances = watch.lap();
     return stats;
   }

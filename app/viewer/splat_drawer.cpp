@@ -1,5 +1,6 @@
 // CudaDrawer (built only with CUDA): the texture and its registration, the depth + colour buffer,
 // and the per-draw surface object over the mapped texture; the kernels are in splat_cuda.cu.
+#include "viewer/cuda_check.hpp"
 #include "viewer/splat.hpp"
 #include "viewer/splat_drawer.hpp"
 
@@ -16,14 +17,6 @@
 
 namespace voxhash::viewer {
 namespace {
-
-void check(cudaError_t status, const char* call) {
-  if (status == cudaSuccess) return;
-  (void)cudaGetLastError();
-  throw CudaError(
-      std::string(call) + ": " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status),
-      static_cast<int>(status));
-}
 
 void delete_texture(GLuint id) {
   glDeleteTextures(1, &id);
@@ -93,13 +86,13 @@ class CudaDrawer final : public ViewDrawer {
         std::copy(label_colors[l].begin(), label_colors[l].end(), m.label_colors[l]);
     }
     cudaArray_t array = nullptr;
-    check(cudaGraphicsSubResourceGetMappedArray(&array, m_resource, 0, 0),
-          "cudaGraphicsSubResourceGetMappedArray");
+    check_cuda(cudaGraphicsSubResourceGetMappedArray(&array, m_resource, 0, 0),
+               "cudaGraphicsSubResourceGetMappedArray");
     cudaResourceDesc desc{};
     desc.resType                = cudaResourceTypeArray;
     desc.res.array.array        = array;
     cudaSurfaceObject_t surface = 0;
-    check(cudaCreateSurfaceObject(&surface, &desc), "cudaCreateSurfaceObject");
+    check_cuda(cudaCreateSurfaceObject(&surface, &desc), "cudaCreateSurfaceObject");
     try {
       splat::draw(m_params, models, m_depth_color, surface, stream);
     } catch (...) {
@@ -107,7 +100,7 @@ class CudaDrawer final : public ViewDrawer {
       throw;
     }
     // Destroying the object does not wait for the kernels that use it.
-    check(cudaDestroySurfaceObject(surface), "cudaDestroySurfaceObject");
+    check_cuda(cudaDestroySurfaceObject(surface), "cudaDestroySurfaceObject");
   }
 
  private:
@@ -119,15 +112,15 @@ class CudaDrawer final : public ViewDrawer {
     glTextureStorage2D(id, 1, GL_RGBA8, width, height);
     glTextureParameteri(id, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTextureParameteri(id, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    check(cudaGraphicsGLRegisterImage(
-              &m_resource,
-              id,
-              GL_TEXTURE_2D,
-              cudaGraphicsRegisterFlagsSurfaceLoadStore | cudaGraphicsRegisterFlagsWriteDiscard),
-          "cudaGraphicsGLRegisterImage");
-    check(cudaMalloc(&m_depth_color,
-                     static_cast<std::size_t>(width) * height * sizeof(unsigned long long)),
-          "cudaMalloc (depth and colour)");
+    check_cuda(cudaGraphicsGLRegisterImage(&m_resource,
+                                           id,
+                                           GL_TEXTURE_2D,
+                                           cudaGraphicsRegisterFlagsSurfaceLoadStore |
+                                               cudaGraphicsRegisterFlagsWriteDiscard),
+               "cudaGraphicsGLRegisterImage");
+    check_cuda(cudaMalloc(&m_depth_color,
+                          static_cast<std::size_t>(width) * height * sizeof(unsigned long long)),
+               "cudaMalloc (depth and colour)");
     m_params.width  = width;
     m_params.height = height;
   }

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,9 +31,10 @@ inline std::filesystem::path assets_dir() {
 struct Scene {
   std::string name;
   Mesh a, b;
-  int resolution     = 128;
-  bool thin_walls    = false;   // walls thinner than the closing: must be reported
-  std::size_t points = 300000;  // per model, for the sampled path
+  int resolution           = 128;
+  bool thin_walls          = false;   // walls thinner than the closing: must be reported
+  std::size_t points       = 300000;  // per model, for the sampled path
+  std::size_t mesh_samples = 20000;   // rest points drawn per mesh model (voxels: its triangles)
 };
 
 /// A cubic grid fitted around both meshes with a margin of two voxels.
@@ -123,30 +125,37 @@ struct SceneOutcome {
   FrameStats stats;
 };
 
-/// Runs scene s on `backend` with both models as meshes, or (`as_points`) as clouds of s.points
-/// samples; with `scored`, scores both models against the exact meshes.
-inline SceneOutcome evaluate_scene(const Scene& s,
-                                   Backend backend     = Backend::Cpu,
-                                   TableKind algorithm = TableKind::Cuckoo,
-                                   bool as_points      = false,
-                                   bool scored         = true) {
+/// How evaluate_scene runs a scene; set the fields by name: {.backend = Backend::Cuda}.
+struct EvalOptions {
+  Backend backend     = Backend::Cpu;
+  TableKind algorithm = TableKind::Cuckoo;
+  std::optional<GridParams> grid{};  // the grid; fitted_grid(s) when empty
+  bool wide_keys = false;            // PipelineConfig::wide_keys: 64-bit keys on any grid
+  bool as_points = false;            // both models as clouds of s.points samples, not meshes
+  bool scored    = true;             // score both models against the exact meshes
+};
+
+/// Runs scene s through the pipeline without motion as `options` say; scores both models against
+/// the exact meshes unless told not to.
+inline SceneOutcome evaluate_scene(const Scene& s, const EvalOptions& options = {}) {
   PipelineConfig config;
-  config.grid              = fitted_grid(s);
+  config.grid              = options.grid ? *options.grid : fitted_grid(s);
   config.animation.animate = false;
-  config.algorithm         = algorithm;
-  Pipeline pipeline(backend, config);
-  if (as_points) {
+  config.algorithm         = options.algorithm;
+  config.wide_keys         = options.wide_keys;
+  Pipeline pipeline(options.backend, config);
+  if (options.as_points) {
     pipeline.set_model(0, sample_surface(s.a, s.points, 1));
     pipeline.set_model(1, sample_surface(s.b, s.points, 2));
   } else {
-    pipeline.set_model(0, s.a, sample_surface(s.a, 20000, 1));
-    pipeline.set_model(1, s.b, sample_surface(s.b, 20000, 2));
+    pipeline.set_model(0, s.a, sample_surface(s.a, s.mesh_samples, 1));
+    pipeline.set_model(1, s.b, sample_surface(s.b, s.mesh_samples, 2));
   }
   SceneOutcome out;
   out.stats     = pipeline.run_frame(0.0);
   out.voxels[0] = pipeline.download(0);
   out.voxels[1] = pipeline.download(1);
-  if (scored) {
+  if (options.scored) {
     const ExactMesh ea(s.a), eb(s.b);
     out.score[0] = score(config.grid, out.voxels[0], ea, eb);
     out.score[1] = score(config.grid, out.voxels[1], eb, ea);

@@ -61,7 +61,7 @@ TEST(InsideEval, PointCloudsMatchWhenCoverageHolds) {
   std::vector<Scene> all = eval_scenes(128);
   for (const std::size_t i : {0u, 4u, 5u, 10u}) {  // level floors, -1.2 voxels, crossing, nested
     const Scene& s       = all[i];
-    const SceneOutcome o = evaluate_scene(s, Backend::Cpu, TableKind::Cuckoo, true);
+    const SceneOutcome o = evaluate_scene(s, {.as_points = true});
     for (int m = 0; m < 2; ++m) {
       const ModelFrameStats& st = o.stats.model[m];
       std::printf("%-44s (%c) coverage %.3f, recommended %zu points, far wrong %zu of %zu\n",
@@ -79,7 +79,7 @@ TEST(InsideEval, PointCloudsMatchWhenCoverageHolds) {
   }
   Scene sparse         = all[5];
   sparse.points        = 8000;
-  const SceneOutcome o = evaluate_scene(sparse, Backend::Cpu, TableKind::Cuckoo, true);
+  const SceneOutcome o = evaluate_scene(sparse, {.as_points = true});
   EXPECT_LT(o.stats.model[0].point_coverage, kMinPointCoverage);
   EXPECT_GT(o.stats.model[0].recommended_points, 8000u);
 }

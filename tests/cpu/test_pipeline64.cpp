@@ -19,13 +19,6 @@
 namespace voxhash::test {
 namespace {
 
-constexpr int kWide = 1 << 20;
-
-bool same_voxels(const SceneOutcome& a, const SceneOutcome& b) {
-  return a.voxels[0].keys == b.voxels[0].keys && a.voxels[0].labels == b.voxels[0].labels &&
-         a.voxels[1].keys == b.voxels[1].keys && a.voxels[1].labels == b.voxels[1].labels;
-}
-
 TEST(Pipeline64, WideGridRunsOnSixtyFourBitKeys) {
   const Scene s = wide_scenes()[0];
   PipelineConfig config;
@@ -58,7 +51,7 @@ TEST(Pipeline64, MeshScenesMatchExactGeometryAt2To20) {
   const auto started = std::chrono::steady_clock::now();
   EvalSweep totals("2^20 per axis (64-bit keys), small shapes");
   for (const Scene& s : wide_scenes()) {
-    const SceneOutcome o = evaluate_on_grid(s, wide_grid(kWide, 0.01));
+    const SceneOutcome o = evaluate_scene(s, {.grid = wide_grid(kWide, 0.01)});
     EXPECT_EQ(o.stats.key_bits, 64);
     EXPECT_GT(o.stats.model[0].inside + o.stats.model[1].inside, 0u) << s.name;
     totals.add(s, o);
@@ -67,11 +60,12 @@ TEST(Pipeline64, MeshScenesMatchExactGeometryAt2To20) {
 }
 
 TEST(Pipeline64, EveryAlgorithmGivesTheSameLabelsAt2To20) {
-  const Scene s            = wide_scenes()[0];
-  const GridParams grid    = wide_grid(kWide, 0.01);
-  const SceneOutcome first = evaluate_on_grid(s, grid, Backend::Cpu, kTableKinds[0], false, false);
+  const Scene s         = wide_scenes()[0];
+  const GridParams grid = wide_grid(kWide, 0.01);
+  const SceneOutcome first =
+      evaluate_scene(s, {.algorithm = kTableKinds[0], .grid = grid, .scored = false});
   for (const TableKind kind : kTableKinds) {
-    const SceneOutcome o = evaluate_on_grid(s, grid, Backend::Cpu, kind, false, false);
+    const SceneOutcome o = evaluate_scene(s, {.algorithm = kind, .grid = grid, .scored = false});
     EXPECT_TRUE(same_voxels(o, first)) << to_string(kind);
     EXPECT_EQ(o.stats.model[0].intersection, first.stats.model[0].intersection);
   }
@@ -81,8 +75,10 @@ TEST(Pipeline64, NarrowAndWideKeysAgreeAt1024) {
   const GridParams grid = wide_grid(1024, 0.01);
   for (const Scene& s : wide_scenes()) {
     for (const TableKind kind : kTableKinds) {
-      const SceneOutcome narrow = evaluate_on_grid(s, grid, Backend::Cpu, kind, false, false);
-      const SceneOutcome wide   = evaluate_on_grid(s, grid, Backend::Cpu, kind, true, false);
+      const SceneOutcome narrow =
+          evaluate_scene(s, {.algorithm = kind, .grid = grid, .scored = false});
+      const SceneOutcome wide =
+          evaluate_scene(s, {.algorithm = kind, .grid = grid, .wide_keys = true, .scored = false});
       EXPECT_EQ(narrow.stats.key_bits, 32);
       EXPECT_EQ(wide.stats.key_bits, 64);
       EXPECT_TRUE(same_voxels(narrow, wide)) << s.name << ", " << to_string(kind);
@@ -148,9 +144,8 @@ TEST(Pipeline64, ClashReportOnSixtyFourBitKeys) {
 
 TEST(Pipeline64, VoxelPlyExportOnAWideGrid) {
   const GridParams grid = wide_grid(kWide, 0.01);
-  const SceneOutcome o =
-      evaluate_on_grid(wide_scenes()[0], grid, Backend::Cpu, TableKind::Cuckoo, false, false);
-  const auto path = std::filesystem::temp_directory_path() / "voxhash_test_wide.ply";
+  const SceneOutcome o  = evaluate_scene(wide_scenes()[0], {.grid = grid, .scored = false});
+  const auto path       = std::filesystem::temp_directory_path() / "voxhash_test_wide.ply";
   export_voxels_ply(path.string(), grid, o.voxels);
   std::ifstream in(path);
   std::string line, vertices;

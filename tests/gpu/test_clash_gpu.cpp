@@ -3,14 +3,10 @@
 // pairs, voxels and their regions), and matches the host reference. Skipped, saying why, where no
 // CUDA device exists.
 #include "common/clash_checks.hpp"
+#include "common/require_cuda.hpp"
 
 namespace voxhash::test {
 namespace {
-
-#define REQUIRE_CUDA()                                                               \
-  do {                                                                               \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: " << cuda_unavailable_reason(); \
-  } while (0)
 
 void expect_cuda_equals_cpu(const ClashScene& scene, const char* what) {
   ClashOptions options;

@@ -3,6 +3,7 @@
 // and row for row against the CPU backend (HashGraph V1's bucket order is a race, so its rows are
 // compared as a multiset); the size error and sentinel keys. Skipped, saying why, without a device.
 #include "common/join_checks.hpp"
+#include "common/require_cuda.hpp"
 
 #include <voxhash/error.hpp>
 
@@ -12,11 +13,6 @@ namespace voxhash::test {
 namespace {
 
 constexpr Backend kCuda = Backend::Cuda;
-
-#define REQUIRE_CUDA()                                                               \
-  do {                                                                               \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: " << cuda_unavailable_reason(); \
-  } while (0)
 
 struct Method {
   JoinAlgorithm algorithm;

@@ -3,6 +3,7 @@
 // a kernel probing resident pages through PageRef / PagedRef. Skipped, saying why, where no CUDA
 // device exists.
 #include "common/paged_checks.hpp"
+#include "common/require_cuda.hpp"
 
 #include <cuda_runtime.h>
 
@@ -10,11 +11,6 @@ namespace voxhash::test {
 namespace {
 
 constexpr Backend kCuda = Backend::Cuda;
-
-#define REQUIRE_CUDA()                                                               \
-  do {                                                                               \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: " << cuda_unavailable_reason(); \
-  } while (0)
 
 constexpr std::size_t kResidentSlots = 256;
 constexpr std::size_t kStreamSlots   = 4;

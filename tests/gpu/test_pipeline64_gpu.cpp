@@ -3,6 +3,7 @@
 // 1024^3 the forced 64-bit path equals the 32-bit one on CUDA (the bundled mesh pairs of the
 // Inside sweeps); the clash report on a wide grid equals the CPU's. Skipped, saying why, without
 // a CUDA device.
+#include "common/require_cuda.hpp"
 #include "common/wide_scene.hpp"
 
 #include <voxhash/clash.hpp>
@@ -13,26 +14,14 @@
 namespace voxhash::test {
 namespace {
 
-#define REQUIRE_CUDA()                                                               \
-  do {                                                                               \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: " << cuda_unavailable_reason(); \
-  } while (0)
-
-constexpr int kWide = 1 << 20;
-
-bool same_voxels(const SceneOutcome& a, const SceneOutcome& b) {
-  return a.voxels[0].keys == b.voxels[0].keys && a.voxels[0].labels == b.voxels[0].labels &&
-         a.voxels[1].keys == b.voxels[1].keys && a.voxels[1].labels == b.voxels[1].labels;
-}
-
 TEST(GpuPipeline64, CudaEqualsCpuForEveryAlgorithmAt2To20) {
   REQUIRE_CUDA();
   const GridParams grid = wide_grid(kWide, 0.01);
   for (const Scene& s : wide_scenes()) {
-    const SceneOutcome cpu =
-        evaluate_on_grid(s, grid, Backend::Cpu, TableKind::Cuckoo, false, false);
+    const SceneOutcome cpu = evaluate_scene(s, {.grid = grid, .scored = false});
     for (const TableKind kind : kTableKinds) {
-      const SceneOutcome cuda = evaluate_on_grid(s, grid, Backend::Cuda, kind, false, false);
+      const SceneOutcome cuda = evaluate_scene(
+          s, {.backend = Backend::Cuda, .algorithm = kind, .grid = grid, .scored = false});
       EXPECT_EQ(cuda.stats.key_bits, 64);
       EXPECT_TRUE(same_voxels(cpu, cuda)) << s.name << ", " << to_string(kind);
     }
@@ -44,7 +33,7 @@ TEST(GpuPipeline64, MeshScenesMatchExactGeometryAt2To20) {
   const auto started = std::chrono::steady_clock::now();
   EvalSweep totals("CUDA, 2^20 per axis (64-bit keys), shapes ~200 voxels across");
   for (const Scene& s : wide_scenes())
-    totals.add(s, evaluate_on_grid(s, wide_grid(kWide, 0.003), Backend::Cuda));
+    totals.add(s, evaluate_scene(s, {.backend = Backend::Cuda, .grid = wide_grid(kWide, 0.003)}));
   totals.finish(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 }
 
@@ -55,9 +44,9 @@ TEST(GpuPipeline64, NarrowAndWideKeysAgreeAt1024) {
   for (const Scene& s : scenes) {
     for (const TableKind kind : kTableKinds) {
       const SceneOutcome narrow =
-          evaluate_on_grid(s, fitted_grid(s), Backend::Cuda, kind, false, false);
-      const SceneOutcome wide =
-          evaluate_on_grid(s, fitted_grid(s), Backend::Cuda, kind, true, false);
+          evaluate_scene(s, {.backend = Backend::Cuda, .algorithm = kind, .scored = false});
+      const SceneOutcome wide = evaluate_scene(
+          s, {.backend = Backend::Cuda, .algorithm = kind, .wide_keys = true, .scored = false});
       EXPECT_EQ(wide.stats.key_bits, 64);
       EXPECT_TRUE(same_voxels(narrow, wide)) << s.name << ", " << to_string(kind);
     }

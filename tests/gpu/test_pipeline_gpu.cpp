@@ -5,6 +5,7 @@
 // exists.
 #include "common/inside_eval.hpp"
 #include "common/pipeline_checks.hpp"
+#include "common/require_cuda.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
@@ -15,11 +16,6 @@
 
 namespace voxhash::test {
 namespace {
-
-#define REQUIRE_CUDA()                                                               \
-  do {                                                                               \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: " << cuda_unavailable_reason(); \
-  } while (0)
 
 /// Compares two frames voxel by voxel; on a difference reports how many and the first few.
 void expect_same(const SceneResult& a, const SceneResult& b, const char* what) {
@@ -196,11 +192,12 @@ TEST(GpuInside, MeshModelsMatchCpuForEveryAlgorithm) {
     for (const std::size_t i : {0u, 5u, 9u, 16u, 17u}) {
       const Scene& s = all.at(i);
       SCOPED_TRACE(s.name + " at " + std::to_string(resolution) + "^3");
-      const SceneOutcome cpu = evaluate_scene(s, Backend::Cpu, TableKind::Cuckoo, false, false);
+      const SceneOutcome cpu = evaluate_scene(s, {.scored = false});
       EXPECT_GT(cpu.stats.model[0].voxels, 0u);
       for (TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2}) {
         SCOPED_TRACE(std::string(to_string(kind)));
-        expect_same(as_result(evaluate_scene(s, Backend::Cuda, kind, false, false)),
+        expect_same(as_result(evaluate_scene(
+                        s, {.backend = Backend::Cuda, .algorithm = kind, .scored = false})),
                     as_result(cpu),
                     "mesh scene, CUDA vs CPU");
       }
@@ -208,8 +205,9 @@ TEST(GpuInside, MeshModelsMatchCpuForEveryAlgorithm) {
     Scene clouds  = all.at(0);
     clouds.points = 2000000;
     SCOPED_TRACE("point clouds at " + std::to_string(resolution) + "^3");
-    expect_same(as_result(evaluate_scene(clouds, Backend::Cuda, TableKind::Cuckoo, true, false)),
-                as_result(evaluate_scene(clouds, Backend::Cpu, TableKind::Cuckoo, true, false)),
+    expect_same(as_result(evaluate_scene(
+                    clouds, {.backend = Backend::Cuda, .as_points = true, .scored = false})),
+                as_result(evaluate_scene(clouds, {.as_points = true, .scored = false})),
                 "point-cloud scene, CUDA vs CPU");
   }
 }
@@ -223,7 +221,7 @@ TEST(GpuInside, IssuePlacementsMatchExactGeometryAt512And1024) {
     const auto started = std::chrono::steady_clock::now();
     EvalSweep totals("CUDA, " + std::to_string(resolution) + "^3, the issue's placements");
     for (const Scene& s : eval_scenes(resolution, SceneSet::Issue))
-      totals.add(s, evaluate_scene(s, Backend::Cuda));
+      totals.add(s, evaluate_scene(s, {.backend = Backend::Cuda}));
     totals.finish(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   }

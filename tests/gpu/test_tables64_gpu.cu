@@ -1,6 +1,7 @@
 // 64-bit-key tables on the CUDA backend (label gpu): the CPU checks of test_tables64.cpp run on the
 // GPU (16-byte slots exchanged by Hopper's 128-bit atomics, 16-byte HashGraph edges), and the CUDA
 // tables' answers compared with the CPU tables'. Skipped, saying why, where no CUDA device exists.
+#include "common/require_cuda.hpp"
 #include "common/table_checks.hpp"
 
 #include <voxhash/bucketed_cuckoo_table.hpp>
@@ -11,11 +12,6 @@ namespace voxhash::test {
 namespace {
 
 constexpr Backend kCuda = Backend::Cuda;
-
-#define REQUIRE_CUDA()                                                               \
-  do {                                                                               \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: " << cuda_unavailable_reason(); \
-  } while (0)
 
 class GpuTables64 : public ::testing::TestWithParam<TableKind> {};
 INSTANTIATE_TEST_SUITE_P(Kinds, GpuTables64, ::testing::ValuesIn(kAllKinds), [](const auto& info) {

@@ -2,6 +2,7 @@
 // backend compared with the CPU backend, kernels probing through the tables' device views, and the
 // bucketed table's load 0.95 builds and early-exit invariant under the GPU's concurrency.
 // Skipped, saying why, where no CUDA device exists.
+#include "common/require_cuda.hpp"
 #include "common/table_checks.hpp"
 
 #include <voxhash/bucketed_cuckoo_table.hpp>
@@ -14,11 +15,6 @@ namespace voxhash::test {
 namespace {
 
 constexpr Backend kCuda = Backend::Cuda;
-
-#define REQUIRE_CUDA()                                                               \
-  do {                                                                               \
-    if (!cuda_available()) GTEST_SKIP() << "skipped: " << cuda_unavailable_reason(); \
-  } while (0)
 
 class GpuTables : public ::testing::TestWithParam<TableKind> {};
 INSTANTIATE_TEST_SUITE_P(Kinds, GpuTables, ::testing::ValuesIn(kAllKinds), [](const auto& info) {

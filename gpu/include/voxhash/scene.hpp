@@ -42,6 +42,9 @@ struct Quaternion {
 [[nodiscard]] Quaternion quaternion_from_euler(double x_degrees,
                                                double y_degrees,
                                                double z_degrees);
+/// The row-major rotation matrix of unit quaternion q, in double precision (RigidTransform holds
+/// it in float).
+[[nodiscard]] std::array<double, 9> rotation_matrix(const Quaternion& q);
 /// Spherical linear interpolation along the shorter arc; t = 0 gives a, t = 1 gives b.
 [[nodiscard]] Quaternion slerp(const Quaternion& a, const Quaternion& b, double t);
 

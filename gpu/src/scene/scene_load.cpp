@@ -60,19 +60,6 @@ struct Placement {
   }
 };
 
-/// The row-major rotation matrix of a unit quaternion.
-std::array<double, 9> rotation_matrix(const Quaternion& q) {
-  return {1 - 2 * (q.y * q.y + q.z * q.z),
-          2 * (q.x * q.y - q.w * q.z),
-          2 * (q.x * q.z + q.w * q.y),
-          2 * (q.x * q.y + q.w * q.z),
-          1 - 2 * (q.x * q.x + q.z * q.z),
-          2 * (q.y * q.z - q.w * q.x),
-          2 * (q.x * q.z - q.w * q.y),
-          2 * (q.y * q.z + q.w * q.x),
-          1 - 2 * (q.x * q.x + q.y * q.y)};
-}
-
 Placement placement(const Pose& pose, double scale) {
   Placement p;
   const std::array<double, 9> m = rotation_matrix(pose.rotate);
@@ -203,6 +190,18 @@ std::optional<LengthUnit> parse_length_unit(std::string_view name) {
 Quaternion quaternion_from_euler(double x_degrees, double y_degrees, double z_degrees) {
   return multiply(axis_angle(0, 0, 1, z_degrees),
                   multiply(axis_angle(0, 1, 0, y_degrees), axis_angle(1, 0, 0, x_degrees)));
+}
+
+std::array<double, 9> rotation_matrix(const Quaternion& q) {
+  return {1 - 2 * (q.y * q.y + q.z * q.z),
+          2 * (q.x * q.y - q.w * q.z),
+          2 * (q.x * q.z + q.w * q.y),
+          2 * (q.x * q.y + q.w * q.z),
+          1 - 2 * (q.x * q.x + q.z * q.z),
+          2 * (q.y * q.z - q.w * q.x),
+          2 * (q.x * q.z - q.w * q.y),
+          2 * (q.y * q.z + q.w * q.x),
+          1 - 2 * (q.x * q.x + q.y * q.y)};
 }
 
 Quaternion slerp(const Quaternion& a, const Quaternion& b_in, double t) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "core/bucketed_cuckoo.hpp"
+#include "tables/build_retry.hpp"
 #include "tables/build_status.hpp"
 #include "tables/multivalue_lists.hpp"
 
@@ -310,50 +311,22 @@ class BucketedCuckooTableImpl final : public BasicBucketedCuckooTable<K> {
               std::uint32_t n,
               std::size_t expected,
               BuildStats& stats) {
-    const std::uint32_t max_chain = chain_limit(m_options.max_chain, n);
-    const std::size_t hinted      = expected ? std::min<std::size_t>(expected, n) : n;
-    std::uint32_t buckets         = buckets_for(hinted);
-    m_status.resize(1);
-    stats.chain_limit = max_chain;
-
-    for (int attempt = 1; attempt <= m_options.max_attempts; ++attempt) {
-      if (attempt == 3 && hinted < n) buckets = buckets_for(n);  // the hint was too small
-      const std::size_t slots = std::size_t{buckets} * detail::kBucketSlots;
-      m_slots.resize(slots);
-      Ref view{m_slots.data(), buckets};
-      draw_constants(view);
-      m_exec.fill(m_slots.data(), slots, detail::empty_entry<K>());
-      m_exec.write(m_status.data(), BuildStatus{});
-      bucketed_insert_all(
-          m_exec, view, m_slots.data(), keys, values, n, max_chain, m_status.data());
-      const BuildStatus status = m_exec.read(m_status.data());
-      stats.attempts           = attempt;
-      if (status.sentinel_key) {
-        clear();
-        throw_sentinel_key<K>("bucketed cuckoo table");
-      }
-      if (!status.failed) {
-        stats.longest_chain = status.longest_chain;
-        stats.slots         = slots;
-        m_view              = view;
-        m_met_copy          = status.met_copy != 0;
-        return;
-      }
-    }
-    const std::size_t slots = m_slots.size();
-    clear();
-    std::ostringstream msg;
-    msg << "bucketed cuckoo table: build of " << n << " keys into " << slots << " slots failed "
-        << m_options.max_attempts << " times (an eviction chain exceeded " << max_chain
-        << " exchanges each time); give the table more space or a longer chain limit";
-    throw BuildFailed(msg.str());
-  }
-
-  void draw_constants(Ref& view) {
-    std::uniform_int_distribution<std::uint32_t> a(1, detail::kCuckooPrime - 1);
-    std::uniform_int_distribution<std::uint32_t> b(0, detail::kCuckooPrime - 1);
-    for (auto& c : view.hash)
-      c = {a(m_rng), b(m_rng)};
+    const CuckooRetryResult<Ref> r = insert_with_retries<Ref>(
+        m_exec,
+        m_slots,
+        m_status,
+        m_rng,
+        m_options,
+        {"bucketed cuckoo table", n, expected, detail::kBucketSlots},
+        stats,
+        [&](std::size_t k) { return buckets_for(k); },
+        [&](const Ref& view, std::uint32_t max_chain) {
+          bucketed_insert_all(
+              m_exec, view, m_slots.data(), keys, values, n, max_chain, m_status.data());
+        },
+        [&] { clear(); });
+    m_view     = r.view;
+    m_met_copy = r.met_copy;
   }
 
   void compact(const K* keys, std::uint32_t n, BuildStats& stats) {

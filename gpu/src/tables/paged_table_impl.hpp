@@ -17,6 +17,7 @@
 
 #include "core/hash_graph.hpp"
 #include "core/paged.hpp"
+#include "tables/build_retry.hpp"
 #include "tables/build_status.hpp"
 
 #include <voxhash/buffer.hpp>
@@ -521,17 +522,10 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     m_seed  = static_cast<std::uint32_t>(m_rng());
     m_info.assign(pages, PageInfo{});
     for (std::uint32_t p = 0; p < pages; ++p) {
-      draw_constants(m_info[p]);
+      draw_cuckoo_constants(m_rng, m_info[p].hash);
       if (p < m_forced.size()) m_info[p].forced_failures = m_forced[p];
     }
     m_slot_page.assign(m_slot_page.size(), kNone);
-  }
-
-  void draw_constants(PageInfo& info) {
-    std::uniform_int_distribution<std::uint32_t> a(1, detail::kCuckooPrime - 1);
-    std::uniform_int_distribution<std::uint32_t> b(0, detail::kCuckooPrime - 1);
-    for (auto& c : info.hash)
-      c = {a(m_rng), b(m_rng)};
   }
 
   [[nodiscard]] CuckooRef page_view(std::uint32_t page, std::uint32_t slot) const {
@@ -849,7 +843,7 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     bool built                    = false;
     for (int attempt = 2; attempt <= m_options.max_attempts && !built; ++attempt) {
       info.attempts = attempt;
-      draw_constants(info);
+      draw_cuckoo_constants(m_rng, info.hash);
       const CuckooRef view = page_view(page, slot);
       CuckooEntry* slots   = slot_entries(slot);
       CuckooEntry* list    = m_overflow.data() + std::size_t{slot} * core::kPageOverflow;

@@ -1,0 +1,102 @@
+// The restart loop of the cuckoo builds, written once for the single-slot and the bucketed table:
+// draw fresh hash constants, empty the slots and the build status, insert every key, read the
+// status; again while an eviction chain reached its limit, sized for all keys from the third
+// attempt when a unique-key hint was too small. The paged table draws its pages' constants here.
+#pragma once
+
+#include "tables/build_status.hpp"
+
+#include <voxhash/buffer.hpp>
+#include <voxhash/cuckoo_ref.hpp>
+#include <voxhash/error.hpp>
+#include <voxhash/hash_table.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <sstream>
+
+namespace voxhash::tables {
+
+/// Draws fresh constants for every hash function of a cuckoo table: a in [1, p), b in [0, p).
+template <std::size_t N>
+void draw_cuckoo_constants(std::mt19937_64& rng, detail::CuckooHashConstants (&hash)[N]) {
+  std::uniform_int_distribution<std::uint32_t> a(1, detail::kCuckooPrime - 1);
+  std::uniform_int_distribution<std::uint32_t> b(0, detail::kCuckooPrime - 1);
+  for (auto& c : hash)
+    c = {a(rng), b(rng)};
+}
+
+/// What a cuckoo build asks of the retry loop.
+struct CuckooRetryInput {
+  const char* table;           // the table's name, for messages
+  std::uint32_t n;             // keys to insert
+  std::size_t expected;        // unique keys expected (0: n); the first two attempts use them
+  std::size_t slots_per_unit;  // slots in one unit of the Ref's size (1, or a bucket's slots)
+};
+
+/// The attempt that placed every key: its view (constants and size set) and whether an insertion
+/// met a copy of its own key.
+template <class Ref>
+struct CuckooRetryResult {
+  Ref view;
+  bool met_copy;
+};
+
+/// Inserts `in.n` keys into `slots` with fresh constants from `rng` until no eviction chain
+/// reaches its limit, at most options.max_attempts times. units_for(keys) gives the Ref's size
+/// (slots or buckets) for a key count; insert_all(view, max_chain) runs one attempt's insertions
+/// into view.slots, recording into status.data(). Fills stats' attempts, chain_limit,
+/// longest_chain and slots. Reads the status once per attempt (synchronizes exec's stream). A
+/// sentinel key in the input throws InvalidInput and max_attempts failed attempts throw
+/// BuildFailed, each after on_throw() (the caller clears its table there).
+template <class Ref, class Exec, class UnitsFor, class InsertAll, class OnThrow>
+CuckooRetryResult<Ref> insert_with_retries(Exec& exec,
+                                           Buffer<typename Ref::Entry>& slots,
+                                           Buffer<BuildStatus>& status,
+                                           std::mt19937_64& rng,
+                                           const BuildOptions& options,
+                                           const CuckooRetryInput& in,
+                                           BuildStats& stats,
+                                           UnitsFor units_for,
+                                           InsertAll insert_all,
+                                           OnThrow on_throw) {
+  using K                       = typename Ref::key_type;
+  const std::uint32_t max_chain = chain_limit(options.max_chain, in.n);
+  const std::size_t hinted      = in.expected ? std::min<std::size_t>(in.expected, in.n) : in.n;
+  std::uint32_t units           = units_for(hinted);
+  status.resize(1);
+  stats.chain_limit = max_chain;
+
+  std::size_t count = 0;
+  for (int attempt = 1; attempt <= options.max_attempts; ++attempt) {
+    if (attempt == 3 && hinted < in.n) units = units_for(in.n);  // the hint was too small
+    count = std::size_t{units} * in.slots_per_unit;
+    slots.resize(count);
+    Ref view{slots.data(), units};
+    draw_cuckoo_constants(rng, view.hash);
+    exec.fill(slots.data(), count, detail::empty_entry<K>());
+    exec.write(status.data(), BuildStatus{});
+    insert_all(view, max_chain);
+    const BuildStatus s = exec.read(status.data());
+    stats.attempts      = attempt;
+    if (s.sentinel_key) {
+      on_throw();
+      throw_sentinel_key<K>(in.table);
+    }
+    if (!s.failed) {
+      stats.longest_chain = s.longest_chain;
+      stats.slots         = count;
+      return {view, s.met_copy != 0};
+    }
+  }
+  on_throw();
+  std::ostringstream msg;
+  msg << in.table << ": build of " << in.n << " keys into " << count << " slots failed "
+      << options.max_attempts << " times (an eviction chain exceeded " << max_chain
+      << " exchanges each time); give the table more space or a longer chain limit";
+  throw BuildFailed(msg.str());
+}
+
+}  // namespace voxhash::tables
