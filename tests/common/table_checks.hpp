@@ -198,35 +198,46 @@ inline void check_bucketed_invariant(Backend backend, const HashTable& table) {
   EXPECT_EQ(not_full_before, 0u);
 }
 
-/// HashGraph's CSR invariants: offsets start at 0, never decrease, end at n; every edge sits in
-/// its key's vertex; the edges are exactly the input's (key, index) pairs.
-inline void check_hash_graph_invariants(Backend backend,
-                                        TableKind kind,
-                                        const std::vector<Key>& keys,
-                                        double load) {
-  SCOPED_TRACE(std::string(to_string(kind)) + " invariants, load " + std::to_string(load));
+/// HashGraph's CSR invariants: the bucket records' lists start at 0, follow one another and end at
+/// n; each record's first edge is its list's first (the empty marker where the list is empty);
+/// every edge sits in its key's vertex; the edges are exactly the input's (key, index) pairs.
+template <class K = Key>
+void check_hash_graph_invariants(Backend backend,
+                                 TableKind kind,
+                                 const std::vector<K>& keys,
+                                 double load) {
+  using Bucket = BasicHashGraphBucket<K>;
+  using Edge   = BasicHashGraphEdge<K>;
+  SCOPED_TRACE(std::string(to_string(kind)) + " invariants, load " + std::to_string(load) + ", " +
+               std::to_string(8 * sizeof(K)) + "-bit keys");
   BuildOptions options;
   options.load = load;
-  auto table   = make_table(kind, backend, options);
-  auto& graph  = dynamic_cast<HashGraph&>(*table);
-  auto d_keys  = Buffer<Key>::from_host(backend, keys);
+  auto table   = make_table<K>(kind, backend, options);
+  auto& graph  = dynamic_cast<BasicHashGraph<K>&>(*table);
+  auto d_keys  = Buffer<K>::from_host(backend, keys);
   table->build(d_keys.data(), nullptr, keys.size());
-  const HashGraphRef view = graph.ref();
+  const BasicHashGraphRef<K> view = graph.ref();
   ASSERT_EQ(view.range,
             std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(keys.size() / load))));
-  std::vector<std::uint32_t> offsets(view.range + 1);
-  copy_bytes(offsets.data(), Backend::Cpu, view.bucket_offsets, backend, offsets.size() * 4);
-  std::vector<HashGraphEdge> edges(keys.size());
-  copy_bytes(edges.data(), Backend::Cpu, view.edges, backend, edges.size() * 8);
-  ASSERT_EQ(offsets.front(), 0u);
-  ASSERT_EQ(offsets.back(), keys.size());
-  ASSERT_TRUE(std::is_sorted(offsets.begin(), offsets.end()));
-  std::size_t misplaced = 0;
+  std::vector<Bucket> buckets(view.range);
+  copy_bytes(buckets.data(), Backend::Cpu, view.buckets, backend, buckets.size() * sizeof(Bucket));
+  std::vector<Edge> edges(keys.size());
+  copy_bytes(edges.data(), Backend::Cpu, view.edges, backend, edges.size() * sizeof(Edge));
+  ASSERT_EQ(buckets.front().begin, 0u);
+  ASSERT_EQ(buckets.back().end, keys.size());
+  std::size_t misplaced = 0, unlinked = 0, wrong_first = 0;
   for (std::uint32_t v = 0; v < view.range; ++v) {
-    for (std::uint32_t e = offsets[v]; e < offsets[v + 1]; ++e) {
+    const Bucket& b = buckets[v];
+    ASSERT_LE(b.begin, b.end) << "vertex " << v;
+    unlinked += v > 0 && buckets[v - 1].end != b.begin;
+    const Edge first = b.begin < b.end ? edges[b.begin] : Edge{kEmptyKeyOf<K>, kNotFound};
+    wrong_first += b.first.key != first.key || b.first.value != first.value;
+    for (std::uint32_t e = b.begin; e < b.end; ++e) {
       misplaced += detail::hash_graph_vertex(edges[e].key, view.seed, view.range) != v;
     }
   }
+  EXPECT_EQ(unlinked, 0u);
+  EXPECT_EQ(wrong_first, 0u);
   EXPECT_EQ(misplaced, 0u);
   std::vector<bool> seen(keys.size(), false);
   for (const auto& e : edges) {

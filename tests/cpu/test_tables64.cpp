@@ -101,6 +101,13 @@ TEST(Tables64, HashGraphProbeMethodsAgree) {
   }
 }
 
+TEST(Tables64, HashGraphInvariants) {
+  for (const TableKind kind : {TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+    for (const double load : {1.0, 0.05})
+      check_hash_graph_invariants<Key64>(kCpu, kind, random_keys<Key64>(20000, 5000, 9), load);
+  }
+}
+
 TEST(Tables64, RefsSeeTheSameTable) {
   const auto keys = structured_keys64(5000, 9);
   auto cuckoo     = make_table64(TableKind::Cuckoo, kCpu);

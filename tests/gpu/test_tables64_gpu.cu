@@ -92,5 +92,13 @@ TEST(GpuTables64Probe, HashGraphProbeMethodsAgree) {
   }
 }
 
+TEST(GpuTables64Probe, HashGraphInvariants) {
+  REQUIRE_CUDA();
+  for (const TableKind kind : {TableKind::HashGraphV1, TableKind::HashGraphV2}) {
+    for (const double load : {1.0, 0.05})
+      check_hash_graph_invariants<Key64>(kCuda, kind, random_keys<Key64>(200000, 50000, 9), load);
+  }
+}
+
 }  // namespace
 }  // namespace voxhash::test

@@ -105,6 +105,9 @@ TEST(GpuHashGraph, InvariantsAndV2MatchesCpuExactly) {
   for (TableKind kind : {TableKind::HashGraphV1, TableKind::HashGraphV2}) {
     for (double load : {0.25, 1.0, 2.0})
       check_hash_graph_invariants(kCuda, kind, keys, load);
+    check_hash_graph_invariants(kCuda, kind, std::vector<Key>(1 << 16, 5u), 0.01);
+    check_hash_graph_invariants(kCuda, kind, random_keys(1 << 16, 100, 33), 0.05);
+    check_hash_graph_invariants(kCuda, kind, std::vector<Key>{}, 1.0);
   }
   // V2 is deterministic (stable radix sort): the CUDA CSR equals the CPU CSR bit for bit.
   auto cpu = make_table(TableKind::HashGraphV2, Backend::Cpu);
@@ -115,14 +118,16 @@ TEST(GpuHashGraph, InvariantsAndV2MatchesCpuExactly) {
   const auto gc = dynamic_cast<HashGraph&>(*cpu).ref();
   const auto gg = dynamic_cast<HashGraph&>(*gpu).ref();
   ASSERT_EQ(gc.range, gg.range);
-  std::vector<std::uint32_t> offsets(gg.range + 1);
+  std::vector<HashGraphBucket> buckets(gg.range);
   std::vector<HashGraphEdge> edges(keys.size());
-  copy_bytes(offsets.data(), Backend::Cpu, gg.bucket_offsets, kCuda, offsets.size() * 4);
+  copy_bytes(
+      buckets.data(), Backend::Cpu, gg.buckets, kCuda, buckets.size() * sizeof(HashGraphBucket));
   copy_bytes(edges.data(), Backend::Cpu, gg.edges, kCuda, edges.size() * 8);
-  EXPECT_TRUE(std::equal(offsets.begin(), offsets.end(), gc.bucket_offsets));
-  EXPECT_TRUE(std::equal(edges.begin(), edges.end(), gc.edges, [](auto a, auto b) {
-    return a.key == b.key && a.value == b.value;
+  const auto same_edge = [](auto a, auto b) { return a.key == b.key && a.value == b.value; };
+  EXPECT_TRUE(std::equal(buckets.begin(), buckets.end(), gc.buckets, [&](auto a, auto b) {
+    return a.begin == b.begin && a.end == b.end && same_edge(a.first, b.first);
   }));
+  EXPECT_TRUE(std::equal(edges.begin(), edges.end(), gc.edges, same_edge));
 }
 
 TEST(GpuHashGraph, ProbeStandardEqualsProbeIntersect) {

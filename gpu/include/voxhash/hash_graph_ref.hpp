@@ -1,9 +1,8 @@
 // HashGraphRef: the trivially copyable view of a built HashGraph (Green, 2021) that kernels (and
-// the CPU backend's loops) probe through. The table is CSR over hash values: vertex v's edges
-// (bucket list) are edges[bucket_offsets[v] .. bucket_offsets[v+1]), each edge holding a key and
-// its value (the key's input index unless the caller gave values). Lookups only.
-// BasicHashGraphRef<K> for 32-bit keys (8-byte edges) and 64-bit keys (16-byte edges, as the
-// paper's own).
+// the CPU backend's loops) probe through: CSR over hash values, vertex v's edges (key, value) in
+// edges[buckets[v].begin .. buckets[v].end), with a copy of its first edge inline in buckets[v], so
+// a lookup that ends at the first edge reads one 32-byte sector. Lookups only; 32-bit keys (8-byte
+// edges, 16-byte bucket records) or 64-bit keys (16-byte edges, as the paper's, 32-byte records).
 #pragma once
 
 #include <voxhash/detail/hash.hpp>
@@ -25,46 +24,75 @@ using HashGraphEdge64 = BasicHashGraphEdge<Key64>;
 static_assert(sizeof(HashGraphEdge) == 8);
 static_assert(sizeof(HashGraphEdge64) == 16);
 
+/// A vertex's bucket record: where its edges lie and its first edge. A vertex with no edges has
+/// begin == end (the number of edges of lower vertices, as the CSR's offsets) and first =
+/// {kEmptyKeyOf<K>, kNotFound}. Aligned to its power-of-two size, so it never straddles a sector.
+template <class K>
+struct alignas(sizeof(K) == 4 ? 16 : 32) BasicHashGraphBucket {
+  std::uint32_t begin;
+  std::uint32_t end;
+  BasicHashGraphEdge<K> first;  // edges[begin] when begin < end
+};
+using HashGraphBucket   = BasicHashGraphBucket<Key>;
+using HashGraphBucket64 = BasicHashGraphBucket<Key64>;
+static_assert(sizeof(HashGraphBucket) == 16);
+static_assert(sizeof(HashGraphBucket64) == 32);
+
 /// A HashGraph as kernels see it; valid until the table's next build.
 template <class KeyT>
 struct BasicHashGraphRef {
   using key_type = KeyT;
   using Edge     = BasicHashGraphEdge<KeyT>;
+  using Bucket   = BasicHashGraphBucket<KeyT>;
 
-  const std::uint32_t* bucket_offsets = nullptr;  // range + 1 entries
-  const Edge* edges                   = nullptr;  // one per input key, grouped by vertex
-  const std::uint32_t* edge_rank      = nullptr;  // dense id of the key whose first edge this is
-  std::uint32_t range                 = 0;        // number of vertices (hash values)
-  std::uint32_t seed                  = 0;
+  const Bucket* buckets          = nullptr;  // one per vertex
+  const Edge* edges              = nullptr;  // one per input key, grouped by vertex
+  const std::uint32_t* edge_rank = nullptr;  // dense id of the key whose first edge this is
+  std::uint32_t range            = 0;        // number of vertices (hash values)
+  std::uint32_t seed             = 0;
 
   VOXHASH_HD std::uint32_t vertex(KeyT key) const {
     return detail::hash_graph_vertex(key, seed, range);
   }
 
-  /// Index of the first edge of `key` in its bucket list, or kNotFound (probe-standard).
-  VOXHASH_HD std::uint32_t find_edge(KeyT key) const {
+  /// Index of the first edge of `key` in its bucket list, or kNotFound (probe-standard); the
+  /// edge itself in `found` (read from the bucket record when it is the first).
+  VOXHASH_HD std::uint32_t find_edge(KeyT key, Edge& found) const {
     if (range == 0) return kNotFound;
-    const std::uint32_t v   = vertex(key);
-    const std::uint32_t end = bucket_offsets[v + 1];
-    for (std::uint32_t e = bucket_offsets[v]; e < end; ++e) {
-      if (edges[e].key == key) return e;
+    const Bucket b = buckets[vertex(key)];
+    if (b.begin == b.end) return kNotFound;
+    if (b.first.key == key) {
+      found = b.first;
+      return b.begin;
+    }
+    for (std::uint32_t e = b.begin + 1; e < b.end; ++e) {
+      const Edge edge = edges[e];
+      if (edge.key == key) {
+        found = edge;
+        return e;
+      }
     }
     return kNotFound;
   }
 
+  VOXHASH_HD std::uint32_t find_edge(KeyT key) const {
+    Edge found{};
+    return find_edge(key, found);
+  }
+
   VOXHASH_HD Value find(KeyT key) const {
-    const std::uint32_t e = find_edge(key);
-    return e == kNotFound ? kNotFound : edges[e].value;
+    Edge found{};
+    return find_edge(key, found) == kNotFound ? kNotFound : found.value;
   }
 
   VOXHASH_HD bool contains(KeyT key) const { return find_edge(key) != kNotFound; }
 
   VOXHASH_HD std::uint32_t count(KeyT key) const {
     if (range == 0) return 0;
-    const std::uint32_t v   = vertex(key);
-    const std::uint32_t end = bucket_offsets[v + 1];
-    std::uint32_t n         = 0;
-    for (std::uint32_t e = bucket_offsets[v]; e < end; ++e)
+    const Bucket b = buckets[vertex(key)];
+    if (b.begin == b.end) return 0;
+    std::uint32_t n = b.first.key == key;
+    for (std::uint32_t e = b.begin + 1; e < b.end; ++e)
       n += edges[e].key == key;
     return n;
   }
@@ -78,36 +106,43 @@ struct BasicHashGraphRef {
   /// Writes the values of every edge of `key`, in bucket order, from out[0]; returns how many.
   VOXHASH_HD std::uint32_t find_all(KeyT key, Value* out) const {
     if (range == 0) return 0;
-    const std::uint32_t v   = vertex(key);
-    const std::uint32_t end = bucket_offsets[v + 1];
-    std::uint32_t n         = 0;
-    for (std::uint32_t e = bucket_offsets[v]; e < end; ++e) {
+    const Bucket b = buckets[vertex(key)];
+    if (b.begin == b.end) return 0;
+    std::uint32_t n = 0;
+    if (b.first.key == key) out[n++] = b.first.value;
+    for (std::uint32_t e = b.begin + 1; e < b.end; ++e) {
       if (edges[e].key == key) out[n++] = edges[e].value;
     }
     return n;
   }
 
-  /// Batched find_edge: K keys at once, each step loading the next edge of every pending key
-  /// together, so a thread keeps K independent loads in flight. kEmptyKeyOf<KeyT> marks an unused
-  /// lane. found[k] receives the matching edge itself (key and value), read by the same load.
+  /// Batched find_edge: K keys at once, their K bucket records loaded together, then each step
+  /// loading the next edge of every key not yet settled, so a thread keeps K independent loads in
+  /// flight. kEmptyKeyOf<KeyT> marks an unused lane. found[k] receives the matching edge itself
+  /// (key and value), read by the same load; {kEmptyKeyOf<KeyT>, kNotFound} where none.
   template <int K>
   VOXHASH_HD void find_edge_batch(const KeyT (&key)[K],
                                   std::uint32_t (&edge)[K],
                                   Edge (&found)[K]) const {
     std::uint32_t e[K] = {}, end[K] = {};
+    Bucket b[K] = {};
     VOXHASH_UNROLL
     for (int k = 0; k < K; ++k) {
-      edge[k]  = kNotFound;
-      found[k] = {kEmptyKeyOf<KeyT>, kNotFound};
-      if (range != 0 && key[k] != kEmptyKeyOf<KeyT>) {
-        const std::uint32_t v = vertex(key[k]);
-        e[k]                  = bucket_offsets[v];
-        end[k]                = bucket_offsets[v + 1];
-      }
+      if (range != 0 && key[k] != kEmptyKeyOf<KeyT>) b[k] = buckets[vertex(key[k])];
     }
-    for (;;) {
+    bool any = false;
+    VOXHASH_UNROLL
+    for (int k = 0; k < K; ++k) {
+      const bool first = b[k].begin != b[k].end && b[k].first.key == key[k];
+      edge[k]          = first ? b[k].begin : kNotFound;
+      found[k]         = first ? b[k].first : Edge{kEmptyKeyOf<KeyT>, kNotFound};
+      e[k]             = b[k].begin + 1;
+      end[k]           = first ? 0 : b[k].end;
+      any |= e[k] < end[k];
+    }
+    while (any) {
       Edge got[K] = {};
-      bool any    = false;
+      any         = false;
       VOXHASH_UNROLL
       for (int k = 0; k < K; ++k) {
         if (e[k] < end[k]) got[k] = edges[e[k]];
@@ -124,7 +159,6 @@ struct BasicHashGraphRef {
           any |= e[k] < end[k];
         }
       }
-      if (!any) return;
     }
   }
 

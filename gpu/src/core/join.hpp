@@ -56,39 +56,36 @@ struct SlotMatcher {
   }
 };
 
-/// A HashGraph: matches are the key's edges in its bucket list, from the first one on.
+/// A HashGraph: matches are the key's edges in its bucket list, from the first one on. The bucket
+/// record's inline first edge settles a list of one edge without reading the edges.
 struct HashGraphMatcher {
   HashGraphRef g;
-  VOXHASH_HD ValueRange locate(Key key) const {
+  /// The matches of `key` in bucket record b.
+  VOXHASH_HD ValueRange locate_in(Key key, const HashGraphBucket& b) const {
     ValueRange r{0, 0};
-    if (g.range == 0) return r;
-    const std::uint32_t v   = g.vertex(key);
-    const std::uint32_t end = g.bucket_offsets[v + 1];
-    for (std::uint32_t e = g.bucket_offsets[v]; e < end; ++e) {
+    if (b.begin == b.end) return r;
+    if (b.first.key == key) r = ValueRange{b.begin, 1};
+    for (std::uint32_t e = b.begin + 1; e < b.end; ++e) {
       if (g.edges[e].key != key) continue;
       if (r.count++ == 0) r.begin = e;
     }
     return r;
   }
-  /// The K keys' bucket bounds read together, then each bucket scanned.
+  VOXHASH_HD ValueRange locate(Key key) const {
+    if (g.range == 0) return ValueRange{0, 0};
+    return locate_in(key, g.buckets[g.vertex(key)]);
+  }
+  /// The K keys' bucket records read together, then each bucket scanned.
   template <int K>
   VOXHASH_HD void locate_batch(const Key (&key)[K], ValueRange (&range)[K]) const {
-    std::uint32_t begin[K] = {}, end[K] = {};
+    HashGraphBucket b[K] = {};
     VOXHASH_UNROLL
     for (int k = 0; k < K; ++k) {
-      range[k] = ValueRange{0, 0};
-      if (g.range == 0 || key[k] == kEmptyKey) continue;
-      const std::uint32_t v = g.vertex(key[k]);
-      begin[k]              = g.bucket_offsets[v];
-      end[k]                = g.bucket_offsets[v + 1];
+      if (g.range != 0 && key[k] != kEmptyKey) b[k] = g.buckets[g.vertex(key[k])];
     }
     VOXHASH_UNROLL
-    for (int k = 0; k < K; ++k) {
-      for (std::uint32_t e = begin[k]; e < end[k]; ++e) {
-        if (g.edges[e].key != key[k]) continue;
-        if (range[k].count++ == 0) range[k].begin = e;
-      }
-    }
+    for (int k = 0; k < K; ++k)
+      range[k] = locate_in(key[k], b[k]);
   }
   template <class F>
   VOXHASH_HD void each_match(Key key, ValueRange r, F f) const {

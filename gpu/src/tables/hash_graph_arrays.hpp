@@ -1,6 +1,6 @@
-// The arrays of one HashGraph (CSR plus the scratch its V2 build sorts in), and what a
-// ProbeScratch holds: the intersect probe's query graph (one per key width), its build status and
-// CUB's scratch.
+// The arrays of one HashGraph (bucket records and edges, plus the scratch its builds count or sort
+// in), and what a ProbeScratch holds: the intersect probe's query graph (its edges only, one per
+// key width), its build status and CUB's scratch.
 #pragma once
 
 #include "tables/build_status.hpp"
@@ -24,8 +24,8 @@ using EdgeWord = std::conditional_t<std::is_same_v<K, Key>, std::uint64_t, HashG
 template <class K = Key>
 struct HashGraphArrays {
   explicit HashGraphArrays(Backend b)
-      : offsets(b, 0), edges(b, 0), vertex_in(b, 0), vertex_out(b, 0), edge_in(b, 0) {}
-  Buffer<std::uint32_t> offsets;
+      : buckets(b, 0), edges(b, 0), vertex_in(b, 0), vertex_out(b, 0), edge_in(b, 0) {}
+  Buffer<BasicHashGraphBucket<K>> buckets;
   Buffer<EdgeWord<K>> edges;  // BasicHashGraphEdge<K>
   Buffer<std::uint32_t> vertex_in, vertex_out;
   Buffer<EdgeWord<K>> edge_in;
@@ -36,10 +36,10 @@ BasicHashGraphRef<K> graph_ref(const HashGraphArrays<K>& a,
                                std::uint32_t range,
                                std::uint32_t seed) {
   BasicHashGraphRef<K> r;
-  r.bucket_offsets = a.offsets.data();
-  r.edges          = reinterpret_cast<const BasicHashGraphEdge<K>*>(a.edges.data());
-  r.range          = range;
-  r.seed           = seed;
+  r.buckets = a.buckets.data();
+  r.edges   = reinterpret_cast<const BasicHashGraphEdge<K>*>(a.edges.data());
+  r.range   = range;
+  r.seed    = seed;
   return r;
 }
 

@@ -1,10 +1,12 @@
 // HashGraphImpl<Exec>: HashGraph's host logic (Green, 2021), written once for both backends.
 //
-// V1 (Alg. 1): count edges per vertex with atomics, exclusive prefix sum into bucket_offsets,
-//   scatter each edge to its offset plus an atomic cursor. Three random read-modify-writes a key.
+// V1 (Alg. 1): count edges per vertex with atomics, exclusive prefix sum into offsets, scatter
+//   each edge to its offset plus an atomic cursor. Three random read-modify-writes a key.
 // V2: write (vertex, edge) pairs, radix-sort them by vertex (the paper bins by vertex ranges to
 //   make the scatter cache-friendly; a radix sort is that binning carried through every digit,
-//   and CUB's onesweep does it at streaming speed), then read the offsets off the sorted vertices.
+//   and CUB's onesweep does it at streaming speed).
+// Both then read each vertex's bucket record (its list's bounds and first edge, inline) off the
+//   grouped edges in one pass, so a lookup that ends at a bucket's first edge reads one sector.
 // Probing: "standard" walks each query's bucket list; "intersect" builds a HashGraph of the
 //   queries over the same vertices (in the caller's ProbeScratch) and intersects the two graphs'
 //   bucket lists vertex by vertex. Lookups keep no state in the table: they run on the stream they
@@ -44,19 +46,20 @@ void hash_graph_count(Exec& exec,
   });
 }
 
-/// V1, loop 6: each edge goes to bucket_offsets[v] + (atomic cursor of v).
+/// V1, loop 6: each edge goes to offsets[v] + (atomic cursor of v).
 template <class Exec, class K>
 void hash_graph_scatter(Exec& exec,
                         BasicHashGraphRef<K> g,
                         const K* keys,
                         const Value* values,
                         std::uint32_t n,
+                        const std::uint32_t* offsets,
                         std::uint32_t* cursor,
                         EdgeWord<K>* edges) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     const K key           = keys[i];
     const std::uint32_t v = g.vertex(key);
-    const std::uint32_t e = g.bucket_offsets[v] + core::atomic_add(&cursor[v], 1u);
+    const std::uint32_t e = offsets[v] + core::atomic_add(&cursor[v], 1u);
     edges[e]              = core::pack_edge(key, value_or_index(values, i));
   });
 }
@@ -79,38 +82,30 @@ void hash_graph_bin_input(Exec& exec,
   });
 }
 
-/// V2, offsets: mark where each run of equal sorted vertices ends (then a prefix-max fills in).
-template <class Exec>
-void hash_graph_mark_runs(Exec& exec,
-                          const std::uint32_t* sorted_vertex,
-                          std::uint32_t n,
-                          std::uint32_t* offsets) {
-  exec.for_each(
-      n, [=] VOXHASH_LAMBDA(std::uint32_t i) { core::mark_run_end(sorted_vertex, n, i, offsets); });
-}
-
-/// Builds the CSR of keys[0..n) over `range` vertices into `a` (V1 or V2).
+/// Groups the edges of keys[0..n) by vertex (ascending) into a.edges: V1 counts and scatters, V2
+/// sorts. The bucket records are write_hash_graph_buckets'.
 template <class Exec, class K>
-void build_hash_graph(Exec& exec,
-                      TableKind kind,
-                      HashGraphArrays<K>& a,
-                      std::uint32_t range,
-                      std::uint32_t seed,
-                      const K* keys,
-                      const Value* values,
-                      std::uint32_t n,
-                      BuildStatus* status) {
-  a.offsets.resize(std::size_t{range} + 1);
+void group_hash_graph_edges(Exec& exec,
+                            TableKind kind,
+                            HashGraphArrays<K>& a,
+                            std::uint32_t range,
+                            std::uint32_t seed,
+                            const K* keys,
+                            const Value* values,
+                            std::uint32_t n,
+                            BuildStatus* status) {
   a.edges.resize(n);
-  BasicHashGraphRef<K> g = graph_ref(a, range, seed);
+  const BasicHashGraphRef<K> g = graph_ref(a, range, seed);
   if (kind == TableKind::HashGraphV1) {
-    Buffer<std::uint32_t>& counts = a.vertex_in;  // reused as the per-vertex cursor
+    Buffer<std::uint32_t>& counts  = a.vertex_in;  // reused as the per-vertex cursor
+    Buffer<std::uint32_t>& offsets = a.vertex_out;
     counts.resize(std::size_t{range} + 1);
+    offsets.resize(std::size_t{range} + 1);
     exec.fill(counts.data(), counts.size(), 0u);
     hash_graph_count(exec, g, keys, n, counts.data(), status);
-    exec.exclusive_sum(counts.data(), a.offsets.data(), counts.size());
+    exec.exclusive_sum(counts.data(), offsets.data(), counts.size());
     exec.fill(counts.data(), counts.size(), 0u);
-    hash_graph_scatter(exec, g, keys, values, n, counts.data(), a.edges.data());
+    hash_graph_scatter(exec, g, keys, values, n, offsets.data(), counts.data(), a.edges.data());
   } else {
     a.vertex_in.resize(n);
     a.vertex_out.resize(n);
@@ -119,10 +114,30 @@ void build_hash_graph(Exec& exec,
     const int end_bit = std::max(1, static_cast<int>(std::bit_width(range - 1)));
     exec.sort_pairs(
         a.vertex_in.data(), a.vertex_out.data(), a.edge_in.data(), a.edges.data(), n, end_bit);
-    exec.fill(a.offsets.data(), a.offsets.size(), 0u);
-    hash_graph_mark_runs(exec, a.vertex_out.data(), n, a.offsets.data());
-    exec.inclusive_max(a.offsets.data(), a.offsets.size());
   }
+}
+
+/// The bucket records of the grouped edges (range >= 1): every edge's thread writes its vertex's
+/// bounds and first edge and the edgeless vertices beside it within their chunks, a prefix-max
+/// over the chunks' last edges finds the chunks with no edges, and one thread per such chunk
+/// writes its records. One pass over the edges and one write of the records.
+template <class Exec, class K>
+void write_hash_graph_buckets(
+    Exec& exec, HashGraphArrays<K>& a, std::uint32_t range, std::uint32_t seed, std::uint32_t n) {
+  a.buckets.resize(range);
+  const std::uint32_t chunks        = (range - 1) / core::kBucketChunk + 1;
+  Buffer<std::uint32_t>& chunk_ends = a.vertex_in;  // free once the edges are grouped
+  chunk_ends.resize(std::size_t{chunks} + 1);
+  exec.fill(chunk_ends.data(), chunk_ends.size(), 0u);
+  const BasicHashGraphRef<K> g     = graph_ref(a, range, seed);
+  BasicHashGraphBucket<K>* buckets = a.buckets.data();
+  std::uint32_t* ends              = chunk_ends.data();
+  exec.for_each(
+      n, [=] VOXHASH_LAMBDA(std::uint32_t i) { core::write_edge_buckets(g, n, i, buckets, ends); });
+  exec.inclusive_max(ends, chunk_ends.size());
+  exec.for_each(chunks, [=] VOXHASH_LAMBDA(std::uint32_t c) {
+    core::write_empty_chunk(range, ends, c, buckets);
+  });
 }
 
 template <class Exec, class K = Key>
@@ -153,15 +168,16 @@ class HashGraphImpl final : public BasicHashGraph<K> {
     const auto seed  = static_cast<std::uint32_t>(m_rng());
     m_status.resize(1);
     m_exec.write(m_status.data(), BuildStatus{});
-    build_hash_graph(m_exec,
-                     m_kind,
-                     m_graph,
-                     range,
-                     seed,
-                     keys,
-                     values,
-                     static_cast<std::uint32_t>(n),
-                     m_status.data());
+    group_hash_graph_edges(m_exec,
+                           m_kind,
+                           m_graph,
+                           range,
+                           seed,
+                           keys,
+                           values,
+                           static_cast<std::uint32_t>(n),
+                           m_status.data());
+    write_hash_graph_buckets(m_exec, m_graph, range, seed, static_cast<std::uint32_t>(n));
     if (m_exec.read(m_status.data()).sentinel_key) {
       clear();
       throw_sentinel_key<K>("hashgraph");
@@ -173,7 +189,7 @@ class HashGraphImpl final : public BasicHashGraph<K> {
     stats.slots    = range;
     if (m_options.unique_ids) stats.unique_keys = number_unique(static_cast<std::uint32_t>(n));
     stats.bytes =
-        m_graph.offsets.bytes() + m_graph.edges.bytes() + m_rank.bytes() + m_unique.bytes();
+        m_graph.buckets.bytes() + m_graph.edges.bytes() + m_rank.bytes() + m_unique.bytes();
     return m_stats = stats;  // the sort scratch keeps its capacity for the next build
   }
 
@@ -344,7 +360,8 @@ class HashGraphImpl final : public BasicHashGraph<K> {
   }
 
   /// The queries' own HashGraph over the table's vertices (the intersect probe's first step),
-  /// built in `scratch` on `stream`.
+  /// built in `scratch` on `stream`: its edges grouped by vertex (V2), which is all the
+  /// intersection walks, so no bucket records.
   const Edge* query_graph(Stream stream,
                           ProbeScratch& scratch,
                           const K* queries,
@@ -352,15 +369,15 @@ class HashGraphImpl final : public BasicHashGraph<K> {
     ProbeScratch::State& s = scratch.state();
     Exec exec(stream, &s.temp);
     exec.fill(s.status.data(), 1, BuildStatus{});
-    build_hash_graph(exec,
-                     TableKind::HashGraphV2,
-                     s.template graph_of<K>(),
-                     m_ref.range,
-                     m_ref.seed,
-                     queries,
-                     nullptr,
-                     static_cast<std::uint32_t>(n),
-                     s.status.data());
+    group_hash_graph_edges(exec,
+                           TableKind::HashGraphV2,
+                           s.template graph_of<K>(),
+                           m_ref.range,
+                           m_ref.seed,
+                           queries,
+                           nullptr,
+                           static_cast<std::uint32_t>(n),
+                           s.status.data());
     return reinterpret_cast<const Edge*>(s.template graph_of<K>().edges.data());
   }
 

@@ -55,6 +55,10 @@ std::size_t estimate_bytes(TableKind kind,
   const auto key         = static_cast<std::size_t>(key_bytes);
   const auto keys        = static_cast<double>(n);
   const auto vertices    = static_cast<std::size_t>(std::ceil(keys / options.load)) + 1;
+  // HashGraph: a bucket record (16 or 32 bytes) per vertex; V2's sort of (vertex, edge) pairs
+  // holds the sorted edges, their input copy, the vertices in and out and CUB's double buffer.
+  const std::size_t bucket       = key_bytes == 4 ? 16 : 32;
+  const std::size_t sorted_edges = (3 * edge + 12) * n;
   switch (kind) {
     case TableKind::Cuckoo: {
       // Slots; with unique ids also the flags / ranks per slot and the unique keys and counts.
@@ -74,11 +78,12 @@ std::size_t estimate_bytes(TableKind kind,
       return slot * slots + (options.unique_ids ? 8 * slots + (4 + key) * n : 0);
     }
     case TableKind::HashGraphV1:
-      // Offsets and edges, the per-vertex cursor, and the intersect probe's V2 query graph.
-      return 8 * vertices + edge * n + 4 * vertices + (3 * edge + 12) * n;
+      // Bucket records and edges, the per-vertex cursor and offsets, and the intersect probe's
+      // query graph (V2's arrays without bucket records).
+      return (bucket + 8) * vertices + edge * n + sorted_edges;
     case TableKind::HashGraphV2:
-      // Offsets, edges and the sort's vertex / edge arrays, twice (the query graph).
-      return 2 * (4 * vertices + (3 * edge + 12) * n);
+      // Bucket records, edges and the sort's vertex / edge arrays and scratch, and the query graph.
+      return bucket * vertices + 2 * sorted_edges;
     case TableKind::PagedCuckoo: {
       // Within the budget: the pages (all of them when they fit, else the budget's page slots),
       // each with an overflow list of 1024 entries, and one page of rebuild scratch. Beyond it,
