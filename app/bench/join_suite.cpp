@@ -225,6 +225,7 @@ class JoinBench {
                     {"bytes_to_device", static_cast<double>(p.bytes_to_device)},
                     {"copy_bound_gkeys", copy_bound},
                     {"partition_ms", p.partition_ms},
+                    {"pin_ms", p.pin_ms},
                     {"upload_ms", p.upload_ms},
                     {"page_rebuilds", static_cast<double>(p.page_rebuilds)},
                     {"output_grows", static_cast<double>(p.output_grows)}});

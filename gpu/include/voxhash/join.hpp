@@ -81,6 +81,7 @@ struct PagedJoinStats {
   std::uint64_t bytes_to_host   = 0;  // build pages moved to pinned host memory after partitioning
   std::uint64_t bytes_to_device = 0;  // build pages uploaded into the page slots
   double partition_ms           = 0;  // partitioning both sides, moving build pages to the host
+  double pin_ms                 = 0;  // of which allocating (pinning) the host pages' memory
   double upload_ms              = 0;  // the uploads, summed (they overlap the pages' builds)
 };
 

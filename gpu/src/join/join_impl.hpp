@@ -23,6 +23,7 @@
 #include <voxhash/join.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -603,9 +604,13 @@ class JoinRun {
     const std::size_t rows = pages.build_at.back();
     pages.host_begin       = pages.build_at[std::min<std::uint32_t>(2, pages.count)];
     const std::size_t host = rows - pages.host_begin;
+    const auto pin_start   = std::chrono::steady_clock::now();
     try {
       pages.host_keys   = Buffer<Key>::pinned_host(host);
       pages.host_values = Buffer<Value>::pinned_host(host);
+      st.pin_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - pin_start)
+              .count();
     } catch (const OutOfMemory& e) {
       throw OutOfMemory(
           "join: pinned host memory for the build side's pages beyond the first two (" +
