@@ -626,12 +626,20 @@ class JoinRun {
     }
     const auto columns = part.split_columns(m_exec);
     for (std::uint32_t p = 0; p < std::min<std::uint32_t>(2, pages.count); ++p) {
-      const std::size_t n = pages.build_rows(p);
-      m_exec.copy_async(pages.slot_keys[p].data(), columns.keys + pages.build_at[p], n * 4);
-      m_exec.copy_async(pages.slot_values[p].data(), columns.values + pages.build_at[p], n * 4);
+      const std::uint32_t at = pages.build_at[p];
+      copy_rows(m_exec,
+                pages.slot_keys[p].data(),
+                pages.slot_values[p].data(),
+                columns.keys + at,
+                columns.values + at,
+                pages.build_rows(p));
     }
-    m_exec.transfer_async(pages.host_keys.data(), columns.keys + pages.host_begin, host * 4);
-    m_exec.transfer_async(pages.host_values.data(), columns.values + pages.host_begin, host * 4);
+    copy_rows(m_exec,
+              pages.host_keys.data(),
+              pages.host_values.data(),
+              columns.keys + pages.host_begin,
+              columns.values + pages.host_begin,
+              host);
     st.bytes_to_host = host * 8;
     m_exec.synchronize();
   }
@@ -664,8 +672,12 @@ class JoinRun {
         const std::size_t n  = pages.build_rows(next);
         const std::size_t at = pages.build_at[next] - pages.host_begin;
         up_start[s].record(up);
-        up.transfer_async(pages.slot_keys[s].data(), pages.host_keys.data() + at, n * 4);
-        up.transfer_async(pages.slot_values[s].data(), pages.host_values.data() + at, n * 4);
+        copy_rows(up,
+                  pages.slot_keys[s].data(),
+                  pages.slot_values[s].data(),
+                  pages.host_keys.data() + at,
+                  pages.host_values.data() + at,
+                  n);
         up_end[s].record(up);
         uploading[s] = true;
         st.bytes_to_device += n * 8;
@@ -711,6 +723,18 @@ class JoinRun {
       result.probe_ms += built.elapsed_ms(done);
       return;
     }
+  }
+
+  /// Copies n rows of a key and a value column on `exec`, between any two memories.
+  static void copy_rows(Exec& exec,
+                        Key* keys,
+                        Value* values,
+                        const Key* from_keys,
+                        const Value* from_values,
+                        std::size_t n) {
+    if (n == 0) return;
+    exec.transfer_async(keys, from_keys, n * sizeof(Key));
+    exec.transfer_async(values, from_values, n * sizeof(Value));
   }
 
   /// A page with no output whatever its other side: no rows on either side, or (inner and semi
