@@ -34,7 +34,7 @@ struct Options {
   // tables
   std::vector<Sweep> sweeps;          // empty: the default set
   bool paged                = false;  // the paged table instead (4x its budget, and within it)
-  std::size_t gpu_budget    = 0;      // paged: bytes of backend memory for pages (0: the default)
+  std::size_t gpu_budget    = 0;      // paged: bytes for pages (0: the default); join: the budget
   std::size_t page_capacity = 0;      // paged: pairs per page (0: the default)
   double page_space         = 1.25;   // paged: cuckoo slots per pair in a page
 

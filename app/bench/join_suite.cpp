@@ -2,7 +2,8 @@
 // the build side, 2^20..2^28 probe rows; quick 2^14..2^18) and inner joins of equal sides (2^26
 // rows; quick 2^16) with average multiplicity 1, 4 and 32 on each side, on every table and the
 // sort-merge baseline, in G probe rows/s and G output pairs/s, each against a bound derived from
-// the device limits of the same run.
+// the device limits of the same run. With --gpu-budget the hash joins whose build table exceeds
+// it run over pages, reported with their pages, bytes moved each way and the pinned-copy bound.
 #include "bench/suites.hpp"
 
 #include <voxhash/backend.hpp>
@@ -62,6 +63,7 @@ class JoinBench {
         m_runs(options.runs    ? options.runs
                : options.quick ? 3
                                : 5),
+        m_gpu_budget(options.gpu_budget),
         m_limits(limits),
         m_report(report),
         m_printer(p),
@@ -124,9 +126,10 @@ class JoinBench {
 
   void bench(const Method& m, JoinKind kind, const std::string& what) {
     JoinOptions o;
-    o.kind      = kind;
-    o.algorithm = m.algorithm;
-    o.table     = m.table;
+    o.kind       = kind;
+    o.algorithm  = m.algorithm;
+    o.table      = m.table;
+    o.gpu_budget = m_gpu_budget;
     const JoinInput left{m_sides.left.data(), nullptr, m_sides.left_rows};
     const JoinInput right{m_sides.right.data(), nullptr, m_sides.right_rows};
     std::cerr << "[join] " << m_sweep << ": " << method_name(m) << ", " << what << std::endl;
@@ -198,7 +201,38 @@ class JoinBench {
                   {"build_ms", build_ms},
                   {"probe_ms", probe_ms}};
       if (!sort_merge) x->extra.emplace_back("table_bytes", static_cast<double>(r.table.bytes));
+      if (!sort_merge && m_gpu_budget != 0) {
+        add_paged(*x, r.paged, x == &rows ? probe_rows : static_cast<double>(r.rows));
+      }
       add(std::move(*x));
+    }
+  }
+
+  /// A join under --gpu-budget: its pages and bytes moved, and the bound the pinned copies of the
+  /// same run put on it (the build pages' download, then their uploads: `items` (probe rows or
+  /// pairs) in no less time than both take at the measured h2d / d2h rates), which replaces the
+  /// result's bound where it is lower.
+  void add_paged(Result& x, const PagedJoinStats& p, double items) const {
+    const auto moved    = static_cast<double>(p.bytes_to_host + p.bytes_to_device);
+    const double copy_s = static_cast<double>(p.bytes_to_host) / (m_limits.d2h_gbs * 1e9) +
+                          static_cast<double>(p.bytes_to_device) / (m_limits.h2d_gbs * 1e9);
+    const double copy_bound = moved > 0 ? items / copy_s * 1e-9 : kNone;
+    x.extra.insert(x.extra.end(),
+                   {{"gpu_budget", static_cast<double>(m_gpu_budget)},
+                    {"pages", static_cast<double>(p.pages)},
+                    {"partitions", static_cast<double>(p.partitions)},
+                    {"bytes_to_host", static_cast<double>(p.bytes_to_host)},
+                    {"bytes_to_device", static_cast<double>(p.bytes_to_device)},
+                    {"copy_bound_gkeys", copy_bound},
+                    {"partition_ms", p.partition_ms},
+                    {"pin_ms", p.pin_ms},
+                    {"upload_ms", p.upload_ms},
+                    {"page_rebuilds", static_cast<double>(p.page_rebuilds)},
+                    {"output_grows", static_cast<double>(p.output_grows)}});
+    if (moved > 0 && copy_bound < x.bound_gkeys) {
+      x.bound             = "pinned_copies";
+      x.bound_gkeys       = copy_bound;
+      x.fraction_of_bound = x.rate_gkeys / copy_bound;
     }
   }
 
@@ -229,6 +263,7 @@ class JoinBench {
   Backend m_backend;
   bool m_quick;
   int m_runs;
+  std::size_t m_gpu_budget;  // JoinOptions::gpu_budget of the hash joins (0: none)
   const DeviceLimits& m_limits;
   Report& m_report;
   ResultPrinter& m_printer;

@@ -104,6 +104,7 @@ int run_clash(const ClashCommand& command) {
   const FrameStats stats = pipeline.run_frame(time, {.write_instances = false});
   ClashOptions options;
   options.voxels           = !command.ply_path.empty();
+  options.gpu_budget       = command.gpu_budget;
   const ClashReport report = compute_clash_report(pipeline, options);
 
   clash::ClashNames names;

@@ -495,6 +495,12 @@ class CommandLine {
               3,
               1000,
               "timed runs per figure, median reported (at least 3; default 5, quick 3)");
+    app->add_option("--gpu-budget",
+                    m_bench_options.gpu_budget,
+                    "device memory for the build side's table, e.g. 256MiB, 2GiB: a hash join\n"
+                    "whose table exceeds it runs over pages (pages and bytes moved beside the\n"
+                    "rates, against the pinned-copy bound); default: no budget")
+        ->transform(byte_size());
     add_gpus(*app, "inner joins of 2^29 and 2^30 rows per side");
   }
 
@@ -564,6 +570,12 @@ class CommandLine {
     add_output(*m_clash, "--csv", m_clash_command.csv_path, "write the regions as CSV");
     add_output(
         *m_clash, "--export-ply", m_clash_command.ply_path, "write the clash band's voxels as PLY");
+    m_clash
+        ->add_option("--gpu-budget",
+                     m_clash_command.gpu_budget,
+                     "device memory for the part pairs' join table, e.g. 256MiB: a larger one\n"
+                     "is joined over pages (default: no budget)")
+        ->transform(byte_size());
     m_clash->footer("The report's fields: docs/SCENES.md.");
   }
 

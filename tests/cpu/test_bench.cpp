@@ -1,9 +1,9 @@
 // `voxhash bench` on the CPU backend (label cpu), run in-process through the command line:
-// `limits`, the quick `tables` set, the quick `join` set and a tiny `frame --all-algos` run write
-// JSON (and CSV) with the schema's fields and positive rates; `frame --export` writes a PLY;
-// `frame --join` reports the pairs a brute-force count gives, and skips a join too large with one
-// line; one point per model is a legal frame; usage errors exit 2. Performance itself is never
-// asserted.
+// `limits`, the quick `tables` set, the quick `join` set (also under a GPU budget, over pages) and
+// a tiny `frame --all-algos` run write JSON (and CSV) with the schema's fields and positive rates;
+// `frame --export` writes a PLY; `frame --join` reports the pairs a brute-force count gives, and
+// skips a join too large with one line; one point per model is a legal frame; usage errors exit 2.
+// Performance itself is never asserted.
 #include "bench/bench.hpp"
 #include "cli/command_line.hpp"
 
@@ -223,6 +223,54 @@ TEST(bench, QuickJoinWritesJson) {
     EXPECT_EQ(output[i], probe[i] * mult[i]) << "result " << i;
 }
 
+TEST(bench, QuickJoinUnderAGpuBudgetRunsOverPages) {
+  const std::string json_path = temp_path("join_budget.json");
+  EXPECT_EQ(run_bench({"bench",
+                       "join",
+                       "--backend",
+                       "cpu",
+                       "--quick",
+                       "--runs",
+                       "3",
+                       "--gpu-budget",
+                       "256KiB",
+                       "--json",
+                       json_path}),
+            0);
+  const std::string json = read_text(json_path);
+  expect_header(json);
+  expect_positive_limits(json);
+  for (const double rate : values_of(json, "rate_gkeys"))
+    EXPECT_GT(rate, 0);
+  // Every hash join reports its pages (0: in one piece); the larger ones ran over several, moved
+  // their build pages each way and carry the pinned-copy bound.
+  const auto budgets = values_of(json, "gpu_budget"), pages = values_of(json, "pages");
+  const auto down = values_of(json, "bytes_to_host"), up = values_of(json, "bytes_to_device");
+  const auto copy_bound = values_of(json, "copy_bound_gkeys");
+  ASSERT_FALSE(pages.empty());
+  ASSERT_EQ(budgets.size(), pages.size());
+  ASSERT_EQ(down.size(), pages.size());
+  ASSERT_EQ(up.size(), pages.size());
+  ASSERT_EQ(copy_bound.size(), pages.size());  // null (read as 0) where nothing moved
+  std::size_t over_pages = 0;
+  for (std::size_t i = 0; i < pages.size(); ++i) {
+    EXPECT_EQ(budgets[i], 256 << 10);
+    if (pages[i] < 3) continue;
+    ++over_pages;
+    EXPECT_GT(down[i], 0) << "result " << i;
+    EXPECT_GT(up[i], 0) << "result " << i;
+    EXPECT_GT(copy_bound[i], 0) << "result " << i;
+  }
+  EXPECT_GT(over_pages, 0u) << "no join ran over pages";
+  // Paper: every probe row is an output row; multiplicity m: n * m pairs from n probe rows.
+  const auto probe = values_of(json, "probe_rows"), output = values_of(json, "output_rows");
+  const auto mult = values_of(json, "multiplicity");
+  ASSERT_EQ(probe.size(), output.size());
+  ASSERT_EQ(mult.size(), output.size());
+  for (std::size_t i = 0; i < probe.size(); ++i)
+    EXPECT_EQ(output[i], probe[i] * mult[i]) << "result " << i;
+}
+
 TEST(bench, FrameAllAlgorithmsAgree) {
   const std::string json_path = temp_path("frame.json");
   EXPECT_EQ(run_bench({"bench",
@@ -426,6 +474,7 @@ TEST(bench, UsageErrorsExitWithTwo) {
   EXPECT_EQ(run_bench({"bench", "tables", "--backend", "tpu"}), 2);
   EXPECT_EQ(run_bench({"bench", "join", "--backend", "cpu", "--sweep", "load"}), 2);
   EXPECT_EQ(run_bench({"bench", "tables", "--backend", "cpu", "--gpu-budget", "1GiB"}), 2);
+  EXPECT_EQ(run_bench({"bench", "join", "--backend", "cpu", "--gpu-budget", "lots"}), 2);
   EXPECT_EQ(run_bench({"bench", "tables", "--backend", "cpu", "--paged", "--gpu-budget", "lots"}),
             2);
   EXPECT_EQ(run_bench({"bench", "tables", "--backend", "cpu", "--paged", "--sweep", "load"}), 2);

@@ -1,8 +1,8 @@
 // Clash report tests on the CPU backend (label cpu): regions against a host breadth-first search
 // and against the analytic ring where two unit spheres meet, ranking of separate contacts, part
 // pairs of a two-part model (mesh and point cloud) and of voxels holding several parts of each
-// model (against the host's crossing), the size error of a crossing too large, options, and the
-// JSON / CSV / PLY writers.
+// model (against the host's crossing), the size error of a crossing too large, options (the part
+// pairs joined over pages under a GPU budget), and the JSON / CSV / PLY writers.
 #include "clash/clash_report.hpp"
 #include "common/clash_checks.hpp"
 
@@ -189,6 +189,36 @@ TEST(Clash, EveryAlgorithmGivesTheSameReport) {
   const auto cuckoo = run_clash(kCpu, scene, TableKind::Cuckoo, options);
   expect_same_report(cuckoo, run_clash(kCpu, scene, TableKind::HashGraphV1, options));
   expect_same_report(cuckoo, run_clash(kCpu, scene, TableKind::HashGraphV2, options));
+}
+
+TEST(Clash, PartPairsJoinOverPagesUnderAGpuBudget) {
+  // Two unit spheres in one place, their points dealt to parts 0-2 (A) and 10-13 (B): every
+  // surface voxel clashes, tens of thousands of distinct (voxel, part) rows a side, whose join's
+  // table exceeds a 176 KiB budget many times, so the part pairs are joined over pages: the same
+  // report. A budget below the smallest page reaches the join and is refused, naming it.
+  ClashScene scene = two_spheres_scene(0.0f);
+  for (int i = 0; i < 2; ++i) {
+    std::vector<std::uint32_t>& parts = scene.models[i].parts;
+    for (std::size_t j = 0; j < parts.size(); ++j)
+      parts[j] =
+          i == 0 ? static_cast<std::uint32_t>(j % 3) : 10 + static_cast<std::uint32_t>(j % 4);
+  }
+  ClashOptions options;
+  options.voxels       = true;
+  const auto one_piece = run_clash(kCpu, scene, TableKind::Cuckoo, options);
+  ASSERT_GT(one_piece.voxels, 10000u);
+  EXPECT_EQ(one_piece.parts.size(), 12u);
+  options.gpu_budget = 176 << 10;
+  for (const TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV2})
+    expect_same_report(one_piece, run_clash(kCpu, scene, kind, options));
+  options.gpu_budget = 1000;
+  try {
+    (void)run_clash(kCpu, scene, TableKind::Cuckoo, options);
+    FAIL() << "no error";
+  } catch (const InvalidInput& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("GPU budget 1000 bytes"), std::string::npos) << what;
+  }
 }
 
 TEST(Clash, PartIdsAreValidated) {

@@ -231,6 +231,21 @@ TEST(CommandLine, ClashTakesASceneAndItsOutputs) {
   EXPECT_EQ(r.clash->defaults.points, 200'000u);
   EXPECT_EQ(r.clash->defaults.resolution, 256);
   EXPECT_EQ(r.clash->command_line, "voxhash clash --backend cpu --json " + json + " --time 1.5");
+  EXPECT_EQ(r.clash->gpu_budget, 0u) << "no budget unless given";
+}
+
+TEST(CommandLine, GpuBudgetOfTheJoins) {
+  const Outcome clash = run({"clash", "--backend", "cpu", "--gpu-budget", "64MiB"});
+  ASSERT_TRUE(clash.clash.has_value()) << clash.err;
+  EXPECT_EQ(clash.clash->gpu_budget, std::size_t{64} << 20);
+  const Outcome join = run({"bench", "join", "--backend", "cpu", "--gpu-budget", "1GiB"});
+  ASSERT_TRUE(join.bench.has_value()) << join.err;
+  EXPECT_EQ(join.bench->command, bench::Command::Join);
+  EXPECT_EQ(join.bench->gpu_budget, std::size_t{1} << 30);
+  const Outcome none = run({"bench", "join", "--backend", "cpu"});
+  ASSERT_TRUE(none.bench.has_value()) << none.err;
+  EXPECT_EQ(none.bench->gpu_budget, 0u) << "no budget unless given";
+  expect_usage_error({"clash", "--gpu-budget", "lots"}, "--gpu-budget");
 }
 
 TEST(CommandLine, UsageErrorsExitTwoWithOneLineNamingTheFlag) {

@@ -1,7 +1,8 @@
 // Joins on the CUDA backend (label gpu): every kind on every table and the sort-merge baseline,
 // multiplicity 1/4/32 on each side, either side built, against the unordered_multimap reference
 // and row for row against the CPU backend (HashGraph V1's bucket order is a race, so its rows are
-// compared as a multiset); the size error and sentinel keys. Skipped, saying why, without a device.
+// compared as a multiset); joins over pages under a GPU budget, likewise; the size error and
+// sentinel keys. Skipped, saying why, without a device.
 #include "common/join_checks.hpp"
 #include "common/require_cuda.hpp"
 
@@ -75,6 +76,36 @@ TEST_P(GpuJoin, LargeProbeSide) {
   const JoinCase c = make_join_case(1 << 18, 4, 1, 31);  // 2^20 probe rows, 2^18 build rows
   for (const JoinKind kind : kAllJoinKinds)
     check_cuda_equals_cpu(c, options_for(GetParam(), kind));
+}
+
+TEST_P(GpuJoin, OverPagesEqualsTheCpuJoinOverPages) {
+  REQUIRE_CUDA();
+  if (GetParam().algorithm == JoinAlgorithm::SortMerge) GTEST_SKIP() << "a hash join only";
+  // 2^18 build rows (each key twice) and 2^19 probe rows under a budget of about 16 pages: the
+  // same pages on both backends (the page seed comes from the table options).
+  const JoinCase c      = make_join_case(1 << 17, 4, 2, 32);
+  const TableKind table = GetParam().table;
+  BuildOptions estimate;
+  estimate.multivalue = table == TableKind::Cuckoo || table == TableKind::BucketedCuckoo;
+  for (const JoinKind kind : kAllJoinKinds) {
+    for (const JoinSide side : {JoinSide::Left, JoinSide::Right}) {
+      const std::size_t rows = side == JoinSide::Left ? c.left.size() : c.right.size();
+      JoinOptions o          = options_for(GetParam(), kind);
+      o.build                = side;
+      o.gpu_budget           = 2 * estimate_bytes(table, rows / 16, estimate);
+      const JoinOutput cuda  = check_join(kCuda, c, o);
+      EXPECT_GE(cuda.paged.pages, 16u) << describe(o);
+      EXPECT_GT(cuda.paged.bytes_to_device, 0u) << describe(o);
+      const JoinOutput cpu = run_join(Backend::Cpu, c, o);
+      EXPECT_EQ(cuda.paged.pages, cpu.paged.pages) << describe(o);
+      auto cuda_rows = cuda.rows, cpu_rows = cpu.rows;
+      if (table == TableKind::HashGraphV1) {
+        std::sort(cuda_rows.begin(), cuda_rows.end());
+        std::sort(cpu_rows.begin(), cpu_rows.end());
+      }
+      EXPECT_TRUE(cuda_rows == cpu_rows) << describe(o) << ": the CUDA rows differ from the CPU's";
+    }
+  }
 }
 
 TEST_P(GpuJoin, EmptySides) {

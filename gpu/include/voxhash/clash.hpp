@@ -53,6 +53,9 @@ struct ClashOptions {
   std::size_t max_regions = 0;        // list only the largest N regions (0: all)
   bool voxels             = false;    // also return the voxels and their regions (a PLY export)
   Stream stream           = nullptr;  // where the CUDA backend queues its work
+  /// The part pairs' join: bytes of backend memory its build table may hold (0: no limit); a
+  /// larger one is joined over pages (JoinOptions::gpu_budget).
+  std::size_t gpu_budget = 0;
 };
 
 /// The clash report of `pipeline`'s last frame (call after run_frame, before the grid or a model
@@ -60,7 +63,8 @@ struct ClashOptions {
 /// components; a region's part pairs come from the parts each model's points or triangles have in
 /// that voxel (Pipeline::set_model_parts; all part 0 where none were set): each model's distinct
 /// (voxel, part) pairs in the intersection voxels are inner-joined with the other's on the voxel
-/// key (join(), on the pipeline's table where the join builds on it, else cuckoo). Runs on the
+/// key (join(), on the pipeline's table where the join builds on it, else cuckoo; over pages
+/// beyond options.gpu_budget: an InvalidInput for a budget too small for it). Runs on the
 /// pipeline's backend and reads the result back once (the join and the compactions read their
 /// sizes back on the way); allocates its scratch per call. Synchronizes options.stream. Throws
 /// OutOfMemory, naming the rows, when the part pairs (one row per part of A and part of B sharing

@@ -84,9 +84,11 @@ class ExecBackend : public detail::BackendImpl {
   clash::RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
                                      const Grid& grid,
                                      TableKind join_table,
+                                     std::size_t join_budget,
                                      bool with_voxels,
                                      Stream stream) final {
-    return clash::find_clash_regions<Exec>(pipeline, grid, join_table, with_voxels, stream);
+    return clash::find_clash_regions<Exec>(
+        pipeline, grid, join_table, join_budget, with_voxels, stream);
   }
 
   DeviceLimits measure_device_limits(bool quick) final {

@@ -64,11 +64,14 @@ ClashRegion to_region(const core::RegionSums& s, const Grid& g) {
 }  // namespace
 
 ClashReport compute_clash_report(const Pipeline& pipeline, const ClashOptions& options) {
-  const Grid& g = pipeline.grid();
-  const clash::RawClash raw =
-      detail::backend_impl(pipeline.backend())
-          .find_clash_regions(
-              *pipeline.m_impl, g, pipeline.config().algorithm, options.voxels, options.stream);
+  const Grid& g             = pipeline.grid();
+  const clash::RawClash raw = detail::backend_impl(pipeline.backend())
+                                  .find_clash_regions(*pipeline.m_impl,
+                                                      g,
+                                                      pipeline.config().algorithm,
+                                                      options.gpu_budget,
+                                                      options.voxels,
+                                                      options.stream);
   ClashReport report;
   report.grid          = g;
   report.total_regions = raw.regions.size();

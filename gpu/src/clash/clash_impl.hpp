@@ -148,15 +148,18 @@ inline constexpr std::size_t kRecordBytesPerJoinByte = 5;
 inline constexpr std::uint64_t kMaxJoinRows          = 0x7FFFFFFFull;
 
 /// The inner join of A's and B's distinct (voxel, part) rows on the voxel key: every part of A and
-/// part of B that share a voxel, as (row of A, row of B). A crossing too large for the records is
-/// the join's size error, naming the clash report.
+/// part of B that share a voxel, as (row of A, row of B); over pages when the build side's table
+/// exceeds `gpu_budget` (0: no budget). A crossing too large for the records is the join's size
+/// error, naming the clash report.
 template <class Exec>
 JoinResult cross_parts(const std::array<VoxelParts<Exec>, 2>& sides,
                        TableKind table,
+                       std::size_t gpu_budget,
                        Stream stream) {
   JoinOptions options;
   options.kind             = JoinKind::Inner;
   options.table            = join_table_for(table);
+  options.gpu_budget       = gpu_budget;
   options.max_output_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(
       free_memory(Exec::kBackend) / kRecordBytesPerJoinByte, kMaxJoinRows * 2 * sizeof(Value)));
   const JoinInput a{sides[0].keys.data(), nullptr, sides[0].keys.size()};
@@ -176,6 +179,7 @@ template <class Exec, class K>
 RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
                                const Grid& g,
                                TableKind join_table,
+                               std::size_t join_budget,
                                bool with_voxels,
                                Stream stream) {
   constexpr Backend B = Exec::kBackend;
@@ -253,7 +257,7 @@ RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
   std::size_t t = 0;
   Buffer<std::uint32_t> rec_region(B, 0), rec_a(B, 0), rec_b(B, 0);
   {
-    const JoinResult joined = cross_parts<Exec>(sides, join_table, stream);
+    const JoinResult joined = cross_parts<Exec>(sides, join_table, join_budget, stream);
     t                       = joined.rows;
     rec_region.resize(t);
     rec_a.resize(t);
@@ -329,17 +333,19 @@ RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
 }
 
 /// The clash regions of the pipeline's last frame (see the file comment), on the frame's key
-/// width; the part pairs' join builds on `join_table` where join() can (join_table_for).
-/// Synchronizes `stream`.
+/// width; the part pairs' join builds on `join_table` where join() can (join_table_for), over
+/// pages beyond `join_budget` bytes (0: no budget). Synchronizes `stream`.
 template <class Exec>
 RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
                             const Grid& g,
                             TableKind join_table,
+                            std::size_t join_budget,
                             bool with_voxels,
                             Stream stream) {
-  return pipeline.key_bits() == 64
-             ? find_clash_regions_as<Exec, Key64>(pipeline, g, join_table, with_voxels, stream)
-             : find_clash_regions_as<Exec, Key>(pipeline, g, join_table, with_voxels, stream);
+  return pipeline.key_bits() == 64 ? find_clash_regions_as<Exec, Key64>(
+                                         pipeline, g, join_table, join_budget, with_voxels, stream)
+                                   : find_clash_regions_as<Exec, Key>(
+                                         pipeline, g, join_table, join_budget, with_voxels, stream);
 }
 
 }  // namespace voxhash::clash

@@ -7,25 +7,24 @@
 // each S = ceil(space * capacity) slots and a stash, 8 bytes a slot. The budget holds R page slots
 // (each with an overflow list) and one page of rebuild scratch. P <= R: every page stays resident
 // and an operation is one pass over its input. P > R: the pages live in pinned host memory; an
-// operation partitions its input by page (CUB radix sort of (page, entry) pairs), then streams the
-// pages with input through the slots: upload stream (or a fill for a build), kernel stream,
-// download stream, ordered by per-slot events, the slots reused round robin (double buffering and
-// more). A page left in a slot stays resident, and the next operation does those pages first. A
-// page whose chains overflowed its stash is rebuilt alone, from its own entries, with new
-// constants.
+// operation partitions its input by page (tables/page_partition.hpp, shared with the join over
+// pages), then streams the pages with input through the slots: upload stream (or a fill for a
+// build), kernel stream, download stream, ordered by per-slot events, the slots reused round robin
+// (double buffering and more). A page left in a slot stays resident, and the next operation does
+// those pages first. A page whose chains overflowed its stash is rebuilt alone, from its own
+// entries, with new constants.
 #pragma once
 
-#include "core/hash_graph.hpp"
 #include "core/paged.hpp"
 #include "tables/build_retry.hpp"
 #include "tables/build_status.hpp"
+#include "tables/page_partition.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/paged_table.hpp>
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -243,37 +242,6 @@ void paged_count_page(Exec& exec,
   exec.for_each(entries, [=] VOXHASH_LAMBDA(std::uint32_t j) {
     core::aggregate_add(&status->entries, detail::entry_key(slots[j]) != kEmptyKey);
   });
-}
-
-/// The partition, step one: each pair's page and entry (validated when `check_values`).
-template <class Exec>
-void paged_bin_input(Exec& exec,
-                     const Key* keys,
-                     const Value* values,
-                     std::uint32_t n,
-                     std::uint32_t seed,
-                     std::uint32_t pages,
-                     bool check_values,
-                     core::PagedOpStatus* op,
-                     std::uint32_t* page_of,
-                     CuckooEntry* entries) {
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const Key key     = keys[i];
-    const Value value = value_or_index(values, i);
-    if (check_values) core::valid_pair(op, key, value, true);
-    page_of[i] = detail::page_of(key, seed, pages);
-    entries[i] = detail::make_entry(key, value);
-  });
-}
-
-/// The partition, step three (after the sort): where each page's run ends.
-template <class Exec>
-void paged_mark_runs(Exec& exec,
-                     const std::uint32_t* sorted_page,
-                     std::uint32_t n,
-                     std::uint32_t* offsets) {
-  exec.for_each(
-      n, [=] VOXHASH_LAMBDA(std::uint32_t i) { core::mark_run_end(sorted_page, n, i, offsets); });
 }
 
 template <class Exec>
@@ -583,9 +551,8 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     m_stats.all_resident  = all_resident();
     m_stats.backend_bytes = m_slots.bytes() + m_overflow.bytes() + m_status.bytes() +
                             m_refs.bytes() + m_counts.bytes() + m_scratch.bytes();
-    m_stats.host_bytes    = m_host.bytes();
-    m_stats.scratch_bytes = m_page_in.bytes() + m_page_out.bytes() + m_entry_in.bytes() +
-                            m_entries_out.bytes() + m_offsets.bytes() + m_run_temp.bytes();
+    m_stats.host_bytes     = m_host.bytes();
+    m_stats.scratch_bytes  = m_partition.bytes() + m_run_temp.bytes();
     m_stats.resident_pages = 0;
     m_stats.entries        = 0;
     for (const PageInfo& info : m_info) {
@@ -904,38 +871,15 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     typename Exec::Event ready;
     ready.record(caller);
     m_run.wait(ready);
-    Partition part;
-    part.seed        = seed;
-    const auto count = static_cast<std::uint32_t>(n);
-    m_page_in.resize(n);
-    m_page_out.resize(n);
-    m_entry_in.resize(n);
-    m_entries_out.resize(n);
-    m_offsets.resize(std::size_t{pages} + 1);
     m_op.resize(1);
     m_run.fill(m_op.data(), 1, core::PagedOpStatus{});
+    m_partition.run(
+        m_run, keys, values, n, pages, seed, check_values ? m_op.data() : nullptr, check_values);
+    Partition part;
+    part.seed    = seed;
     part.op      = m_op.data();
-    part.entries = m_entries_out.data();
-    paged_bin_input(m_run,
-                    keys,
-                    values,
-                    count,
-                    seed,
-                    pages,
-                    check_values,
-                    part.op,
-                    m_page_in.data(),
-                    m_entry_in.data());
-    const int end_bit = std::max(1, static_cast<int>(std::bit_width(pages - 1)));
-    m_run.sort_pairs(
-        m_page_in.data(), m_page_out.data(), m_entry_in.data(), m_entries_out.data(), n, end_bit);
-    std::uint32_t* offsets      = m_offsets.data();
-    const std::uint32_t* sorted = m_page_out.data();
-    m_run.fill(offsets, std::size_t{pages} + 1, 0u);
-    paged_mark_runs(m_run, sorted, count, offsets);
-    m_run.inclusive_max(offsets, std::size_t{pages} + 1);
-    part.offsets.resize(std::size_t{pages} + 1);
-    m_run.copy_to_host(part.offsets.data(), offsets, part.offsets.size());
+    part.entries = m_partition.entries();
+    part.offsets = m_partition.offsets();
     return part;
   }
 
@@ -1144,11 +1088,8 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
   Buffer<PageRef> m_refs{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_counts{Exec::kBackend, 0};
   Buffer<CuckooEntry> m_scratch{Exec::kBackend, 0};
-  Buffer<CuckooEntry> m_host;  // pinned host pages (streaming tables only)
-  // The partition's scratch (streaming tables only): page ids and entries, sorted, and offsets.
-  Buffer<std::uint32_t> m_page_in{Exec::kBackend, 0}, m_page_out{Exec::kBackend, 0};
-  Buffer<CuckooEntry> m_entry_in{Exec::kBackend, 0}, m_entries_out{Exec::kBackend, 0};
-  Buffer<std::uint32_t> m_offsets{Exec::kBackend, 0};
+  Buffer<CuckooEntry> m_host;              // pinned host pages (streaming tables only)
+  PagePartition<Exec> m_partition;         // an operation's input by page (streaming tables only)
   Buffer<core::PageStatus> m_host_status;  // pinned: the streamed pages' statuses
 
   typename Exec::OwnedStream m_streams[3];  // upload, kernels, download
