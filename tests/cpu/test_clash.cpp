@@ -194,7 +194,8 @@ TEST(Clash, EveryAlgorithmGivesTheSameReport) {
 TEST(Clash, PartPairsJoinOverPagesUnderAGpuBudget) {
   // Two unit spheres in one place, their points dealt to parts 0-2 (A) and 10-13 (B): every
   // surface voxel clashes, tens of thousands of distinct (voxel, part) rows a side, whose join's
-  // table exceeds a 176 KiB budget many times, so the part pairs are joined over pages: the same
+  // table exceeds a 384 KiB budget (HashGraph's smallest page pair, with its
+  // 16-byte bucket records, needs 176 KiB), so the part pairs are joined over pages: the same
   // report. A budget below the smallest page reaches the join and is refused, naming it.
   ClashScene scene = two_spheres_scene(0.0f);
   for (int i = 0; i < 2; ++i) {
@@ -208,7 +209,7 @@ TEST(Clash, PartPairsJoinOverPagesUnderAGpuBudget) {
   const auto one_piece = run_clash(kCpu, scene, TableKind::Cuckoo, options);
   ASSERT_GT(one_piece.voxels, 10000u);
   EXPECT_EQ(one_piece.parts.size(), 12u);
-  options.gpu_budget = 176 << 10;
+  options.gpu_budget = 384 << 10;
   for (const TableKind kind : {TableKind::Cuckoo, TableKind::HashGraphV2})
     expect_same_report(one_piece, run_clash(kCpu, scene, kind, options));
   options.gpu_budget = 1000;
