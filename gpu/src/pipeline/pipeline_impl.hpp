@@ -436,6 +436,7 @@ class PipelineImpl final : public detail::PipelineBackend {
   ModelVoxels download_as(const KeyState<K>& ks, int i) const {
     const ModelKeys<K>& k = ks.models.at(i);
     const std::size_t n   = k.unique;
+    if (n == 0) return {};
     Exec exec(m_exec.stream());
     Buffer<K> keys(Exec::kBackend, n), sorted_keys(Exec::kBackend, n);
     Buffer<VoxelLabel> labels(Exec::kBackend, n), sorted_labels(Exec::kBackend, n);
