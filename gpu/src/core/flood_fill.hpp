@@ -263,24 +263,33 @@ VOXHASH_HD void unite_with_neighbours(const View& self,
   }
 }
 
+VOXHASH_HD int popcount32(std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  return __popc(v);
+#else
+  return std::popcount(v);
+#endif
+}
+
 /// Majority label (inside / outside) of the labelled 26-neighbours of c; unknown on a tie or none.
-template <class View>
-VOXHASH_HD VoxelLabel
-neighbour_vote(const View& self, const Grid& g, Int3 c, const VoxelLabel* labels) {
-  int inside = 0, outside = 0;
-  for (int dz = -1; dz <= 1; ++dz)
-    for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx) {
-        const Int3 n = offset(c, dx, dy, dz);
-        if ((dx | dy | dz) == 0 || !g.in_grid(n)) continue;
-        const std::uint32_t id = self.find_id(key_in(self, g, n));
-        if (id == kNotFound) continue;
-        inside += labels[id] == VoxelLabel::Inside;
-        outside += labels[id] == VoxelLabel::Outside;
-      }
-  return inside > outside   ? VoxelLabel::Inside
-         : outside > inside ? VoxelLabel::Outside
-                            : kLabelUnknown;
+/// The lanes of `lanes` look up one neighbour each (one thread on the CPU: all 26): one voxel's
+/// 26 lookups one after another held a vote round to their chain of latencies.
+template <class Tile, class View>
+VOXHASH_HD VoxelLabel neighbour_vote(
+    const Tile& lanes, const View& self, const Grid& g, Int3 c, const VoxelLabel* labels) {
+  std::uint32_t inside = 0, outside = 0;  // bit k: neighbour k is labelled so
+  for (int k = lanes.rank(); k < 26; k += Tile::kSize) {
+    const int code = k < 13 ? k : k + 1;  // code 13 is c itself
+    const Int3 n   = offset(c, code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1);
+    if (!g.in_grid(n)) continue;
+    const std::uint32_t id = self.find_id(key_in(self, g, n));
+    if (id == kNotFound) continue;
+    inside |= static_cast<std::uint32_t>(labels[id] == VoxelLabel::Inside) << k;
+    outside |= static_cast<std::uint32_t>(labels[id] == VoxelLabel::Outside) << k;
+  }
+  const int in  = popcount32(lanes.reduce_or(inside));
+  const int out = popcount32(lanes.reduce_or(outside));
+  return in > out ? VoxelLabel::Inside : out > in ? VoxelLabel::Outside : kLabelUnknown;
 }
 
 }  // namespace voxhash::core

@@ -82,6 +82,15 @@ class CpuExec {
         data, data + n, data, [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
   }
 
+  /// bins[v] = how many of samples[0..n) equal v, for v < bin_count (other values uncounted).
+  template <class T>
+  void histogram(const T* samples, std::uint32_t* bins, int bin_count, std::size_t n) {
+    std::fill(bins, bins + bin_count, 0u);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (samples[i] < static_cast<T>(bin_count)) ++bins[samples[i]];
+    }
+  }
+
   /// Scratch bytes sort_pairs needs (none on the CPU).
   template <class V, class N>
   std::size_t sort_pairs_scratch_bytes(N, int) {
@@ -157,6 +166,27 @@ class CpuExec {
     return count;
   }
 
+  /// Copies the values in[i] (i < n) with pred(in[i]) to out, in order; *count = how many.
+  template <class Pred>
+  void select_if_async(
+      const std::uint32_t* in, std::uint32_t* out, std::size_t n, Pred pred, std::uint32_t* count) {
+    std::size_t c = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (pred(in[i])) out[c++] = in[i];
+    }
+    *count = static_cast<std::uint32_t>(c);
+  }
+
+  /// Writes the indices i < n with pred(i) to out, ascending; *count = how many.
+  template <class Pred>
+  void select_indices_async(std::size_t n, Pred pred, std::uint32_t* out, std::uint32_t* count) {
+    std::size_t c = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (pred(static_cast<std::uint32_t>(i))) out[c++] = static_cast<std::uint32_t>(i);
+    }
+    *count = static_cast<std::uint32_t>(c);
+  }
+
   /// Copies `bytes` between two buffers of this backend, in parallel blocks of 4 KiB.
   void copy_async(void* dst, const void* src, std::size_t bytes) {
     constexpr std::size_t kBlock = 4096;
@@ -210,7 +240,7 @@ class CpuExec {
     std::memcpy(dst, src, n * sizeof(T));
   }
   template <class T>
-  void write(T* dst, const T& value) {
+  void write_async(T* dst, const T& value) {
     *dst = value;
   }
 

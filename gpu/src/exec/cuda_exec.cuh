@@ -3,7 +3,8 @@
 // of lanes per element (exec/cuda_tile.cuh); scans, sorts and run-length encoding are CUB's; Event
 // is a CUDA event recorded on the stream; wait() orders the stream after an event, and an
 // OwnedStream is a non-blocking stream of one's own. Everything is asynchronous on the executor's
-// stream except read(), write(), the selects and run_length_encode, which wait for it.
+// stream except read(), copy_to_host(), the selects that return a count, unique and
+// run_length_encode, which wait for it.
 #pragma once
 
 #include "exec/cuda_check.cuh"
@@ -11,6 +12,7 @@
 
 #include <voxhash/buffer.hpp>
 
+#include <cub/device/device_histogram.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
@@ -19,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace voxhash {
 namespace cuda {
@@ -121,6 +124,30 @@ class CudaExec {
         cub::DeviceScan::InclusiveScan(nullptr, bytes, data, data, cuda::Max{}, n, m_stream));
     VOXHASH_CUDA_TRY(
         cub::DeviceScan::InclusiveScan(temp(bytes), bytes, data, data, cuda::Max{}, n, m_stream));
+  }
+
+  /// bins[v] = how many of samples[0..n) equal v, for v < bin_count (other values uncounted):
+  /// CUB's histogram (per-block privatized counters, so a few bins cost no same-address atomics).
+  template <class T>
+  void histogram(const T* samples, std::uint32_t* bins, int bin_count, std::size_t n) {
+    if (n == 0) {
+      fill(bins, static_cast<std::size_t>(bin_count), 0u);
+      return;
+    }
+    using Level       = std::conditional_t<(sizeof(T) < sizeof(int)), int, T>;
+    std::size_t bytes = 0;
+    const auto count  = static_cast<std::int64_t>(n);
+    VOXHASH_CUDA_TRY(cub::DeviceHistogram::HistogramEven(
+        nullptr, bytes, samples, bins, bin_count + 1, Level{0}, Level(bin_count), count, m_stream));
+    VOXHASH_CUDA_TRY(cub::DeviceHistogram::HistogramEven(temp(bytes),
+                                                         bytes,
+                                                         samples,
+                                                         bins,
+                                                         bin_count + 1,
+                                                         Level{0},
+                                                         Level(bin_count),
+                                                         count,
+                                                         m_stream));
   }
 
   /// Scratch bytes sort_pairs needs for n pairs (CUB's first call). N is the count's type, which
@@ -232,6 +259,21 @@ class CudaExec {
     return read(count_slot());
   }
 
+  /// Copies the values in[i] (i < n) with pred(in[i]) to out, in order, and their number to the
+  /// device word *count, with CUB; no wait (read the count later, with others).
+  template <class Pred>
+  void select_if_async(
+      const std::uint32_t* in, std::uint32_t* out, std::size_t n, Pred pred, std::uint32_t* count) {
+    select_if_async_from(in, out, n, pred, count);
+  }
+
+  /// Writes the indices i < n with pred(i) to out, ascending, and their number to the device word
+  /// *count; no wait.
+  template <class Pred>
+  void select_indices_async(std::size_t n, Pred pred, std::uint32_t* out, std::uint32_t* count) {
+    select_if_async_from(thrust::counting_iterator<std::uint32_t>(0), out, n, pred, count);
+  }
+
   /// Copies `bytes` between two device buffers on the stream.
   void copy_async(void* dst, const void* src, std::size_t bytes) {
     VOXHASH_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, m_stream));
@@ -301,10 +343,11 @@ class CudaExec {
     VOXHASH_CUDA_TRY(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToHost, m_stream));
     VOXHASH_CUDA_TRY(cudaStreamSynchronize(m_stream));
   }
+  /// *dst = value on the stream, without waiting: a copy from pageable memory is staged before
+  /// cudaMemcpyAsync returns, so `value` may go out of scope at once.
   template <class T>
-  void write(T* dst, const T& value) {
+  void write_async(T* dst, const T& value) {
     VOXHASH_CUDA_TRY(cudaMemcpyAsync(dst, &value, sizeof(T), cudaMemcpyHostToDevice, m_stream));
-    VOXHASH_CUDA_TRY(cudaStreamSynchronize(m_stream));
   }
 
   void synchronize() { VOXHASH_CUDA_TRY(cudaStreamSynchronize(m_stream)); }
@@ -313,6 +356,18 @@ class CudaExec {
   void* temp(std::size_t bytes) {
     m_temp->resize(bytes);
     return m_temp->data();
+  }
+
+  template <class In, class Pred>
+  void select_if_async_from(
+      In in, std::uint32_t* out, std::size_t n, Pred pred, std::uint32_t* count) {
+    if (n == 0) {
+      VOXHASH_CUDA_TRY(cudaMemsetAsync(count, 0, sizeof(std::uint32_t), m_stream));
+      return;
+    }
+    std::size_t bytes = 0;
+    VOXHASH_CUDA_TRY(cub::DeviceSelect::If(nullptr, bytes, in, out, count, n, pred, m_stream));
+    VOXHASH_CUDA_TRY(cub::DeviceSelect::If(temp(bytes), bytes, in, out, count, n, pred, m_stream));
   }
 
   std::uint32_t* count_slot() {

@@ -43,18 +43,17 @@ enum class FillMark {
   Count
 };
 
-/// What one model's flood fill reports.
+/// What one model's flood fill reports when it returns (its step times and its low-confidence and
+/// thin-feature counts are read at the end of the frame: read_fill_times, FillBuffers::counts).
 struct FillResult {
-  std::uint32_t components     = 0;
-  std::uint32_t undecided      = 0;
-  std::uint32_t low_confidence = 0;
-  std::uint32_t thin_features  = 0;
-  double near_ms = 0, components_ms = 0, inside_test_ms = 0, votes_ms = 0;
+  std::uint32_t components = 0;
+  std::uint32_t undecided  = 0;
 };
 
 /// Labels the voxels of model `self` against model `other` (see core/flood_fill.hpp for the
 /// steps; `dilate`: the other model is a sampled surface). state holds the probe's intersection
-/// flags. Reads its step times back at the end.
+/// flags. Waits twice for sizes: the components with the barrier voxels the votes will label, and
+/// the voxels the votes leave undecided (plus once per extra round of the inside test).
 template <class Exec, class Ref, class K>
 FillResult flood_fill(Exec& exec,
                       Timer<FillMark>& timer,
@@ -68,19 +67,35 @@ FillResult flood_fill(Exec& exec,
                       BasicFillBuffers<K>& b,
                       BasicInsideBuffers<K>& ib) {
   FillResult r;
+  ib.counts.fill_bytes_async(0, exec.stream());  // no regions flagged unless a test runs
   if (n == 0) return r;
   b.labels.resize(n);
   b.labels_next.resize(n);
-  b.flags.resize(n);
   b.parent.resize(n);
   b.roots.resize(n);
+  b.pending.resize(n);
+  const std::uint8_t* state   = b.state.data();
+  const std::uint32_t* parent = b.parent.data();
   timer.record(FillMark::Begin);
   mark_near(exec, other, other_mask, g, voxels, n, b.state.data());
   timer.record(FillMark::NearDone);
   connect_components(exec, self, g, voxels, n, b.state.data(), b.parent.data());
-  flag_roots(exec, n, b.state.data(), b.parent.data(), b.flags.data());
-  r.components =
-      static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
+  // The components' roots, and the barrier voxels that are not intersections (the votes' voxels),
+  // with one wait for both sizes.
+  exec.select_indices_async(
+      n,
+      [=] VOXHASH_LAMBDA(std::uint32_t id) { return state[id] == 0 && parent[id] == id; },
+      b.roots.data(),
+      b.sizes.data());
+  exec.select_indices_async(
+      n,
+      [=] VOXHASH_LAMBDA(std::uint32_t id) { return state[id] == core::kStateNear; },
+      b.pending.data(),
+      b.sizes.data() + 1);
+  std::uint32_t sizes[2];
+  exec.copy_to_host(sizes, b.sizes.data(), 2);
+  r.components                = sizes[0];
+  const std::uint32_t pending = sizes[1];
   VoxelLabel* component_label = b.labels_next.data();  // indexed by root id
   timer.record(FillMark::ComponentsDone);
   pick_samples(exec, voxels, n, b.state.data(), b.parent.data(), b.roots.data(), r.components, ib);
@@ -89,39 +104,46 @@ FillResult flood_fill(Exec& exec,
   count_region_flags_async(exec, r.components, ib);
   timer.record(FillMark::InsideDone);
   label_from_components(exec, n, b.state.data(), b.parent.data(), component_label, b.labels.data());
+  exec.copy_async(b.labels_next.data(), b.labels.data(), n * sizeof(VoxelLabel));
   b.vote_changes.resize(kVoteRounds);
-  exec.fill(b.vote_changes.data(), kVoteRounds, 0u);
+  b.vote_changes.fill_bytes_async(0, exec.stream());
   for (int round = 0; round < kVoteRounds; ++round) {
     const std::uint32_t* before = round ? b.vote_changes.data() + round - 1 : nullptr;
     vote_round(exec,
                self,
                g,
                voxels,
-               n,
+               b.pending.data(),
+               pending,
                b.labels.data(),
                b.labels_next.data(),
                before,
                b.vote_changes.data() + round);
     b.labels.swap(b.labels_next);
   }
-  flag_label(exec, b.labels.data(), n, core::kLabelUnknown, b.flags.data());
-  r.undecided =
-      static_cast<std::uint32_t>(exec.select_flagged_indices(b.flags.data(), b.roots.data(), n));
+  const VoxelLabel* labels = b.labels.data();
+  exec.select_if_async(
+      b.pending.data(),
+      b.roots.data(),
+      pending,
+      [=] VOXHASH_LAMBDA(std::uint32_t id) { return labels[id] == core::kLabelUnknown; },
+      b.sizes.data() + 2);
+  r.undecided = exec.read(b.sizes.data() + 2);
   timer.record(FillMark::VotesDone);
   single_voxel_samples(exec, voxels, b.roots.data(), r.undecided, ib);
   robust_inside_test(exec, other, other_mask, g, dilate, r.undecided, 1, ib);
   scatter_verdicts(exec, b.roots.data(), r.undecided, ib, b.labels.data());
   timer.record(FillMark::UndecidedDone);
-  std::uint32_t flagged[2];  // low confidence, thin features (the one wait of the fill's end)
-  exec.copy_to_host(flagged, ib.counts.data(), 2);
-  r.low_confidence = flagged[0];
-  r.thin_features  = flagged[1];
-  r.near_ms        = timer.elapsed_ms(FillMark::Begin, FillMark::NearDone);
-  r.components_ms  = timer.elapsed_ms(FillMark::NearDone, FillMark::ComponentsDone);
-  r.inside_test_ms = timer.elapsed_ms(FillMark::ComponentsDone, FillMark::InsideDone) +
-                     timer.elapsed_ms(FillMark::VotesDone, FillMark::UndecidedDone);
-  r.votes_ms = timer.elapsed_ms(FillMark::InsideDone, FillMark::VotesDone);
   return r;
+}
+
+/// A fill's step times, read after the frame (adds to the frame's stage times).
+inline void read_fill_times(Timer<FillMark>& timer, StageTimes& ms) {
+  ms.fill_near += timer.elapsed_ms(FillMark::Begin, FillMark::NearDone);
+  ms.fill_components += timer.elapsed_ms(FillMark::NearDone, FillMark::ComponentsDone);
+  ms.inside_tests += timer.elapsed_ms(FillMark::ComponentsDone, FillMark::InsideDone) +
+                     timer.elapsed_ms(FillMark::VotesDone, FillMark::UndecidedDone);
+  ms.fill_votes += timer.elapsed_ms(FillMark::InsideDone, FillMark::VotesDone);
 }
 
 template <class Exec>
@@ -145,6 +167,7 @@ class PipelineImpl final : public detail::PipelineBackend {
     m.rest           = std::move(rest_points);
     m.animated       = std::move(animated);
     m.points         = m.animated.data();
+    m.points_stale   = false;
     m.instances      = nullptr;
     m.triangle_count = 0;
     m.parts.resize(0);
@@ -238,6 +261,12 @@ class PipelineImpl final : public detail::PipelineBackend {
   }
   [[nodiscard]] std::span<const Float3> points(int i) const override {
     const Model& m = m_models.at(i);
+    if (m.points_stale) {
+      Exec exec(m_exec.stream());
+      animate_points(exec, m.motion, m.rest.data(), count(m), m.points);
+      exec.synchronize();
+      m.points_stale = false;
+    }
     return {m.points, m.rest.size()};
   }
   [[nodiscard]] std::span<const VoxelInstance> instances(int i) const override {
@@ -264,7 +293,9 @@ class PipelineImpl final : public detail::PipelineBackend {
   /// A model as it was set: points (and a mesh), part ids, where its instances went.
   struct Model {
     Buffer<Float3> rest{Exec::kBackend, 0}, animated{Exec::kBackend, 0};
-    Float3* points = nullptr;  // where the last frame's animated points are
+    Float3* points = nullptr;           // where the last frame's animated points are
+    core::MotionParams motion{};        // the last frame's motion
+    mutable bool points_stale = false;  // a mesh's points not animated yet (points() does it)
     Buffer<VoxelInstance> own_instances{Exec::kBackend, 0};
     Buffer<std::uint32_t> cursors{Exec::kBackend, kVoxelLabels};
     VoxelInstance* instances = nullptr;  // where the last frame's instances are, if it wrote any
@@ -313,18 +344,23 @@ class PipelineImpl final : public detail::PipelineBackend {
                           Stream stream) {
     m_exec.set_stream(stream);
     m_frame_timer.set_stream(stream);
-    m_fill_timer.set_stream(stream);
+    for (Timer<FillMark>& t : m_fill_timers)
+      t.set_stream(stream);
     prepare_tables(ks, config);
     FrameStats stats;
     m_frame_timer.record(FrameMark::Begin);
     for (int i = 0; i < 2; ++i) {
-      Model& m = m_models[i];
-      m.points = targets.points[i] ? targets.points[i] : m.animated.data();
-      animate_points(
-          m_exec, make_motion(config.animation, i, time), m.rest.data(), count(m), m.points);
+      Model& m                        = m_models[i];
+      const core::MotionParams motion = make_motion(config.animation, i, time);
+      m.points                        = targets.points[i] ? targets.points[i] : m.animated.data();
+      // A mesh is voxelized from its vertices; its points are only drawn, so unless the caller
+      // gave them a target they are animated when read (points()).
+      m.points_stale = m.triangle_count && !targets.points[i];
+      m.motion       = motion;
+      if (!m.points_stale) animate_points(m_exec, motion, m.rest.data(), count(m), m.points);
       if (m.triangle_count) {
         animate_points(m_exec,
-                       make_motion(config.animation, i, time),
+                       motion,
                        m.rest_vertices.data(),
                        static_cast<std::uint32_t>(m.rest_vertices.size()),
                        m.vertices.data());
@@ -379,15 +415,29 @@ class PipelineImpl final : public detail::PipelineBackend {
                      stats);
     }
     m_frame_timer.record(FrameMark::Filled);
+    // The frame's counts, read back together: per model the labels' and the flagged regions'.
+    constexpr std::size_t kPerModel = kVoxelLabels + 2;
     for (int i = 0; i < 2; ++i) {
       ModelKeys<K>& k = ks.models[i];
       count_labels(m_exec, k.fill.labels.data(), k.unique, k.fill.counts.data());
-      std::uint32_t c[kVoxelLabels];
-      m_exec.copy_to_host(c, k.fill.counts.data(), kVoxelLabels);
-      ModelFrameStats& s = stats.model[i];
-      s.outside          = k.unique ? c[0] : 0;
-      s.inside           = k.unique ? c[1] : 0;
-      s.intersection     = k.unique ? c[2] : 0;
+      m_exec.transfer_async(m_readback.data() + i * kPerModel,
+                            k.fill.counts.data(),
+                            kVoxelLabels * sizeof(std::uint32_t));
+      m_exec.transfer_async(m_readback.data() + i * kPerModel + kVoxelLabels,
+                            k.inside.counts.data(),
+                            2 * sizeof(std::uint32_t));
+    }
+    m_exec.synchronize();
+    for (int i = 0; i < 2; ++i) {
+      const std::uint32_t* c   = m_readback.data() + i * kPerModel;
+      ModelFrameStats& s       = stats.model[i];
+      const bool any           = ks.models[i].unique > 0;
+      s.outside                = any ? c[0] : 0;
+      s.inside                 = any ? c[1] : 0;
+      s.intersection           = any ? c[2] : 0;
+      s.low_confidence_regions = any ? c[kVoxelLabels] : 0;
+      s.thin_feature_regions   = any ? c[kVoxelLabels + 1] : 0;
+      if (any) read_fill_times(m_fill_timers[i], stats.ms);
     }
     stats.ms.animate       = m_frame_timer.elapsed_ms(FrameMark::Begin, FrameMark::Animated);
     stats.ms.voxelize      = m_frame_timer.elapsed_ms(FrameMark::Animated, FrameMark::Voxelized);
@@ -440,7 +490,8 @@ class PipelineImpl final : public detail::PipelineBackend {
     Exec exec(m_exec.stream());
     Buffer<K> keys(Exec::kBackend, n), sorted_keys(Exec::kBackend, n);
     Buffer<VoxelLabel> labels(Exec::kBackend, n), sorted_labels(Exec::kBackend, n);
-    copy_voxels(exec, k.voxels, k.fill.labels.data(), n, keys.data(), labels.data());
+    exec.copy_async(keys.data(), k.voxels, n * sizeof(K));
+    exec.copy_async(labels.data(), k.fill.labels.data(), n * sizeof(VoxelLabel));
     exec.sort_pairs(keys.data(),
                     sorted_keys.data(),
                     labels.data(),
@@ -524,9 +575,9 @@ class PipelineImpl final : public detail::PipelineBackend {
       build_block_mask(m_exec, g, k.voxels, k.unique, k.fill);
     share_extent(ks.models[0].fill, ks.models[1].fill);
     for (int i = 0; i < 2; ++i) {
-      ModelKeys<K>& k                       = ks.models[i];
-      const FillResult r                    = flood_fill(m_exec,
-                                      m_fill_timer,
+      ModelKeys<K>& k           = ks.models[i];
+      const FillResult r        = flood_fill(m_exec,
+                                      m_fill_timers[i],
                                       refs[i],
                                       refs[1 - i],
                                       ks.models[1 - i].fill.mask,
@@ -536,14 +587,8 @@ class PipelineImpl final : public detail::PipelineBackend {
                                       k.unique,
                                       k.fill,
                                       k.inside);
-      stats.model[i].components             = r.components;
-      stats.model[i].undecided              = r.undecided;
-      stats.model[i].low_confidence_regions = r.low_confidence;
-      stats.model[i].thin_feature_regions   = r.thin_features;
-      stats.ms.fill_near += r.near_ms;
-      stats.ms.fill_components += r.components_ms;
-      stats.ms.inside_tests += r.inside_test_ms;
-      stats.ms.fill_votes += r.votes_ms;
+      stats.model[i].components = r.components;
+      stats.model[i].undecided  = r.undecided;
     }
   }
 
@@ -579,7 +624,10 @@ class PipelineImpl final : public detail::PipelineBackend {
 
   Exec m_exec;
   Timer<FrameMark> m_frame_timer{Exec::kBackend};
-  Timer<FillMark> m_fill_timer{Exec::kBackend};
+  std::array<Timer<FillMark>, 2> m_fill_timers{Timer<FillMark>{Exec::kBackend},
+                                               Timer<FillMark>{Exec::kBackend}};
+  // The frame's counts on their way back (pinned, so the copies queue without waiting).
+  Buffer<std::uint32_t> m_readback = Buffer<std::uint32_t>::pinned_host(2 * (kVoxelLabels + 2));
   std::array<Model, 2> m_models;
   bool m_wide = false;  // the last frame ran on 64-bit keys
   // Each width's frame state (the one not in use is empty; replaced when the width changes).

@@ -77,7 +77,7 @@ CuckooRetryResult<Ref> insert_with_retries(Exec& exec,
     Ref view{slots.data(), units};
     draw_cuckoo_constants(rng, view.hash);
     exec.fill(slots.data(), count, detail::empty_entry<K>());
-    exec.write(status.data(), BuildStatus{});
+    exec.write_async(status.data(), BuildStatus{});
     insert_all(view, max_chain);
     const BuildStatus s = exec.read(status.data());
     stats.attempts      = attempt;

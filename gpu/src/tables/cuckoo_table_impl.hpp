@@ -223,7 +223,7 @@ class CuckooTableImpl final : public BasicCuckooTable<K> {
     if (m_met_copy) return false;
     if (m_view.size == 0) return true;
     // The build's status word is the flag: no allocation (and no free) inside a timed join.
-    m_exec.write(m_status.data(), BuildStatus{});
+    m_exec.write_async(m_status.data(), BuildStatus{});
     cuckoo_flag_later_copies(m_exec, m_view, &m_status.data()->met_copy);
     return m_exec.read(m_status.data()).met_copy == 0;
   }
@@ -306,13 +306,13 @@ class CuckooTableImpl final : public BasicCuckooTable<K> {
 
   void compact(const K* keys, std::uint32_t n, BuildStats& stats) {
     const std::uint32_t slots = m_view.size;
-    m_rank.resize(slots);
-    m_flags.resize(slots);
+    m_rank.resize(std::size_t{slots} + 1);  // one past the end: the total, read once
+    m_flags.resize(std::size_t{slots} + 1);
     cuckoo_flag_first_copies(m_exec, m_view, m_flags.data());
-    m_exec.exclusive_sum(m_flags.data(), m_rank.data(), slots);
-    const std::uint32_t unique =
-        m_exec.read(m_rank.data() + slots - 1) + m_exec.read(m_flags.data() + slots - 1);
-    m_view.slot_rank = m_rank.data();
+    m_exec.write_async(m_flags.data() + slots, 0u);
+    m_exec.exclusive_sum(m_flags.data(), m_rank.data(), std::size_t{slots} + 1);
+    const std::uint32_t unique = m_exec.read(m_rank.data() + slots);
+    m_view.slot_rank           = m_rank.data();
     m_unique.resize(unique);
     cuckoo_list_unique(m_exec, m_view, m_flags.data(), m_unique.data());
     if (m_options.multiplicities) count_multiplicities(keys, n);

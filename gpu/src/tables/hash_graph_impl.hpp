@@ -167,7 +167,7 @@ class HashGraphImpl final : public BasicHashGraph<K> {
     const auto range = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(vertices));
     const auto seed  = static_cast<std::uint32_t>(m_rng());
     m_status.resize(1);
-    m_exec.write(m_status.data(), BuildStatus{});
+    m_exec.write_async(m_status.data(), BuildStatus{});
     group_hash_graph_edges(m_exec,
                            m_kind,
                            m_graph,

@@ -42,7 +42,7 @@ class MultivalueLists {
     clear();
     Buffer<K> staged(Exec::kBackend, n), sorted(Exec::kBackend, n);
     Buffer<Value> staged_values(Exec::kBackend, n);
-    exec.write(status, BuildStatus{});
+    exec.write_async(status, BuildStatus{});
     stage_pairs(exec, keys, values, n, staged.data(), staged_values.data(), status);
     if (exec.read(status).sentinel_key) return false;
     m_values.resize(n);
@@ -59,7 +59,7 @@ class MultivalueLists {
     m_offsets.resize(std::size_t{unique} + 1);
     exec.copy_async(m_unique.data(), staged.data(), std::size_t{unique} * sizeof(K));
     exec.exclusive_sum(staged_values.data(), m_offsets.data(), unique);
-    exec.write(m_offsets.data() + unique, n);
+    exec.write_async(m_offsets.data() + unique, n);
     exec.synchronize();  // the scratch is freed on return
     return true;
   }
