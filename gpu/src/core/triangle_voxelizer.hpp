@@ -160,15 +160,9 @@ VOXHASH_HD Int3 tile_voxel(Int3 first, int bit) {
 }
 
 /// The voxels of tile `tile` (0 .. triangle_tile_count - 1) of range r that the triangle (voxel
-/// units) touches, tested by the lanes of `lanes` together (detail::SerialTile: one thread, or a
-/// CUDA tile): the whole tile first, then lane l the voxels l, l + kSize, ... — the plane axis
-/// alone, widened by kPlaneMargin (a cheap necessary condition), before the exact test, which then
-/// runs on ~1/3 of them; the lanes' masks are OR-ed. Every voxel sees the same tests on any tile,
-/// so both backends find the same voxels. (One thread per item, 64 voxels each, measured 0.36 ms a
-/// frame of 2 x 8M points at 1024^3 on H100: a quarter of a wave of long threads.)
-template <class Tile>
+/// units) touches. The whole tile is tested first.
 VOXHASH_HD TileVoxels
-tile_voxels(const Tile& lanes, const CellRange& r, std::uint32_t tile, Vec3f a, Vec3f b, Vec3f c) {
+tile_voxels(const CellRange& r, std::uint32_t tile, Vec3f a, Vec3f b, Vec3f c) {
   const Int3 t     = r.tiles();
   const Int3 first = {r.lo.x + static_cast<std::int32_t>(tile % t.x) * kTileSide,
                       r.lo.y + static_cast<std::int32_t>((tile / t.x) % t.y) * kTileSide,
@@ -184,19 +178,27 @@ tile_voxels(const Tile& lanes, const CellRange& r, std::uint32_t tile, Vec3f a, 
       0.5f * (first.x + last.x + 1), 0.5f * (first.y + last.y + 1), 0.5f * (first.z + last.z + 1)};
   TileVoxels v = {first, 0};
   if (!triangle_box_overlap(tile_centre, tile_half, a, b, c)) return v;
-  const Vec3f n       = cross3(sub(b, a), sub(c, b));
-  const float reach   = (s + kPlaneMargin) * (abs_f(n.x) + abs_f(n.y) + abs_f(n.z));
-  std::uint64_t mask  = 0;
-  constexpr int kBits = kTileSide * kTileSide * kTileSide;
-  for (int bit = lanes.rank(); bit < kBits; bit += Tile::kSize) {
-    const Int3 cell = tile_voxel(first, bit);
-    if (cell.x > last.x || cell.y > last.y || cell.z > last.z) continue;
+  // Two passes over the tile: the plane axis alone, widened by kPlaneMargin (a cheap necessary
+  // condition), marks the candidates; the exact test runs only on those, ~1/3 of the tile's
+  // voxels. Lanes of a warp hold different tiles, so testing in one loop would run the exact test
+  // wherever any lane needs it: every voxel (measured: no gain on H100).
+  const Vec3f n      = cross3(sub(b, a), sub(c, b));
+  const float reach  = (s + kPlaneMargin) * (abs_f(n.x) + abs_f(n.y) + abs_f(n.z));
+  std::uint64_t near = 0;
+  for (std::int32_t z = first.z; z <= last.z; ++z)
+    for (std::int32_t y = first.y; y <= last.y; ++y)
+      for (std::int32_t x = first.x; x <= last.x; ++x) {
+        const Vec3f centre = {x + 0.5f, y + 0.5f, z + 0.5f};
+        if (abs_f(dot3(n, sub(a, centre))) > reach) continue;
+        const int bit = ((z - first.z) * kTileSide + (y - first.y)) * kTileSide + (x - first.x);
+        near |= std::uint64_t{1} << bit;
+      }
+  for (std::uint64_t m = near; m != 0; m &= m - 1) {
+    const int bit      = lowest_bit64(m);
+    const Int3 cell    = tile_voxel(first, bit);
     const Vec3f centre = {cell.x + 0.5f, cell.y + 0.5f, cell.z + 0.5f};
-    if (abs_f(dot3(n, sub(a, centre))) > reach) continue;
-    if (triangle_box_overlap(centre, {s, s, s}, a, b, c)) mask |= std::uint64_t{1} << bit;
+    if (triangle_box_overlap(centre, {s, s, s}, a, b, c)) v.mask |= std::uint64_t{1} << bit;
   }
-  v.mask = lanes.reduce_or(static_cast<std::uint32_t>(mask)) |
-           std::uint64_t{lanes.reduce_or(static_cast<std::uint32_t>(mask >> 32))} << 32;
   return v;
 }
 
@@ -219,10 +221,8 @@ VOXHASH_HD std::uint32_t segment_of(const std::uint32_t* offsets,
 
 /// Work item `item` of a mesh whose triangles' tile counts were scanned into tile_offsets and
 /// whose items know their triangle (item_triangle): the voxels of its triangle's tile
-/// (tile_voxels, on the lanes of `lanes`).
-template <class Tile>
-VOXHASH_HD TileVoxels item_voxels(const Tile& lanes,
-                                  const Grid& g,
+/// (tile_voxels).
+VOXHASH_HD TileVoxels item_voxels(const Grid& g,
                                   const Float3* vertices,
                                   const std::uint32_t* triangles,
                                   const std::uint32_t* tile_offsets,
@@ -232,7 +232,7 @@ VOXHASH_HD TileVoxels item_voxels(const Tile& lanes,
   Vec3f v[3];
   triangle_in_voxel_units(g, vertices, triangles, t, v);
   const CellRange r = triangle_cells(g, v[0], v[1], v[2]);
-  return tile_voxels(lanes, r, item - tile_offsets[t], v[0], v[1], v[2]);
+  return tile_voxels(r, item - tile_offsets[t], v[0], v[1], v[2]);
 }
 
 /// What the voxel multiplicities of a point cloud say about its surface coverage.

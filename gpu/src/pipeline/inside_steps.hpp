@@ -33,17 +33,11 @@ struct BasicVoxelizeBuffers {
 };
 using VoxelizeBuffers = BasicVoxelizeBuffers<Key>;
 
-/// Lanes that test one (triangle, tile) item's 64 voxels together (16 voxels a lane): each lane
-/// repeats the item's set-up (its triangle, the whole-tile test), so more lanes cost more than
-/// they spread (16 lanes measured 0.48 ms a 2 x 8M frame on H100, one thread per item 0.36).
-inline constexpr int kVoxelizeLanes = 4;
-
 /// Keys of every voxel a triangle touches, written to `keys` (resized; duplicates where triangles
 /// share a voxel); returns how many. Tiles per triangle (one thread per triangle) -> scan; each
-/// item's triangle (its first item marked, then a running max: no search per item, which the
-/// lanes of an item would each repeat); the voxels of each (triangle, tile) item as a mask
-/// (kVoxelizeLanes lanes per item) -> scan of their counts; the masks' voxels written (one thread
-/// per item). Synchronizes (twice, for the two sizes).
+/// item's triangle (its first item marked, then a running max: no search per item); the voxels of
+/// each (triangle, tile) item as a mask (one thread per item) -> scan of their counts; the masks'
+/// voxels written (one thread per item). Synchronizes (twice, for the two sizes).
 template <class Exec, class K>
 std::size_t voxelize_triangles(Exec& exec,
                                Grid g,
@@ -82,20 +76,17 @@ std::size_t voxelize_triangles(Exec& exec,
   std::uint32_t* offsets = b.voxel_offsets.data();
   K* first               = b.tile_first.data();
   std::uint64_t* mask    = b.tile_mask.data();
-  using Tile             = typename Exec::template Tile<kVoxelizeLanes>;
-  exec.template for_each_tile<kVoxelizeLanes>(
-      std::size_t{items} + 1, [=] VOXHASH_LAMBDA(Tile lanes, std::uint32_t item) {
-        if (item == items) {
-          if (lanes.rank() == 0) offsets[item] = 0;
-          return;
-        }
-        const core::TileVoxels v =
-            core::item_voxels(lanes, g, vertices, triangles, tiles, item_triangle, item);
-        if (lanes.rank() != 0) return;
-        first[item]   = g.key_as<K>(v.first);
-        mask[item]    = v.mask;
-        offsets[item] = static_cast<std::uint32_t>(core::popcount64(v.mask));
-      });
+  exec.for_each(std::size_t{items} + 1, [=] VOXHASH_LAMBDA(std::uint32_t item) {
+    if (item == items) {
+      offsets[item] = 0;
+      return;
+    }
+    const core::TileVoxels v =
+        core::item_voxels(g, vertices, triangles, tiles, item_triangle, item);
+    first[item]   = g.key_as<K>(v.first);
+    mask[item]    = v.mask;
+    offsets[item] = static_cast<std::uint32_t>(core::popcount64(v.mask));
+  });
   exec.exclusive_sum(offsets, offsets, std::size_t{items} + 1);
   const std::uint32_t total = exec.read(&offsets[items]);
   keys.resize(total);
