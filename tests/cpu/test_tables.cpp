@@ -8,6 +8,7 @@
 #include <voxhash/error.hpp>
 
 #include <numeric>
+#include <utility>
 
 namespace voxhash::test {
 namespace {
@@ -322,12 +323,34 @@ TEST(HashGraph, V1AndV2BuildTheSameBuckets) {
   EXPECT_TRUE(std::equal(g1.buckets, g1.buckets + g1.range, g2.buckets, [](auto a, auto b) {
     return a.begin == b.begin && a.end == b.end;
   }));
-  // V2 keeps input order inside a bucket (stable sort); V1's order is the atomics' order.
+  // V2 orders a bucket by the keys' hashes, then input order (a stable sort of the hashes); V1's
+  // order is the atomics' order.
+  const auto order = [&](const HashGraphEdge& e) {
+    return std::pair(detail::murmur_mix(e.key, g2.seed), e.value);
+  };
   for (std::uint32_t v = 0; v < g2.range; ++v) {
     for (std::uint32_t e = g2.buckets[v].begin + 1; e < g2.buckets[v].end; ++e) {
-      ASSERT_LT(g2.edges[e - 1].value, g2.edges[e].value);
+      ASSERT_LT(order(g2.edges[e - 1]), order(g2.edges[e]));
     }
   }
+}
+
+TEST(HashGraph, MurmurUnmixInvertsTheMix) {
+  std::mt19937 rng(19);
+  std::vector<std::uint32_t> keys = {0u, 1u, 2u, 0x7fffffffu, 0x80000000u, 0xfffffffeu, kEmptyKey};
+  for (int i = 0; i < 100000; ++i)
+    keys.push_back(static_cast<std::uint32_t>(rng()));
+  std::size_t wrong           = 0;
+  const std::uint32_t seeds[] = {
+      0u, 1u, 0x9e3779b9u, 0xffffffffu, static_cast<std::uint32_t>(rng())};
+  for (const std::uint32_t seed : seeds) {
+    for (const std::uint32_t k : keys)
+      wrong += detail::murmur_unmix(detail::murmur_mix(k, seed), seed) != k;
+  }
+  EXPECT_EQ(wrong, 0u);
+  // Also the other way round on a few hashes: the mix is a bijection, so unmix is one too.
+  for (const std::uint32_t h : {0u, 1u, 0xffffffffu, 0x12345678u})
+    EXPECT_EQ(detail::murmur_mix(detail::murmur_unmix(h, 5u), 5u), h);
 }
 
 TEST(Tables, AllKindsGiveTheSameAnswers) {

@@ -1,9 +1,10 @@
 // HashGraph: Green's static hash table as CSR, behind the HashTable interface. V1 builds it with
 // per-vertex atomic counters, a prefix sum and an atomic scatter (the paper's Alg. 1); V2 bins the
-// edges by vertex first (here with CUB's radix sort, which is binning carried to the end) and reads
-// the offsets off the sorted vertices. Probing is "standard" (walk the query's bucket list) or
-// "intersect" (the paper's new probe: a HashGraph of the queries, bucket lists intersected), whose
-// query graph lives in an explicit ProbeScratch. HashGraph takes 32-bit keys, HashGraph64 64-bit.
+// edges by vertex first (here with CUB's radix sort, binning carried to the end: of the keys'
+// hashes with 32-bit keys) and reads the bucket records off the sorted edges. Probing is
+// "standard" (walk the query's bucket list) or "intersect" (the paper's new probe: a HashGraph of
+// the queries, bucket lists intersected), whose query graph lives in an explicit ProbeScratch.
+// HashGraph takes 32-bit keys, HashGraph64 64-bit.
 #pragma once
 
 #include <voxhash/buffer.hpp>

@@ -2,9 +2,11 @@
 //
 // V1 (Alg. 1): count edges per vertex with atomics, exclusive prefix sum into offsets, scatter
 //   each edge to its offset plus an atomic cursor. Three random read-modify-writes a key.
-// V2: write (vertex, edge) pairs, radix-sort them by vertex (the paper bins by vertex ranges to
-//   make the scatter cache-friendly; a radix sort is that binning carried through every digit,
-//   and CUB's onesweep does it at streaming speed).
+// V2: radix-sort the edges by vertex (the paper bins by vertex ranges to make the scatter
+//   cache-friendly; a radix sort is that binning carried through every digit, and CUB's onesweep
+//   does it at streaming speed). 32-bit keys sort 8-byte (murmur_mix(key), value) pairs: the
+//   vertex is monotone in the mix and the mix is a bijection, so the record pass below recovers
+//   each key as it writes the edges. 64-bit keys sort (vertex, edge) pairs.
 // Both then read each vertex's bucket record (its list's bounds and first edge, inline) off the
 //   grouped edges in one pass, so a lookup that ends at a bucket's first edge reads one sector.
 // Probing: "standard" walks each query's bucket list; "intersect" builds a HashGraph of the
@@ -12,7 +14,7 @@
 //   bucket lists vertex by vertex. Lookups keep no state in the table: they run on the stream they
 //   are given, with a local executor.
 // K is the key width: 32-bit keys' edges are packed 8-byte words (the fast path), 64-bit keys'
-// 16-byte edges; the vertices (and so the sort's keys) are 32-bit either way.
+// 16-byte edges; the sort's keys (hashes or vertices) are 32-bit either way.
 #pragma once
 
 #include "core/atomics.hpp"
@@ -64,26 +66,57 @@ void hash_graph_scatter(Exec& exec,
   });
 }
 
-/// V2, binning input: vertex and packed edge of every key; flags sentinel keys.
-template <class Exec, class K>
+/// V2 with 64-bit keys, binning input: vertex and edge of every key; flags sentinel keys.
+template <class Exec>
 void hash_graph_bin_input(Exec& exec,
-                          BasicHashGraphRef<K> g,
-                          const K* keys,
+                          BasicHashGraphRef<Key64> g,
+                          const Key64* keys,
                           const Value* values,
                           std::uint32_t n,
                           std::uint32_t* vertices,
-                          EdgeWord<K>* edges,
+                          HashGraphEdge64* edges,
                           BuildStatus* status) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const K key = keys[i];
-    if (key == kEmptyKeyOf<K>) core::atomic_store(&status->sentinel_key, 1u);
+    const Key64 key = keys[i];
+    if (key == kEmptyKeyOf<Key64>) core::atomic_store(&status->sentinel_key, 1u);
     vertices[i] = g.vertex(key);
     edges[i]    = core::pack_edge(key, value_or_index(values, i));
   });
 }
 
-/// Groups the edges of keys[0..n) by vertex (ascending) into a.edges: V1 counts and scatters, V2
-/// sorts. The bucket records are write_hash_graph_buckets'.
+/// V2 with 32-bit keys, binning input: the hash murmur_mix(key, seed) (the vertex is fast_range of
+/// it, so sorting by it groups by vertex, and it gives the key back) and the value of every key;
+/// flags sentinel keys.
+template <class Exec>
+void hash_graph_bin_hashes(Exec& exec,
+                           std::uint32_t seed,
+                           const Key* keys,
+                           const Value* values,
+                           std::uint32_t n,
+                           std::uint32_t* hashes,
+                           Value* sort_values,
+                           BuildStatus* status) {
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    const Key key = keys[i];
+    if (key == kEmptyKeyOf<Key>) core::atomic_store(&status->sentinel_key, 1u);
+    hashes[i]      = detail::murmur_mix(key, seed);
+    sort_values[i] = value_or_index(values, i);
+  });
+}
+
+/// Whether a build of `kind` leaves its grouped edges as sorted (hash, value) pairs (V2, 32-bit
+/// keys) rather than in the edge array.
+template <class K>
+constexpr bool groups_hashes(TableKind kind) {
+  return kSortsHashes<K> && kind == TableKind::HashGraphV2;
+}
+
+/// Groups the edges of keys[0..n) by vertex (ascending). V1 counts and scatters into a.edges. V2
+/// radix-sorts: with 32-bit keys the pairs (murmur_mix(key, seed), value) over all 32 bits into
+/// a.sort_keys_out / a.sort_values_out (8 bytes a pair; ascending hashes are ascending vertices),
+/// which write_hash_graph_buckets unpacks into a.edges; with 64-bit keys (vertex, edge) pairs over
+/// the vertex bits into a.edges. V2's order within a vertex is by hash (so a key's edges are
+/// adjacent), then input order: the sorts are stable, so both backends group identically.
 template <class Exec, class K>
 void group_hash_graph_edges(Exec& exec,
                             TableKind kind,
@@ -94,11 +127,11 @@ void group_hash_graph_edges(Exec& exec,
                             const Value* values,
                             std::uint32_t n,
                             BuildStatus* status) {
-  a.edges.resize(n);
-  const BasicHashGraphRef<K> g = graph_ref(a, range, seed);
   if (kind == TableKind::HashGraphV1) {
-    Buffer<std::uint32_t>& counts  = a.vertex_in;  // reused as the per-vertex cursor
-    Buffer<std::uint32_t>& offsets = a.vertex_out;
+    a.edges.resize(n);
+    const BasicHashGraphRef<K> g   = graph_ref(a, range, seed);
+    Buffer<std::uint32_t>& counts  = a.sort_keys_in;  // reused as the per-vertex cursor
+    Buffer<std::uint32_t>& offsets = a.sort_keys_out;
     counts.resize(std::size_t{range} + 1);
     offsets.resize(std::size_t{range} + 1);
     exec.fill(counts.data(), counts.size(), 0u);
@@ -106,39 +139,101 @@ void group_hash_graph_edges(Exec& exec,
     exec.exclusive_sum(counts.data(), offsets.data(), counts.size());
     exec.fill(counts.data(), counts.size(), 0u);
     hash_graph_scatter(exec, g, keys, values, n, offsets.data(), counts.data(), a.edges.data());
+    return;
+  }
+  a.sort_keys_in.resize(n);
+  a.sort_keys_out.resize(n);
+  a.sort_values_in.resize(n);
+  if constexpr (kSortsHashes<K>) {
+    a.sort_values_out.resize(n);
+    hash_graph_bin_hashes(
+        exec, seed, keys, values, n, a.sort_keys_in.data(), a.sort_values_in.data(), status);
+    exec.sort_pairs(a.sort_keys_in.data(),
+                    a.sort_keys_out.data(),
+                    a.sort_values_in.data(),
+                    a.sort_values_out.data(),
+                    n,
+                    32);
   } else {
-    a.vertex_in.resize(n);
-    a.vertex_out.resize(n);
-    a.edge_in.resize(n);
-    hash_graph_bin_input(exec, g, keys, values, n, a.vertex_in.data(), a.edge_in.data(), status);
+    a.edges.resize(n);
+    hash_graph_bin_input(exec,
+                         graph_ref(a, range, seed),
+                         keys,
+                         values,
+                         n,
+                         a.sort_keys_in.data(),
+                         a.sort_values_in.data(),
+                         status);
     const int end_bit = std::max(1, static_cast<int>(std::bit_width(range - 1)));
-    exec.sort_pairs(
-        a.vertex_in.data(), a.vertex_out.data(), a.edge_in.data(), a.edges.data(), n, end_bit);
+    exec.sort_pairs(a.sort_keys_in.data(),
+                    a.sort_keys_out.data(),
+                    a.sort_values_in.data(),
+                    a.edges.data(),
+                    n,
+                    end_bit);
   }
 }
 
-/// The bucket records of the grouped edges (range >= 1): every edge's thread writes its vertex's
-/// bounds and first edge and the edgeless vertices beside it within their chunks, a prefix-max
-/// over the chunks' last edges finds the chunks with no edges, and one thread per such chunk
-/// writes its records. One pass over the edges and one write of the records.
+/// The bucket records of the edges group_hash_graph_edges grouped (range >= 1), and V2's 32-bit
+/// edges themselves, unpacked from the sorted hashes in the same pass: every edge's thread writes
+/// its vertex's bounds and first edge and the edgeless vertices beside it within their chunks, a
+/// prefix-max over the chunks' last edges finds the chunks with no edges, and one thread per such
+/// chunk writes its records. One pass over the edges and one write of the records.
 template <class Exec, class K>
-void write_hash_graph_buckets(
-    Exec& exec, HashGraphArrays<K>& a, std::uint32_t range, std::uint32_t seed, std::uint32_t n) {
+void write_hash_graph_buckets(Exec& exec,
+                              TableKind kind,
+                              HashGraphArrays<K>& a,
+                              std::uint32_t range,
+                              std::uint32_t seed,
+                              std::uint32_t n) {
   a.buckets.resize(range);
   const std::uint32_t chunks        = (range - 1) / core::kBucketChunk + 1;
-  Buffer<std::uint32_t>& chunk_ends = a.vertex_in;  // free once the edges are grouped
+  Buffer<std::uint32_t>& chunk_ends = a.sort_keys_in;  // free once the edges are grouped
   chunk_ends.resize(std::size_t{chunks} + 1);
   exec.fill(chunk_ends.data(), chunk_ends.size(), 0u);
-  const BasicHashGraphRef<K> g     = graph_ref(a, range, seed);
   BasicHashGraphBucket<K>* buckets = a.buckets.data();
   std::uint32_t* ends              = chunk_ends.data();
-  exec.for_each(
-      n, [=] VOXHASH_LAMBDA(std::uint32_t i) { core::write_edge_buckets(g, n, i, buckets, ends); });
+  if constexpr (kSortsHashes<K>) {
+    if (groups_hashes<K>(kind)) {
+      a.edges.resize(n);
+      const std::uint32_t* hashes = a.sort_keys_out.data();
+      const Value* values         = a.sort_values_out.data();
+      std::uint64_t* edges        = a.edges.data();
+      exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+        core::write_hashed_edge_buckets(range, seed, hashes, values, n, i, edges, buckets, ends);
+      });
+    }
+  }
+  if (!groups_hashes<K>(kind)) {
+    const BasicHashGraphRef<K> g = graph_ref(a, range, seed);
+    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+      core::write_edge_buckets(g, n, i, buckets, ends);
+    });
+  }
   exec.inclusive_max(ends, chunk_ends.size());
   exec.for_each(chunks, [=] VOXHASH_LAMBDA(std::uint32_t c) {
     core::write_empty_chunk(range, ends, c, buckets);
   });
 }
+
+/// The intersect probe's query edges, grouped by vertex: the j-th is (a query key, its index).
+/// 64-bit keys: the query graph's edge array.
+template <class K>
+struct QueryEdges {
+  const BasicHashGraphEdge<K>* edges = nullptr;
+  VOXHASH_HD BasicHashGraphEdge<K> operator[](std::uint32_t j) const { return edges[j]; }
+};
+
+/// 32-bit keys: the query graph's sorted (hash, index) pairs, read in place (no edge array).
+template <>
+struct QueryEdges<Key> {
+  const std::uint32_t* hashes = nullptr;
+  const Value* values         = nullptr;
+  std::uint32_t seed          = 0;
+  VOXHASH_HD HashGraphEdge operator[](std::uint32_t j) const {
+    return core::hashed_edge(hashes, values, seed, j);
+  }
+};
 
 template <class Exec, class K = Key>
 class HashGraphImpl final : public BasicHashGraph<K> {
@@ -177,7 +272,7 @@ class HashGraphImpl final : public BasicHashGraph<K> {
                            values,
                            static_cast<std::uint32_t>(n),
                            m_status.data());
-    write_hash_graph_buckets(m_exec, m_graph, range, seed, static_cast<std::uint32_t>(n));
+    write_hash_graph_buckets(m_exec, m_kind, m_graph, range, seed, static_cast<std::uint32_t>(n));
     if (m_exec.read(m_status.data()).sentinel_key) {
       clear();
       throw_sentinel_key<K>("hashgraph");
@@ -324,8 +419,11 @@ class HashGraphImpl final : public BasicHashGraph<K> {
       exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) { op(i, queries[i]); });
       return;
     }
-    const Edge* q = query_graph(stream, *scratch, queries, n);
-    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t j) { op(q[j].value, q[j].key); });
+    const QueryEdges<K> q = query_graph(stream, *scratch, queries, n);
+    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t j) {
+      const Edge e = q[j];
+      op(e.value, e.key);
+    });
   }
 
   /// Like probe, for the first match only: f(i, index of the first edge of queries[i] or
@@ -339,7 +437,8 @@ class HashGraphImpl final : public BasicHashGraph<K> {
     const auto count           = static_cast<std::uint32_t>(n);
     const std::uint32_t stride = (count + B - 1) / B;
     // Standard: query i is queries[i]. Intersect: the j-th edge of the queries' HashGraph.
-    const Edge* q = intersecting() ? query_graph(stream, *scratch, queries, n) : nullptr;
+    const bool intersect  = intersecting();
+    const QueryEdges<K> q = intersect ? query_graph(stream, *scratch, queries, n) : QueryEdges<K>{};
     Exec exec(stream);
     exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t s) {
       K key[B];
@@ -348,8 +447,11 @@ class HashGraphImpl final : public BasicHashGraph<K> {
       VOXHASH_UNROLL
       for (int k = 0; k < B; ++k) {
         const std::uint32_t j = s + k * stride;
-        index[k]              = j < count ? (q ? q[j].value : j) : kNotFound;
-        key[k]                = j < count ? (q ? q[j].key : queries[j]) : kEmptyKeyOf<K>;
+        const Edge query      = j >= count  ? Edge{kEmptyKeyOf<K>, kNotFound}
+                                : intersect ? q[j]
+                                            : Edge{queries[j], j};
+        index[k]              = query.value;
+        key[k]                = query.key;
       }
       t.template find_edge_batch<B>(key, edge, found);
       VOXHASH_UNROLL
@@ -361,24 +463,30 @@ class HashGraphImpl final : public BasicHashGraph<K> {
 
   /// The queries' own HashGraph over the table's vertices (the intersect probe's first step),
   /// built in `scratch` on `stream`: its edges grouped by vertex (V2), which is all the
-  /// intersection walks, so no bucket records.
-  const Edge* query_graph(Stream stream,
-                          ProbeScratch& scratch,
-                          const K* queries,
-                          std::size_t n) const {
-    ProbeScratch::State& s = scratch.state();
+  /// intersection walks, so no bucket records (and, with 32-bit keys, no edge array: the sorted
+  /// hashes are read in place).
+  QueryEdges<K> query_graph(Stream stream,
+                            ProbeScratch& scratch,
+                            const K* queries,
+                            std::size_t n) const {
+    ProbeScratch::State& s    = scratch.state();
+    HashGraphArrays<K>& graph = s.template graph_of<K>();
     Exec exec(stream, &s.temp);
     exec.fill(s.status.data(), 1, BuildStatus{});
     group_hash_graph_edges(exec,
                            TableKind::HashGraphV2,
-                           s.template graph_of<K>(),
+                           graph,
                            m_ref.range,
                            m_ref.seed,
                            queries,
                            nullptr,
                            static_cast<std::uint32_t>(n),
                            s.status.data());
-    return reinterpret_cast<const Edge*>(s.template graph_of<K>().edges.data());
+    if constexpr (kSortsHashes<K>) {
+      return QueryEdges<K>{graph.sort_keys_out.data(), graph.sort_values_out.data(), m_ref.seed};
+    } else {
+      return QueryEdges<K>{reinterpret_cast<const Edge*>(graph.edges.data())};
+    }
   }
 
  private:
@@ -405,12 +513,17 @@ class HashGraphImpl final : public BasicHashGraph<K> {
   BuildStats m_stats{};
 };
 
+/// flags[e] = 1 where edge e is its key's first in its bucket: a comparison with the edge before
+/// where the keys' edges are adjacent (V2, 32-bit keys), else a walk of the bucket.
 template <class Exec, class K>
-void hash_graph_flag_first_edges(Exec& exec,
-                                 BasicHashGraphRef<K> g,
-                                 std::uint32_t n,
-                                 std::uint32_t* flags) {
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t e) { flags[e] = core::is_first_edge(g, e); });
+void hash_graph_flag_first_edges(
+    Exec& exec, TableKind kind, BasicHashGraphRef<K> g, std::uint32_t n, std::uint32_t* flags) {
+  if (groups_hashes<K>(kind)) {
+    exec.for_each(n,
+                  [=] VOXHASH_LAMBDA(std::uint32_t e) { flags[e] = core::starts_key_run(g, e); });
+  } else {
+    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t e) { flags[e] = core::is_first_edge(g, e); });
+  }
 }
 
 template <class Exec, class K>
@@ -430,10 +543,10 @@ std::uint32_t HashGraphImpl<Exec, K>::number_unique(std::uint32_t n) {
     m_ref.edge_rank = m_rank.data();
     return 0;
   }
-  Buffer<std::uint32_t>& flags = m_graph.vertex_out;  // scratch, free after the build
+  Buffer<std::uint32_t>& flags = m_graph.sort_keys_out;  // scratch, free after the build
   flags.resize(n);
   m_rank.resize(n);
-  hash_graph_flag_first_edges(m_exec, m_ref, n, flags.data());
+  hash_graph_flag_first_edges(m_exec, m_kind, m_ref, n, flags.data());
   m_exec.exclusive_sum(flags.data(), m_rank.data(), n);
   const std::uint32_t unique =
       m_exec.read(m_rank.data() + n - 1) + m_exec.read(flags.data() + n - 1);

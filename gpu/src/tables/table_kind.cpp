@@ -55,10 +55,13 @@ std::size_t estimate_bytes(TableKind kind,
   const auto key         = static_cast<std::size_t>(key_bytes);
   const auto keys        = static_cast<double>(n);
   const auto vertices    = static_cast<std::size_t>(std::ceil(keys / options.load)) + 1;
-  // HashGraph: a bucket record (16 or 32 bytes) per vertex; V2's sort of (vertex, edge) pairs
-  // holds the sorted edges, their input copy, the vertices in and out and CUB's double buffer.
-  const std::size_t bucket       = key_bytes == 4 ? 16 : 32;
-  const std::size_t sorted_edges = (3 * edge + 12) * n;
+  // HashGraph: a bucket record (16 or 32 bytes) per vertex. V2's sort, 32-bit keys: (hash, value)
+  // pairs in and out and CUB's double buffer, 24 bytes a key, the edges written beside them;
+  // 64-bit keys: (vertex, edge) pairs, the sorted edges being the edges, 3 * 16 + 12. The
+  // intersect probe's query graph is that sort.
+  const std::size_t bucket      = key_bytes == 4 ? 16 : 32;
+  const std::size_t query_graph = (key_bytes == 4 ? 24 : 3 * edge + 12) * n;
+  const std::size_t sorted      = key_bytes == 4 ? query_graph + edge * n : query_graph;
   switch (kind) {
     case TableKind::Cuckoo: {
       // Slots; with unique ids also the flags / ranks per slot and the unique keys and counts.
@@ -80,10 +83,10 @@ std::size_t estimate_bytes(TableKind kind,
     case TableKind::HashGraphV1:
       // Bucket records and edges, the per-vertex cursor and offsets, and the intersect probe's
       // query graph (V2's arrays without bucket records).
-      return (bucket + 8) * vertices + edge * n + sorted_edges;
+      return (bucket + 8) * vertices + edge * n + query_graph;
     case TableKind::HashGraphV2:
-      // Bucket records, edges and the sort's vertex / edge arrays and scratch, and the query graph.
-      return bucket * vertices + 2 * sorted_edges;
+      // Bucket records, edges and the sort's arrays and scratch, and the query graph.
+      return bucket * vertices + sorted + query_graph;
     case TableKind::PagedCuckoo: {
       // Within the budget: the pages (all of them when they fit, else the budget's page slots),
       // each with an overflow list of 1024 entries, and one page of rebuild scratch. Beyond it,

@@ -4,7 +4,8 @@
 //    share all four slots and a 50M-key build of full-range keys could never succeed; we take the
 //    largest 32-bit prime p = 2^32 - 5 (reduced with shifts, no division) and map [0, p) onto the
 //    table by a multiply-shift (Lemire's fast range) instead of a second modulo.
-//  - HashGraph (Green): a seeded murmur3 finaliser mapped onto the hash range V the same way.
+//  - HashGraph (Green): a seeded murmur3 finaliser mapped onto the hash range V the same way; the
+//    finaliser's inverse gives a 32-bit key back from its mix (HashGraph V2 sorts mixes, not keys).
 //  - 64-bit keys: the key is first mixed with a seed by murmur3's 64-bit finaliser (a bijection)
 //    and folded to 32 bits, then hashed as above. (a k + b) mod p on the key itself would not do:
 //    voxel keys differing by multiples of p = 2^32 - 5 (x + 5120 with z - 1 on a 2^21 grid) would
@@ -56,7 +57,21 @@ VOXHASH_HD std::uint32_t murmur_mix(std::uint32_t key, std::uint32_t seed) {
   return h;
 }
 
-/// The HashGraph vertex (bucket) of `key` in a hash range of `range` vertices.
+/// The inverse of murmur_mix: murmur_unmix(murmur_mix(k, seed), seed) == k for every k. Each step
+/// of the finaliser undone in reverse order: a shift-xor by s >= 16 is its own inverse, one by 13
+/// is undone by x ^ (x >> 13) ^ (x >> 26), and a multiplication by the odd constant's inverse
+/// modulo 2^32.
+VOXHASH_HD std::uint32_t murmur_unmix(std::uint32_t h, std::uint32_t seed) {
+  h ^= h >> 16;
+  h *= 0x7ed1b41du;  // 0xc2b2ae35^-1 mod 2^32
+  h ^= (h >> 13) ^ (h >> 26);
+  h *= 0xa5cb9243u;  // 0x85ebca6b^-1 mod 2^32
+  h ^= h >> 16;
+  return h ^ seed;
+}
+
+/// The HashGraph vertex (bucket) of `key` in a hash range of `range` vertices: fast_range of the
+/// key's murmur_mix, so the vertex is a monotone function of that mix (HashGraph V2 sorts by it).
 VOXHASH_HD std::uint32_t hash_graph_vertex(std::uint32_t key,
                                            std::uint32_t seed,
                                            std::uint32_t range) {
