@@ -252,15 +252,26 @@ TEST(bench, QuickJoinUnderAGpuBudgetRunsOverPages) {
   ASSERT_EQ(down.size(), pages.size());
   ASSERT_EQ(up.size(), pages.size());
   ASSERT_EQ(copy_bound.size(), pages.size());  // null (read as 0) where nothing moved
+  // The first call pins the host pages; the timed runs after it reuse them (the pinned pool).
+  const auto first_pinned = values_of(json, "first_bytes_pinned");
+  const auto pinned       = values_of(json, "bytes_pinned");
+  ASSERT_EQ(first_pinned.size(), pages.size());
+  ASSERT_EQ(pinned.size(), pages.size());
+  EXPECT_EQ(values_of(json, "first_pin_ms").size(), pages.size());
+  EXPECT_EQ(values_of(json, "first_partition_ms").size(), pages.size());
   std::size_t over_pages = 0;
   for (std::size_t i = 0; i < pages.size(); ++i) {
     EXPECT_EQ(budgets[i], 256 << 10);
+    EXPECT_EQ(pinned[i], 0) << "result " << i << ": a timed run pinned memory";
     if (pages[i] < 3) continue;
     ++over_pages;
     EXPECT_GT(down[i], 0) << "result " << i;
     EXPECT_GT(up[i], 0) << "result " << i;
     EXPECT_GT(copy_bound[i], 0) << "result " << i;
+    EXPECT_EQ(first_pinned[i], down[i]) << "result " << i << ": the first call pins its pages";
   }
+  for (const double s : values_of(json, "first_seconds"))
+    EXPECT_GT(s, 0);
   EXPECT_GT(over_pages, 0u) << "no join ran over pages";
   // Paper: every probe row is an output row; multiplicity m: n * m pairs from n probe rows.
   const auto probe = values_of(json, "probe_rows"), output = values_of(json, "output_rows");

@@ -3,13 +3,15 @@
 // for every join kind and table kind, either side built, duplicates on both sides; rows grouped
 // by page; keys that all land in one page split by another partition; a key repeated beyond the
 // budget, a budget below the smallest page and a host-memory shortfall refused with clear errors
-// and the inputs untouched; a failed page rebuilt alone; the output limit over pages.
+// and the inputs untouched; a failed page rebuilt alone; the output limit over pages; the pinned
+// host pages kept in a PinnedPool from join to join (a second join pins nothing).
 #include "common/join_checks.hpp"
 #include "exec/cpu_exec.hpp"
 #include "join/join_impl.hpp"
 
 #include <voxhash/error.hpp>
 #include <voxhash/paged_table.hpp>
+#include <voxhash/pinned_pool.hpp>
 
 #include <array>
 #include <cstdlib>
@@ -292,6 +294,124 @@ TEST_P(JoinOverPages, EmptySidesAndSmallTablesRunInOnePiece) {
     EXPECT_EQ(check_join(kCpu, c, roomy).paged.pages,
               GetParam() == TableKind::PagedCuckoo ? 1u : 0u);
   }
+}
+
+TEST_P(JoinOverPages, SecondJoinPinsNothing) {
+  // The pool keeps the first join's pinned host pages: a second join of the same size, and a
+  // smaller one, reuse them (no pinned allocation in the accounting) and give the same rows.
+  PinnedPool pool;
+  const JoinCase c      = make_join_case(6000, 2, 2, 49);
+  const JoinCase little = make_join_case(3000, 2, 2, 50);
+  JoinOptions o    = paged_options(GetParam(), JoinKind::Inner, budget_for(GetParam(), 12000, 10));
+  o.pinned_pool    = &pool;
+  const auto first = check_join(kCpu, c, o);
+  ASSERT_GE(first.paged.pages, 8u);
+  EXPECT_EQ(first.paged.bytes_pinned, first.paged.bytes_to_host);
+  EXPECT_EQ(pool.stats().held, first.paged.bytes_pinned);
+  const AllocationStats before = allocation_stats(kCpu);
+  for (const JoinCase* again : {&c, &little}) {
+    const auto next = check_join(kCpu, *again, o);
+    EXPECT_GE(next.paged.pages, 3u);
+    EXPECT_EQ(next.paged.bytes_pinned, 0u);
+    EXPECT_EQ(allocation_stats(kCpu).pinned_allocations, before.pinned_allocations);
+    EXPECT_EQ(allocation_stats(kCpu).pinned_in_use, before.pinned_in_use);
+  }
+  EXPECT_EQ(pool.stats().reuses, 2u);
+  pool.release();
+  EXPECT_EQ(allocation_stats(kCpu).pinned_in_use, before.pinned_in_use - first.paged.bytes_pinned);
+}
+
+TEST_P(JoinOverPages, PoolWithoutRoomPinsOnEveryCall) {
+  PinnedPool none(0);
+  const JoinCase c = make_join_case(6000, 2, 2, 51);
+  JoinOptions o    = paged_options(GetParam(), JoinKind::Left, budget_for(GetParam(), 12000, 10));
+  o.pinned_pool    = &none;
+  const std::size_t pinned = allocation_stats(kCpu).pinned_in_use;
+  for (int call = 0; call < 2; ++call) {
+    const std::size_t allocations = allocation_stats(kCpu).pinned_allocations;
+    const auto out                = check_join(kCpu, c, o);
+    EXPECT_GT(out.paged.bytes_pinned, 0u);
+    EXPECT_EQ(allocation_stats(kCpu).pinned_allocations, allocations + 1);
+    EXPECT_EQ(allocation_stats(kCpu).pinned_in_use, pinned) << "the host pages are freed";
+  }
+  EXPECT_EQ(none.stats().held, 0u);
+}
+
+TEST(JoinOverPagesPool, DefaultPoolKeepsThePagesUntilReleased) {
+  default_pinned_pool().release();
+  const std::size_t pinned = allocation_stats(kCpu).pinned_in_use;
+  const JoinCase c         = make_join_case(6000, 2, 2, 52);
+  const JoinOptions o =
+      paged_options(TableKind::Cuckoo, JoinKind::Inner, budget_for(TableKind::Cuckoo, 12000, 10));
+  const auto first = check_join(kCpu, c, o);
+  EXPECT_GT(first.paged.bytes_pinned, 0u);
+  EXPECT_EQ(default_pinned_pool().stats().held, first.paged.bytes_pinned);
+  EXPECT_EQ(allocation_stats(kCpu).pinned_in_use, pinned + first.paged.bytes_pinned);
+  EXPECT_EQ(check_join(kCpu, c, o).paged.bytes_pinned, 0u);
+  default_pinned_pool().release();
+  EXPECT_EQ(default_pinned_pool().stats().held, 0u);
+  EXPECT_EQ(allocation_stats(kCpu).pinned_in_use, pinned);
+}
+
+TEST(JoinOverPagesPool, LeasesGrowTheKeptBlockWithinTheLimit) {
+  const std::size_t pinned = allocation_stats(kCpu).pinned_in_use;
+  PinnedPool pool(1 << 20);
+  {
+    const PinnedPool::Lease a = pool.lend(1000);
+    EXPECT_EQ(a.pinned_bytes(), 1000u);
+    EXPECT_EQ(a.bytes(), 1000u);
+    ASSERT_NE(a.data(), nullptr);
+  }
+  const void* kept = nullptr;
+  {
+    const PinnedPool::Lease b = pool.lend(800);  // the kept block, no pinning
+    EXPECT_EQ(b.pinned_bytes(), 0u);
+    kept                      = b.data();
+    const PinnedPool::Lease c = pool.lend(100);  // the kept block is lent: a one-off block
+    EXPECT_EQ(c.pinned_bytes(), 100u);
+    EXPECT_NE(c.data(), kept);
+    EXPECT_EQ(allocation_stats(kCpu).pinned_in_use, pinned + 1100);
+  }
+  EXPECT_EQ(allocation_stats(kCpu).pinned_in_use, pinned + 1000) << "the one-off block is freed";
+  {
+    const PinnedPool::Lease d = pool.lend(3000);  // grows: the old block freed first
+    EXPECT_EQ(d.pinned_bytes(), 3000u);
+    EXPECT_EQ(allocation_stats(kCpu).pinned_in_use, pinned + 3000);
+    const PinnedPool::Lease e = pool.lend(2 << 20);  // beyond the limit: one-off
+    EXPECT_EQ(e.pinned_bytes(), std::size_t{2} << 20);
+  }
+  EXPECT_EQ(allocation_stats(kCpu).pinned_in_use, pinned + 3000);
+  const PinnedPoolStats st = pool.stats();
+  EXPECT_EQ(st.held, 3000u);
+  EXPECT_EQ(st.limit, std::size_t{1} << 20);
+  EXPECT_EQ(st.leases, 5u);
+  EXPECT_EQ(st.reuses, 1u);
+  EXPECT_EQ(st.allocations, 4u);
+  EXPECT_EQ(pool.lend(0).data(), nullptr);
+  {
+    const PinnedPool::Lease f = pool.lend(10);
+    pool.release();  // while lent: freed when the lease ends
+    EXPECT_EQ(allocation_stats(kCpu).pinned_in_use, pinned + 3000);
+  }
+  EXPECT_EQ(allocation_stats(kCpu).pinned_in_use, pinned);
+  { const PinnedPool::Lease g = pool.lend(500); }
+  pool.set_limit(400);  // below the kept block: released
+  EXPECT_EQ(allocation_stats(kCpu).pinned_in_use, pinned);
+  EXPECT_EQ(pool.stats().limit, 400u);
+}
+
+TEST(JoinOverPagesPool, ShortfallKeepsNothing) {
+  PinnedPool pool;
+  const std::size_t pinned = allocation_stats(kCpu).pinned_in_use;
+  { const PinnedPool::Lease a = pool.lend(1000); }
+  {
+    const EnvironmentBudget budget(allocation_stats(kCpu).in_use + 1000);
+    EXPECT_THROW((void)pool.lend(5000), OutOfMemory);  // the old block freed, the new refused
+  }
+  EXPECT_EQ(pool.stats().held, 0u);
+  EXPECT_EQ(allocation_stats(kCpu).pinned_in_use, pinned);
+  const PinnedPool::Lease b = pool.lend(5000);
+  EXPECT_EQ(b.pinned_bytes(), 5000u);
 }
 
 TEST(JoinOverPagesSortMerge, IgnoresTheBudget) {

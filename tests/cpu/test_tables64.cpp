@@ -127,9 +127,13 @@ TEST(Tables64, RefsSeeTheSameTable) {
   EXPECT_EQ(wrong, 0u);
 }
 
-TEST(Tables64, PagedTableIsThirtyTwoBitOnly) {
-  EXPECT_THROW((void)make_table64(TableKind::PagedCuckoo, kCpu), InvalidInput);
-  EXPECT_THROW((void)estimate_bytes(TableKind::PagedCuckoo, 100, {}, 8), InvalidInput);
+TEST(Tables64, PagedTableTakesSixtyFourBitKeys) {
+  // The paged table's own 64-bit cases are in test_paged.cpp.
+  BuildOptions o;
+  o.page_capacity = 1024;
+  EXPECT_EQ(make_table64(TableKind::PagedCuckoo, kCpu, o)->kind(), TableKind::PagedCuckoo);
+  EXPECT_GT(estimate_bytes(TableKind::PagedCuckoo, 100, {}, 8),
+            estimate_bytes(TableKind::PagedCuckoo, 100, {}, 4));
 }
 
 TEST(Tables64, EstimatesCountWideSlots) {

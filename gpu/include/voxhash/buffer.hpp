@@ -27,6 +27,9 @@ struct AllocationStats {
   std::size_t peak        = 0;  // most bytes held at once since the last reset_allocation_peak
   std::size_t allocations = 0;  // successful allocations
   std::size_t failures    = 0;  // allocations that threw OutOfMemory (budget refusals included)
+  // Pinned host memory (Buffer::pinned_host, PinnedPool), part of the Cpu backend's figures above:
+  std::size_t pinned_in_use      = 0;  // of in_use
+  std::size_t pinned_allocations = 0;  // of allocations
 };
 [[nodiscard]] AllocationStats allocation_stats(Backend backend);
 /// Starts a new peak at the bytes held now.

@@ -4,7 +4,7 @@
 // the memory of the table's backend (device memory for Cuda, host memory for Cpu). The paged
 // cuckoo table (paged_table.hpp) implements it too, with lookups only (no dense ids). The key
 // width is a template parameter: HashTable (32-bit keys, the fast path) and HashTable64 (64-bit
-// keys, every frame algorithm; the paged table stays 32-bit).
+// keys, every kind).
 #pragma once
 
 #include <voxhash/backend.hpp>
@@ -148,8 +148,7 @@ using HashTable64 = BasicHashTable<Key64>;
                                                     Backend backend,
                                                     const BuildOptions& options = {});
 
-/// The same for keys of width K (Key or Key64). Every frame algorithm has a 64-bit form; the
-/// paged table does not (InvalidInput).
+/// The same for keys of width K (Key or Key64); every kind has a 64-bit form.
 template <class K>
 [[nodiscard]] std::unique_ptr<BasicHashTable<K>> make_table(TableKind kind,
                                                             Backend backend,

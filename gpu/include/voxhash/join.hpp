@@ -10,6 +10,7 @@
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
 #include <voxhash/hash_table.hpp>
+#include <voxhash/pinned_pool.hpp>
 #include <voxhash/types.hpp>
 
 #include <cstddef>
@@ -68,6 +69,10 @@ struct JoinOptions {
   /// this budget, or table_options.gpu_budget when this is 0; each page's table is cuckoo), runs
   /// over pages: see join(). Ignored by the sort-merge join.
   std::size_t gpu_budget = 0;
+  /// Where a join over pages takes the pinned host memory of its build pages beyond the first two
+  /// (kept there for the next join, so a join of the same size or smaller pins nothing); nullptr:
+  /// default_pinned_pool(). A PinnedPool with limit 0 pins and frees it on every call.
+  PinnedPool* pinned_pool = nullptr;
 };
 
 /// What a join over pages did (JoinResult::paged); all 0 for a join in one piece.
@@ -81,7 +86,8 @@ struct PagedJoinStats {
   std::uint64_t bytes_to_host   = 0;  // build pages moved to pinned host memory after partitioning
   std::uint64_t bytes_to_device = 0;  // build pages uploaded into the page slots
   double partition_ms           = 0;  // partitioning both sides, moving build pages to the host
-  double pin_ms                 = 0;  // of which allocating (pinning) the host pages' memory
+  std::size_t bytes_pinned      = 0;  // host memory pinned for the pages (0: the pool's reused)
+  double pin_ms                 = 0;  // of which taking that memory from the pool (and pinning)
   double upload_ms              = 0;  // the uploads, summed (they overlap the pages' builds)
 };
 
@@ -123,17 +129,18 @@ struct JoinResult {
 /// budget (each page's table at most half of it; a page then holds at least 1024 build rows); a
 /// page that comes out larger is split by partitioning again with a fresh page seed and more pages
 /// (as many as its excess asks: a quarter to twice as many), up to four partitions. The build pages
-/// beyond the first two move to pinned host memory; page by page, the next build page uploads on a
-/// copy stream while this page's table is built and probed by this page's probe rows, and a page
-/// whose table fails to build is rebuilt alone with new constants (up to three times). Each page's
-/// rows are counted and scanned, then checked against options.max_output_bytes (all rows so far)
-/// and free memory and written: the output grows as pages come in, to the size the pages so far
-/// predict (a table is not built twice to count first). The probe side's partition (24 bytes a row,
-/// 8 kept through the pages), the output and each page's count scratch are outside the budget, as
-/// the paged table's partition is. Throws InvalidInput, naming the budget, for a budget below two
-/// tables of 1024 build rows; OutOfMemory, naming the budget, when a page's rows still exceed half
-/// of it after four partitions (its keys repeat: one key's rows stay in one page), or when the
-/// pinned host memory cannot be allocated.
+/// beyond the first two move to pinned host memory (lent by options.pinned_pool, which keeps it for
+/// the next join); page by page, the next build page uploads on a copy stream while this page's
+/// table is built and probed by this page's probe rows, and a page whose table fails to build is
+/// rebuilt alone with new constants (up to three times). Each page's rows are counted and scanned,
+/// then checked against options.max_output_bytes (all rows so far) and free memory and written: the
+/// output grows as pages come in, to the size the pages so far predict (a table is not built twice
+/// to count first). The probe side's partition (24 bytes a row, 8 kept through the pages), the
+/// output and each page's count scratch are outside the budget, as the paged table's partition is.
+/// Throws InvalidInput, naming the budget, for a budget below two tables of 1024 build rows;
+/// OutOfMemory, naming the budget, when a page's rows still exceed half of it after four partitions
+/// (its keys repeat: one key's rows stay in one page), or when the pinned host memory cannot be
+/// allocated (nothing is lost: the pool keeps no partial block).
 [[nodiscard]] JoinResult join(Backend backend,
                               const JoinInput& left,
                               const JoinInput& right,

@@ -45,7 +45,7 @@ class BackendImpl {
   // What runs on it.
   [[nodiscard]] virtual std::unique_ptr<HashTable> make_table(TableKind kind,
                                                               const BuildOptions& options) = 0;
-  /// A 64-bit-key table of a frame algorithm (the paged table has none: InvalidInput).
+  /// A 64-bit-key table of any kind.
   [[nodiscard]] virtual std::unique_ptr<HashTable64> make_table64(TableKind kind,
                                                                   const BuildOptions& options) = 0;
   [[nodiscard]] virtual std::unique_ptr<SortedArray> make_sorted_array()                       = 0;

@@ -44,7 +44,7 @@ class ExecBackend : public detail::BackendImpl {
       return std::make_unique<tables::BucketedCuckooTableImpl<Exec, Key64>>(options);
     }
     if (kind == TableKind::PagedCuckoo) {
-      throw InvalidInput("paged-cuckoo: the paged table takes 32-bit keys only");
+      return std::make_unique<tables::PagedCuckooTableImpl<Exec, Key64>>(options);
     }
     return std::make_unique<tables::HashGraphImpl<Exec, Key64>>(kind, options);
   }

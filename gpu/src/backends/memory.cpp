@@ -138,7 +138,7 @@ namespace {
 /// Reserves `bytes` in the backend's ledger (checking the budget), then calls alloc(); the
 /// reservation is returned when alloc() throws.
 template <class Alloc>
-void* accounted_allocate(Backend backend, std::size_t bytes, Alloc alloc) {
+void* accounted_allocate(Backend backend, std::size_t bytes, bool pinned, Alloc alloc) {
   if (bytes == 0) return nullptr;
   const std::optional<std::size_t> budget = allocation_budget(backend);
   Ledger& l                               = ledger(backend);
@@ -158,6 +158,10 @@ void* accounted_allocate(Backend backend, std::size_t bytes, Alloc alloc) {
     void* ptr = alloc();
     const std::lock_guard lock(l.mutex);
     ++l.stats.allocations;
+    if (pinned) {
+      l.stats.pinned_in_use += bytes;
+      ++l.stats.pinned_allocations;
+    }
     return ptr;
   } catch (...) {
     const std::lock_guard lock(l.mutex);
@@ -167,33 +171,35 @@ void* accounted_allocate(Backend backend, std::size_t bytes, Alloc alloc) {
   }
 }
 
-void release_accounted(Backend backend, std::size_t bytes) noexcept {
+void release_accounted(Backend backend, std::size_t bytes, bool pinned) noexcept {
   Ledger& l = ledger(backend);
   const std::lock_guard lock(l.mutex);
   l.stats.in_use -= bytes;
+  if (pinned) l.stats.pinned_in_use -= bytes;
 }
 
 }  // namespace
 
 void* allocate(Backend backend, std::size_t bytes) {
-  return accounted_allocate(backend, bytes, [&] { return backend_impl(backend).allocate(bytes); });
+  return accounted_allocate(
+      backend, bytes, false, [&] { return backend_impl(backend).allocate(bytes); });
 }
 
 void deallocate(Backend backend, void* ptr, std::size_t bytes) noexcept {
   if (!ptr) return;
   backend_impl(backend).deallocate(ptr);
-  release_accounted(backend, bytes);
+  release_accounted(backend, bytes, false);
 }
 
 void* allocate_pinned(std::size_t bytes) {
   return accounted_allocate(
-      Backend::Cpu, bytes, [&] { return pinned_memory_backend().allocate_pinned(bytes); });
+      Backend::Cpu, bytes, true, [&] { return pinned_memory_backend().allocate_pinned(bytes); });
 }
 
 void deallocate_pinned(void* ptr, std::size_t bytes) noexcept {
   if (!ptr) return;
   pinned_memory_backend().deallocate_pinned(ptr);
-  release_accounted(Backend::Cpu, bytes);
+  release_accounted(Backend::Cpu, bytes, true);
 }
 
 }  // namespace detail

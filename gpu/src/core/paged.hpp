@@ -2,7 +2,8 @@
 // pair, query or slot does to its page. The cuckoo work itself is core/cuckoo.hpp's (eviction
 // chains, stash, set variant); here are the page's bookkeeping (items no chain or stash could
 // place kept in the page's overflow list, so a page can be rebuilt from itself), Starfish's
-// deleted entries (reusable by later chains, skipped by lookups) and the partition by page.
+// deleted entries (reusable by later chains, skipped by lookups) and the partition by page. Over
+// the key width, as core/cuckoo.hpp: 8-byte slots for 32-bit keys, 16-byte slots for 64-bit ones.
 #pragma once
 
 #include "core/atomics.hpp"
@@ -36,29 +37,33 @@ struct PageStatus {
 };
 
 /// The tables of K queries of one batch, each in its own page.
+template <class KeyT>
 struct PagesOf {
-  const PageRef* pages;
+  const BasicPageRef<KeyT>* pages;
   const std::uint32_t* page;  // the K queries' pages
-  VOXHASH_HD const CuckooRef& operator()(int k) const { return pages[page[k]].table; }
+  VOXHASH_HD const BasicCuckooRef<KeyT>& operator()(int k) const { return pages[page[k]].table; }
 };
 
 /// A chain may drop a deleted entry it evicts: its slot is reused (Starfish's "EMPTY or DELETED").
 struct DeletedEntry {
-  VOXHASH_HD bool operator()(CuckooEntry e) const {
+  template <class Entry>
+  VOXHASH_HD bool operator()(const Entry& e) const {
     return detail::entry_value(e) == kDeletedValue;
   }
 };
 
 /// Inserts one pair into a page; an item left in hand goes to the page's overflow list.
-VOXHASH_HD void page_insert(const CuckooRef& page,
-                            CuckooEntry* slots,
-                            CuckooEntry* overflow,
+template <class KeyT>
+VOXHASH_HD void page_insert(const BasicCuckooRef<KeyT>& page,
+                            CuckooEntryOf<KeyT>* slots,
+                            CuckooEntryOf<KeyT>* overflow,
                             PageStatus* status,
                             PagedOpStatus* op,
-                            Key key,
+                            KeyT key,
                             Value value,
                             std::uint32_t max_chain) {
-  const InsertResult r = cuckoo_insert(page, slots, key, value, max_chain, DeletedEntry{});
+  const BasicInsertResult<KeyT> r =
+      cuckoo_insert(page, slots, key, value, max_chain, DeletedEntry{});
   if (!r.placed) {
     const std::uint32_t at = atomic_add(&status->overflow, 1u);
     if (at < kPageOverflow) overflow[at] = r.unplaced;
@@ -67,8 +72,9 @@ VOXHASH_HD void page_insert(const CuckooRef& page,
 }
 
 /// Checks one input pair of a modifying operation; false (flagged in `op`) when it cannot go in.
-VOXHASH_HD bool valid_pair(PagedOpStatus* op, Key key, Value value, bool check_value) {
-  if (key == kEmptyKey) {
+template <class KeyT>
+VOXHASH_HD bool valid_pair(PagedOpStatus* op, KeyT key, Value value, bool check_value) {
+  if (key == kEmptyKeyOf<KeyT>) {
     atomic_store(&op->sentinel_key, 1u);
     return false;
   }
@@ -81,19 +87,20 @@ VOXHASH_HD bool valid_pair(PagedOpStatus* op, Key key, Value value, bool check_v
 
 /// Entry `j` of a page being rebuilt (its slots and stash, then its overflow list): gathered into
 /// `out` when it is live and the first live copy of its key in the page (overflow items always).
-VOXHASH_HD void page_collect(const CuckooRef& page,
+template <class KeyT>
+VOXHASH_HD void page_collect(const BasicCuckooRef<KeyT>& page,
                              std::uint32_t j,
-                             const CuckooEntry* overflow,
+                             const CuckooEntryOf<KeyT>* overflow,
                              PageStatus* status,
-                             CuckooEntry* out) {
+                             CuckooEntryOf<KeyT>* out) {
   const std::uint32_t entries = page.size + page.stash_size;
-  CuckooEntry e               = kEmptyEntry;
+  CuckooEntryOf<KeyT> e       = empty_entry<KeyT>();
   if (j < entries) {
     if (!is_first_copy(page, j, detail::LiveEntry{})) return;
     e = page.slots[j];
   } else {
     e = overflow[j - entries];
-    if (detail::entry_key(e) == kEmptyKey || !detail::LiveEntry{}(e)) return;
+    if (detail::entry_key(e) == kEmptyKeyOf<KeyT> || !detail::LiveEntry{}(e)) return;
   }
   out[claim_slot(&status->collected, 0)] = e;
 }

@@ -6,7 +6,8 @@
 // unique-key build side is the paper's: one pass, one output row per probe row. A build side over
 // the GPU budget is joined over pages: both sides partitioned by the paged table's page hash
 // (tables/page_partition.hpp), then the same join page by page, the build pages streamed from
-// pinned host memory through two slots while the output grows.
+// pinned host memory (a PinnedPool's, kept from join to join) through two slots while the output
+// grows.
 #pragma once
 
 #include "core/join.hpp"
@@ -21,6 +22,7 @@
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/join.hpp>
+#include <voxhash/pinned_pool.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -497,8 +499,9 @@ class JoinRun {
     std::uint32_t count = 0;
     std::vector<std::uint32_t> build_at, probe_at;
     std::size_t host_begin = 0;
-    Buffer<Key> host_keys;
-    Buffer<Value> host_values;
+    PinnedPool::Lease host;  // the host columns: keys, then values
+    Key* host_keys               = nullptr;
+    Value* host_values           = nullptr;
     Buffer<Key> slot_keys[2]     = {Buffer<Key>(Exec::kBackend, 0), Buffer<Key>(Exec::kBackend, 0)};
     Buffer<Value> slot_values[2] = {Buffer<Value>(Exec::kBackend, 0),
                                     Buffer<Value>(Exec::kBackend, 0)};
@@ -598,16 +601,19 @@ class JoinRun {
   }
 
   /// Pages 0 and 1 of the partitioned build side into the slots, the others to pinned host memory
-  /// (allocated first: a shortfall changes nothing). Synchronizes (the partition's scratch is the
-  /// probe side's next).
+  /// lent by the join's pool (taken first: a shortfall changes nothing). Synchronizes (the
+  /// partition's scratch is the probe side's next).
   void move_build_pages(tables::PagePartition<Exec>& part, Pages& pages, PagedJoinStats& st) {
     const std::size_t rows = pages.build_at.back();
     pages.host_begin       = pages.build_at[std::min<std::uint32_t>(2, pages.count)];
     const std::size_t host = rows - pages.host_begin;
+    PinnedPool& pool       = m_options.pinned_pool ? *m_options.pinned_pool : default_pinned_pool();
     const auto pin_start   = std::chrono::steady_clock::now();
     try {
-      pages.host_keys   = Buffer<Key>::pinned_host(host);
-      pages.host_values = Buffer<Value>::pinned_host(host);
+      pages.host        = pool.lend(host * (sizeof(Key) + sizeof(Value)));
+      pages.host_keys   = static_cast<Key*>(pages.host.data());
+      pages.host_values = reinterpret_cast<Value*>(pages.host_keys + host);
+      st.bytes_pinned   = pages.host.pinned_bytes();
       st.pin_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - pin_start)
               .count();
@@ -635,8 +641,8 @@ class JoinRun {
                 pages.build_rows(p));
     }
     copy_rows(m_exec,
-              pages.host_keys.data(),
-              pages.host_values.data(),
+              pages.host_keys,
+              pages.host_values,
               columns.keys + pages.host_begin,
               columns.values + pages.host_begin,
               host);
@@ -675,8 +681,8 @@ class JoinRun {
         copy_rows(up,
                   pages.slot_keys[s].data(),
                   pages.slot_values[s].data(),
-                  pages.host_keys.data() + at,
-                  pages.host_values.data() + at,
+                  pages.host_keys + at,
+                  pages.host_values + at,
                   n);
         up_end[s].record(up);
         uploading[s] = true;

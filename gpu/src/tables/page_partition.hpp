@@ -2,7 +2,8 @@
 // paged table (an operation's input, streamed through its page slots) and the join over pages
 // (both sides, so one key's rows land in the same page on each). A CUB radix sort of
 // (page, key << 32 | value) pairs over ceil(lg P) bits, then run ends and a prefix max give each
-// page's range, read back to the host. The scratch (24 bytes a pair) is kept for the next call.
+// page's range, read back to the host. The scratch (24 bytes a pair; 40 with 64-bit keys, whose
+// entries are the 16-byte slots) is kept for the next call.
 #pragma once
 
 #include "core/hash_graph.hpp"
@@ -21,9 +22,9 @@ namespace voxhash::tables {
 
 /// The partition, step one: each pair's page and entry; with `op`, each pair checked
 /// (core::valid_pair: sentinel keys, and deleted-marker values when `check_values`).
-template <class Exec>
+template <class Exec, class K>
 void paged_bin_input(Exec& exec,
-                     const Key* keys,
+                     const K* keys,
                      const Value* values,
                      std::uint32_t n,
                      std::uint32_t seed,
@@ -31,9 +32,9 @@ void paged_bin_input(Exec& exec,
                      core::PagedOpStatus* op,
                      bool check_values,
                      std::uint32_t* page_of,
-                     CuckooEntry* entries) {
+                     CuckooEntryOf<K>* entries) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const Key key     = keys[i];
+    const K key       = keys[i];
     const Value value = value_or_index(values, i);
     if (op) core::valid_pair(op, key, value, check_values);
     page_of[i] = detail::page_of(key, seed, pages);
@@ -52,25 +53,27 @@ void paged_mark_runs(Exec& exec,
 }
 
 /// Splits entries into a key column and a value column.
-template <class Exec>
+template <class Exec, class K>
 void paged_split_entries(
-    Exec& exec, const CuckooEntry* entries, std::uint32_t n, Key* keys, Value* values) {
+    Exec& exec, const CuckooEntryOf<K>* entries, std::uint32_t n, K* keys, Value* values) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const CuckooEntry e = entries[i];
-    keys[i]             = detail::entry_key(e);
-    values[i]           = detail::entry_value(e);
+    const CuckooEntryOf<K> e = entries[i];
+    keys[i]                  = detail::entry_key(e);
+    values[i]                = detail::entry_value(e);
   });
 }
 
-template <class Exec>
+template <class Exec, class K = Key>
 class PagePartition {
+  using Entry = CuckooEntryOf<K>;
+
  public:
   /// Groups keys[0..n) (with values, or their indices) by page over `pages` pages with `seed`, on
   /// `exec` (the caller orders it after the input is ready); each page's pairs keep their input
   /// order. With `op`, checks each pair (see paged_bin_input). Synchronizes `exec` (the page
   /// offsets are read back).
   void run(Exec& exec,
-           const Key* keys,
+           const K* keys,
            const Value* values,
            std::size_t n,
            std::uint32_t pages,
@@ -104,13 +107,14 @@ class PagePartition {
     exec.copy_to_host(m_offsets.data(), offsets, m_offsets.size());
   }
 
-  /// The pairs grouped by page (key << 32 | value), page p's at [offsets()[p], offsets()[p + 1]).
-  [[nodiscard]] const CuckooEntry* entries() const { return m_entries_out.data(); }
+  /// The pairs grouped by page (as slot entries), page p's at [offsets()[p], offsets()[p + 1]).
+  [[nodiscard]] const Entry* entries() const { return m_entries_out.data(); }
   /// P + 1 page starts, on the host.
   [[nodiscard]] const std::vector<std::uint32_t>& offsets() const { return m_offsets; }
 
   /// The grouped pairs as a key column and a value column, written on `exec` into the page-id
-  /// scratch (free once the offsets are read back); valid until the next run().
+  /// scratch (free once the offsets are read back); valid until the next run(). 32-bit keys only
+  /// (the join over pages).
   struct Columns {
     const Key* keys;
     const Value* values;
@@ -125,8 +129,8 @@ class PagePartition {
   /// allocates them again. Synchronizes `exec`.
   void release_entries(Exec& exec) {
     exec.synchronize();
-    m_entry_in    = Buffer<CuckooEntry>(Exec::kBackend, 0);
-    m_entries_out = Buffer<CuckooEntry>(Exec::kBackend, 0);
+    m_entry_in    = Buffer<Entry>(Exec::kBackend, 0);
+    m_entries_out = Buffer<Entry>(Exec::kBackend, 0);
   }
 
   /// Backend bytes the scratch holds.
@@ -137,7 +141,7 @@ class PagePartition {
 
  private:
   Buffer<std::uint32_t> m_page_in{Exec::kBackend, 0}, m_page_out{Exec::kBackend, 0};
-  Buffer<CuckooEntry> m_entry_in{Exec::kBackend, 0}, m_entries_out{Exec::kBackend, 0};
+  Buffer<Entry> m_entry_in{Exec::kBackend, 0}, m_entries_out{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_device_offsets{Exec::kBackend, 0};
   std::vector<std::uint32_t> m_offsets;
 };

@@ -1,18 +1,18 @@
-// PagedCuckooTableImpl<Exec>: the Starfish paged table's host logic, written once for both
+// PagedCuckooTableImpl<Exec, K>: the Starfish paged table's host logic, written once for both
 // backends (on the CPU the "device" page slots and the host pages are two sets of host buffers and
-// streams do not exist, so CI runs the same code path). Per-element work: core/paged.hpp and
-// core/cuckoo.hpp.
+// streams do not exist, so CI runs the same code path) and both key widths. Per-element work:
+// core/paged.hpp and core/cuckoo.hpp.
 //
 // Layout: P pages (chosen by core's page_of, a hash independent of the pages' cuckoo functions),
-// each S = ceil(space * capacity) slots and a stash, 8 bytes a slot. The budget holds R page slots
-// (each with an overflow list) and one page of rebuild scratch. P <= R: every page stays resident
-// and an operation is one pass over its input. P > R: the pages live in pinned host memory; an
-// operation partitions its input by page (tables/page_partition.hpp, shared with the join over
-// pages), then streams the pages with input through the slots: upload stream (or a fill for a
-// build), kernel stream, download stream, ordered by per-slot events, the slots reused round robin
-// (double buffering and more). A page left in a slot stays resident, and the next operation does
-// those pages first. A page whose chains overflowed its stash is rebuilt alone, from its own
-// entries, with new constants.
+// each S = ceil(space * capacity) slots and a stash, 8 bytes a slot (16 for 64-bit keys). The
+// budget holds R page slots (each with an overflow list) and one page of rebuild scratch. P <= R:
+// every page stays resident and an operation is one pass over its input. P > R: the pages live in
+// pinned host memory; an operation partitions its input by page (tables/page_partition.hpp, shared
+// with the join over pages), then streams the pages with input through the slots: upload stream (or
+// a fill for a build), kernel stream, download stream, ordered by per-slot events, the slots reused
+// round robin (double buffering and more). A page left in a slot stays resident, and the next
+// operation does those pages first. A page whose chains overflowed its stash is rebuilt alone, from
+// its own entries, with new constants.
 #pragma once
 
 #include "core/paged.hpp"
@@ -47,25 +47,30 @@ enum class PageWork { Build, Insert, Update, Erase, Find, Contains };
 
 // ---- the loops (thin: one element each, the work in core/paged.hpp and core/cuckoo.hpp) --------
 
+/// The key type of a slot entry (Key for CuckooEntry, Key64 for CuckooEntry64).
+template <class Entry>
+using EntryKey = decltype(detail::entry_key(Entry{}));
+
 /// Resident table: kQueryBatch queries per thread (strided, so loads stay coalesced), each looked
 /// up in its page; out[i] = the value (find) or 1 / 0 (contains).
-template <class Exec, class Out>
+template <class Exec, class KeyT, class Out>
 void paged_find_resident(
-    Exec& exec, PagedRef r, const Key* q, std::uint32_t n, Out* out, bool find) {
+    Exec& exec, BasicPagedRef<KeyT> r, const KeyT* q, std::uint32_t n, Out* out, bool find) {
   constexpr int K            = kQueryBatch;
   const std::uint32_t stride = (n + K - 1) / K;
   exec.for_each(stride, [=] VOXHASH_LAMBDA(std::uint32_t t) {
-    Key key[K];
+    KeyT key[K];
     std::uint32_t page[K];
     VOXHASH_UNROLL
     for (int k = 0; k < K; ++k) {
       const std::uint32_t i = t + k * stride;
-      key[k]                = i < n ? q[i] : kEmptyKey;
+      key[k]                = i < n ? q[i] : kEmptyKeyOf<KeyT>;
       page[k]               = r.page(key[k]);
     }
     std::uint32_t slot[K];
-    CuckooEntry entry[K];
-    detail::find_batch<K>(core::PagesOf{r.pages, page}, key, slot, entry, detail::LiveEntry{});
+    CuckooEntryOf<KeyT> entry[K];
+    detail::find_batch<K>(
+        core::PagesOf<KeyT>{r.pages, page}, key, slot, entry, detail::LiveEntry{});
     VOXHASH_UNROLL
     for (int k = 0; k < K; ++k) {
       const std::uint32_t i = t + k * stride;
@@ -77,20 +82,21 @@ void paged_find_resident(
 }
 
 /// Where a resident table's pages and their lists are: page p at slots + p * entries.
+template <class KeyT>
 struct ResidentPages {
-  PagedRef ref;
-  CuckooEntry* slots;
-  CuckooEntry* overflow;
+  BasicPagedRef<KeyT> ref;
+  CuckooEntryOf<KeyT>* slots;
+  CuckooEntryOf<KeyT>* overflow;
   core::PageStatus* status;
   std::size_t entries;
 };
 
 /// Resident table: inserts each valid pair into its page (skipping keys present already when
 /// `skip_present`: an insert's second phase).
-template <class Exec>
+template <class Exec, class KeyT>
 void paged_insert_resident(Exec& exec,
-                           ResidentPages t,
-                           const Key* keys,
+                           ResidentPages<KeyT> t,
+                           const KeyT* keys,
                            const Value* values,
                            std::uint32_t n,
                            bool skip_present,
@@ -99,11 +105,11 @@ void paged_insert_resident(Exec& exec,
   exec.for_each(
       n,
       [=] VOXHASH_LAMBDA(std::uint32_t i) {
-        const Key key     = keys[i];
+        const KeyT key    = keys[i];
         const Value value = value_or_index(values, i);
         if (!core::valid_pair(op, key, value, true)) return;
-        const std::uint32_t p = t.ref.page(key);
-        const CuckooRef& page = t.ref.pages[p].table;
+        const std::uint32_t p            = t.ref.page(key);
+        const BasicCuckooRef<KeyT>& page = t.ref.pages[p].table;
         if (skip_present && page.find_slot(key, detail::LiveEntry{}) != kNotFound) return;
         core::page_insert(page,
                           t.slots + p * t.entries,
@@ -118,16 +124,16 @@ void paged_insert_resident(Exec& exec,
 }
 
 /// Resident table: writes each pair's value (or the deleted marker) into its key's live copies.
-template <class Exec>
+template <class Exec, class KeyT>
 void paged_assign_resident(Exec& exec,
-                           ResidentPages t,
-                           const Key* keys,
+                           ResidentPages<KeyT> t,
+                           const KeyT* keys,
                            const Value* values,
                            std::uint32_t n,
                            bool erase) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const Key key = keys[i];
-    if (key == kEmptyKey) return;
+    const KeyT key = keys[i];
+    if (key == kEmptyKeyOf<KeyT>) return;
     const std::uint32_t p = t.ref.page(key);
     const Value value     = erase ? kDeletedValue : value_or_index(values, i);
     core::cuckoo_assign(
@@ -136,9 +142,9 @@ void paged_assign_resident(Exec& exec,
 }
 
 /// Validates every pair; with `counts`, also counts the valid ones per page.
-template <class Exec>
+template <class Exec, class KeyT>
 void paged_validate(Exec& exec,
-                    const Key* keys,
+                    const KeyT* keys,
                     const Value* values,
                     std::uint32_t n,
                     core::PagedOpStatus* op,
@@ -146,7 +152,7 @@ void paged_validate(Exec& exec,
                     std::uint32_t pages,
                     std::uint32_t* counts) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const Key key = keys[i];
+    const KeyT key = keys[i];
     if (core::valid_pair(op, key, value_or_index(values, i), true) && counts) {
       core::atomic_add(&counts[detail::page_of(key, seed, pages)], 1u);
     }
@@ -154,47 +160,45 @@ void paged_validate(Exec& exec,
 }
 
 /// Counts the occupied slots of `pages` consecutive pages of `per` slots each into counts[page].
-template <class Exec>
-void paged_count_slots(Exec& exec,
-                       const CuckooEntry* slots,
-                       std::uint32_t pages,
-                       std::uint32_t per,
-                       std::uint32_t* counts) {
+template <class Exec, class Entry>
+void paged_count_slots(
+    Exec& exec, const Entry* slots, std::uint32_t pages, std::uint32_t per, std::uint32_t* counts) {
   exec.for_each(std::size_t{pages} * per, [=] VOXHASH_LAMBDA(std::uint32_t j) {
-    core::aggregate_add_at(counts, j / per, detail::entry_key(slots[j]) != kEmptyKey);
+    core::aggregate_add_at(
+        counts, j / per, detail::entry_key(slots[j]) != kEmptyKeyOf<EntryKey<Entry>>);
   });
 }
 
 /// A page's rebuild, step one: its first live copies and overflow items into `out`.
-template <class Exec>
+template <class Exec, class KeyT>
 void paged_collect(Exec& exec,
-                   CuckooRef page,
+                   BasicCuckooRef<KeyT> page,
                    std::uint32_t count,
-                   const CuckooEntry* overflow,
+                   const CuckooEntryOf<KeyT>* overflow,
                    core::PageStatus* status,
-                   CuckooEntry* out) {
+                   CuckooEntryOf<KeyT>* out) {
   exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t j) {
     core::page_collect(page, j, overflow, status, out);
   });
 }
 
 /// Inserts entries[0..n) into one page (skipping keys present already when `skip_present`).
-template <class Exec>
+template <class Exec, class KeyT>
 void paged_insert_entries(Exec& exec,
-                          CuckooRef page,
-                          CuckooEntry* slots,
-                          CuckooEntry* overflow,
+                          BasicCuckooRef<KeyT> page,
+                          CuckooEntryOf<KeyT>* slots,
+                          CuckooEntryOf<KeyT>* overflow,
                           core::PageStatus* status,
                           core::PagedOpStatus* op,
-                          const CuckooEntry* entries,
+                          const CuckooEntryOf<KeyT>* entries,
                           std::uint32_t n,
                           bool skip_present,
                           std::uint32_t max_chain) {
   exec.for_each(
       n,
       [=] VOXHASH_LAMBDA(std::uint32_t i) {
-        const CuckooEntry e = entries[i];
-        const Key key       = detail::entry_key(e);
+        const CuckooEntryOf<KeyT> e = entries[i];
+        const KeyT key              = detail::entry_key(e);
         if (skip_present && page.find_slot(key, detail::LiveEntry{}) != kNotFound) return;
         core::page_insert(
             page, slots, overflow, status, op, key, detail::entry_value(e), max_chain);
@@ -203,15 +207,15 @@ void paged_insert_entries(Exec& exec,
 }
 
 /// Writes each entry's value (or the deleted marker) into its key's live copies in one page.
-template <class Exec>
+template <class Exec, class KeyT>
 void paged_assign_entries(Exec& exec,
-                          CuckooRef page,
-                          CuckooEntry* slots,
-                          const CuckooEntry* entries,
+                          BasicCuckooRef<KeyT> page,
+                          CuckooEntryOf<KeyT>* slots,
+                          const CuckooEntryOf<KeyT>* entries,
                           std::uint32_t n,
                           bool erase) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const CuckooEntry e = entries[i];
+    const CuckooEntryOf<KeyT> e = entries[i];
     core::cuckoo_assign(page,
                         slots,
                         detail::entry_key(e),
@@ -220,33 +224,43 @@ void paged_assign_entries(Exec& exec,
   });
 }
 
-/// Looks up one page's queries (entries: key << 32 | query index); answers go to out[index].
-template <class Exec, class Out>
-void paged_find_entries(
-    Exec& exec, CuckooRef page, const CuckooEntry* entries, std::uint32_t n, Out* out, bool find) {
+/// Looks up one page's queries (entries: the key and the query index); answers go to out[index].
+template <class Exec, class KeyT, class Out>
+void paged_find_entries(Exec& exec,
+                        BasicCuckooRef<KeyT> page,
+                        const CuckooEntryOf<KeyT>* entries,
+                        std::uint32_t n,
+                        Out* out,
+                        bool find) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const CuckooEntry e   = entries[i];
-    const std::uint32_t s = page.find_slot(detail::entry_key(e), detail::LiveEntry{});
-    const Value value     = s == kNotFound ? kNotFound : detail::entry_value(page.slots[s]);
+    const CuckooEntryOf<KeyT> e = entries[i];
+    const std::uint32_t s       = page.find_slot(detail::entry_key(e), detail::LiveEntry{});
+    const Value value           = s == kNotFound ? kNotFound : detail::entry_value(page.slots[s]);
     out[detail::entry_value(e)] =
         static_cast<Out>(find ? value : static_cast<Value>(s != kNotFound));
   });
 }
 
 /// Counts one page's occupied slots into its status.
-template <class Exec>
+template <class Exec, class Entry>
 void paged_count_page(Exec& exec,
-                      const CuckooEntry* slots,
+                      const Entry* slots,
                       std::uint32_t entries,
                       core::PageStatus* status) {
   exec.for_each(entries, [=] VOXHASH_LAMBDA(std::uint32_t j) {
-    core::aggregate_add(&status->entries, detail::entry_key(slots[j]) != kEmptyKey);
+    core::aggregate_add(&status->entries,
+                        detail::entry_key(slots[j]) != kEmptyKeyOf<EntryKey<Entry>>);
   });
 }
 
-template <class Exec>
-class PagedCuckooTableImpl final : public PagedCuckooTable {
+template <class Exec, class K = Key>
+class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
   static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+  using Entry     = CuckooEntryOf<K>;
+  using Ref       = BasicCuckooRef<K>;
+  using PageRefK  = BasicPageRef<K>;
+  using PagedRefK = BasicPagedRef<K>;
 
   /// The host's record of one page.
   struct PageInfo {
@@ -294,9 +308,9 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
       std::ostringstream msg;
       msg << "paged table: GPU budget " << format_bytes(options.gpu_budget)
           << " is smaller than one page needs: " << format_bytes(slot + scratch) << " (a page of "
-          << options.page_capacity << " pairs is " << format_bytes(std::size_t{8} * entries) << ", "
-          << main << " slots and a stash of " << options.stash_slots
-          << ", 8 bytes each; with its overflow list and one page of rebuild scratch); raise "
+          << options.page_capacity << " pairs is " << format_bytes(sizeof(Entry) * entries) << ", "
+          << main << " slots and a stash of " << options.stash_slots << ", " << sizeof(Entry)
+          << " bytes each; with its overflow list and one page of rebuild scratch); raise "
           << "the budget or lower the page capacity";
       throw InvalidInput(msg.str());
     }
@@ -314,7 +328,7 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
 
   [[nodiscard]] Backend backend() const override { return Exec::kBackend; }
 
-  BuildStats build(const Key* keys, const Value* values, std::size_t n, Stream stream) override {
+  BuildStats build(const K* keys, const Value* values, std::size_t n, Stream stream) override {
     check_size(n, "paged table");
     const auto start = std::chrono::steady_clock::now();
     begin_op();
@@ -348,7 +362,7 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     return finish_build(n, start);
   }
 
-  void insert(const Key* keys, const Value* values, std::size_t n, Stream stream) override {
+  void insert(const K* keys, const Value* values, std::size_t n, Stream stream) override {
     check_size(n, "paged table");
     if (n == 0) return;
     if (m_pages == 0) {
@@ -358,52 +372,49 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     modify(PageWork::Insert, keys, values, n, stream);
   }
 
-  void erase(const Key* keys, std::size_t n, Stream stream) override {
+  void erase(const K* keys, std::size_t n, Stream stream) override {
     check_size(n, "paged table");
     if (n == 0 || m_pages == 0) return;
     modify(PageWork::Erase, keys, nullptr, n, stream);
   }
 
-  void update(const Key* keys, const Value* values, std::size_t n, Stream stream) override {
+  void update(const K* keys, const Value* values, std::size_t n, Stream stream) override {
     check_size(n, "paged table");
     if (n == 0 || m_pages == 0) return;
     modify(PageWork::Update, keys, values, n, stream);
   }
 
-  void find_async(const Key* q, std::size_t n, Value* out, Stream stream) const override {
+  void find_async(const K* q, std::size_t n, Value* out, Stream stream) const override {
     lookup(PageWork::Find, q, n, out, stream);
   }
-  void contains_async(const Key* q,
-                      std::size_t n,
-                      std::uint8_t* out,
-                      Stream stream) const override {
+  void contains_async(const K* q, std::size_t n, std::uint8_t* out, Stream stream) const override {
     lookup(PageWork::Contains, q, n, out, stream);
   }
-  void count_async(const Key*, std::size_t, std::uint32_t*, Stream) const override {
+  void count_async(const K*, std::size_t, std::uint32_t*, Stream) const override {
     no_dense_ids("count");
   }
-  void find_id_async(const Key*, std::size_t, std::uint32_t*, Stream) const override {
+  void find_id_async(const K*, std::size_t, std::uint32_t*, Stream) const override {
     no_dense_ids("find_id");
   }
   [[nodiscard]] std::size_t unique_count() const override { no_dense_ids("unique_count"); }
-  [[nodiscard]] const Key* unique_keys() const override { no_dense_ids("unique_keys"); }
+  [[nodiscard]] const K* unique_keys() const override { no_dense_ids("unique_keys"); }
   [[nodiscard]] const BuildStats& stats() const override { return m_build_stats; }
   [[nodiscard]] const PagedStats& paged_stats() const override { return m_stats; }
 
-  [[nodiscard]] PageRef page_ref(std::size_t page) const override {
+  [[nodiscard]] PageRefK page_ref(std::size_t page) const override {
     if (page >= m_pages || m_info[page].slot == kNone) {
       throw InvalidInput("paged table: page " + std::to_string(page) + " is not resident");
     }
-    return PageRef{page_view(static_cast<std::uint32_t>(page), m_info[page].slot)};
+    return PageRefK{page_view(static_cast<std::uint32_t>(page), m_info[page].slot)};
   }
 
-  [[nodiscard]] PagedRef ref() const override {
+  [[nodiscard]] PagedRefK ref() const override {
     if (!all_resident()) {
       throw InvalidInput("paged table: ref() needs every page resident (" +
                          std::to_string(m_pages) + " pages, " + std::to_string(m_page_slots) +
                          " page slots in the budget)");
     }
-    return PagedRef{m_refs.data(), m_pages, m_seed};
+    return PagedRefK{m_refs.data(), m_pages, m_seed};
   }
 
   [[nodiscard]] int page_attempts(std::size_t page) const override {
@@ -427,11 +438,11 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
   }
 
   static std::size_t slot_bytes(std::uint32_t entries) {
-    return std::size_t{8} * (entries + core::kPageOverflow) + sizeof(core::PageStatus) +
-           sizeof(PageRef) + sizeof(std::uint32_t);
+    return sizeof(Entry) * (entries + core::kPageOverflow) + sizeof(core::PageStatus) +
+           sizeof(PageRefK) + sizeof(std::uint32_t);
   }
   static std::size_t scratch_bytes(std::uint32_t entries) {
-    return std::size_t{8} * (entries + core::kPageOverflow);
+    return sizeof(Entry) * (entries + core::kPageOverflow);
   }
 
   [[nodiscard]] bool all_resident() const { return m_pages != 0 && m_pages <= m_page_slots; }
@@ -450,12 +461,12 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
   /// the budget's), and the rebuild scratch. Throws OutOfMemory before anything changes.
   void reserve_slots(std::uint32_t slots) {
     if (m_slot_page.size() >= slots && m_slots.size() == m_slot_page.size() * m_entries) return;
-    Buffer<CuckooEntry> fresh(Exec::kBackend, std::size_t{slots} * m_entries);
-    Buffer<CuckooEntry> overflow(Exec::kBackend, std::size_t{slots} * core::kPageOverflow);
+    Buffer<Entry> fresh(Exec::kBackend, std::size_t{slots} * m_entries);
+    Buffer<Entry> overflow(Exec::kBackend, std::size_t{slots} * core::kPageOverflow);
     Buffer<core::PageStatus> status(Exec::kBackend, slots);
-    Buffer<PageRef> refs(Exec::kBackend, slots);
+    Buffer<PageRefK> refs(Exec::kBackend, slots);
     Buffer<std::uint32_t> counts(Exec::kBackend, slots);
-    Buffer<CuckooEntry> scratch(Exec::kBackend, m_entries + core::kPageOverflow);
+    Buffer<Entry> scratch(Exec::kBackend, m_entries + core::kPageOverflow);
     auto host_status = Buffer<core::PageStatus>::pinned_host(slots);
     m_slots.swap(fresh);
     m_overflow.swap(overflow);
@@ -472,14 +483,14 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
 
   /// Pinned host memory for `pages` pages when the table's is too small (else an empty Buffer).
   /// Throws OutOfMemory, saying the table is unchanged.
-  Buffer<CuckooEntry> host_pages_for(std::uint32_t pages) {
+  Buffer<Entry> host_pages_for(std::uint32_t pages) {
     const std::size_t need = std::size_t{pages} * m_entries;
-    if (m_host.pinned() && m_host.bytes() >= need * sizeof(CuckooEntry)) return {};
+    if (m_host.pinned() && m_host.bytes() >= need * sizeof(Entry)) return {};
     try {
-      return Buffer<CuckooEntry>::pinned_host(need);
+      return Buffer<Entry>::pinned_host(need);
     } catch (const OutOfMemory& e) {
       throw OutOfMemory("paged table: pinned host memory for " + std::to_string(pages) +
-                        " pages (" + format_bytes(need * sizeof(CuckooEntry)) +
+                        " pages (" + format_bytes(need * sizeof(Entry)) +
                         ") could not be allocated; the table is unchanged: " + e.what());
     }
   }
@@ -496,8 +507,8 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     m_slot_page.assign(m_slot_page.size(), kNone);
   }
 
-  [[nodiscard]] CuckooRef page_view(std::uint32_t page, std::uint32_t slot) const {
-    CuckooRef v{};
+  [[nodiscard]] Ref page_view(std::uint32_t page, std::uint32_t slot) const {
+    Ref v{};
     v.slots = m_slots.data() + std::size_t{slot} * m_entries;
     v.size  = m_main;
     for (int i = 0; i < detail::kCuckooFunctions; ++i)
@@ -505,21 +516,21 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     v.stash_size = m_options.stash_slots;
     return v;
   }
-  [[nodiscard]] CuckooEntry* slot_entries(std::uint32_t slot) {
+  [[nodiscard]] Entry* slot_entries(std::uint32_t slot) {
     return m_slots.data() + std::size_t{slot} * m_entries;
   }
-  [[nodiscard]] CuckooEntry* host_page(std::uint32_t page) {
+  [[nodiscard]] Entry* host_page(std::uint32_t page) {
     return m_host.data() + std::size_t{page} * m_entries;
   }
 
   /// The device refs of the resident pages (all of them when the table fits its budget).
   void upload_refs(Exec& exec) {
-    m_host_refs.assign(m_slot_page.size(), PageRef{});
+    m_host_refs.assign(m_slot_page.size(), PageRefK{});
     for (std::uint32_t p = 0; p < m_pages; ++p) {
       if (m_info[p].slot != kNone)
-        m_host_refs[m_info[p].slot] = PageRef{page_view(p, m_info[p].slot)};
+        m_host_refs[m_info[p].slot] = PageRefK{page_view(p, m_info[p].slot)};
     }
-    exec.transfer_async(m_refs.data(), m_host_refs.data(), m_host_refs.size() * sizeof(PageRef));
+    exec.transfer_async(m_refs.data(), m_host_refs.data(), m_host_refs.size() * sizeof(PageRefK));
   }
 
   void begin_op() {
@@ -546,7 +557,7 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     m_stats.pages         = m_pages;
     m_stats.page_slots    = m_page_slots;
     m_stats.page_capacity = m_options.page_capacity;
-    m_stats.page_bytes    = std::size_t{8} * m_entries;
+    m_stats.page_bytes    = sizeof(Entry) * m_entries;
     m_stats.max_page_keys = m_max_page_keys;
     m_stats.all_resident  = all_resident();
     m_stats.backend_bytes = m_slots.bytes() + m_overflow.bytes() + m_status.bytes() +
@@ -578,7 +589,7 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
 
   /// P <= R: every page in its own slot; one insertion pass over the input, page by page_of.
   void build_resident(
-      const Key* keys, const Value* values, std::size_t n, std::uint32_t pages, Stream stream) {
+      const K* keys, const Value* values, std::size_t n, std::uint32_t pages, Stream stream) {
     reserve_slots(pages);
     m_host.resize(0);
     start_table(pages);
@@ -587,7 +598,7 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
       m_slot_page[p] = p;
     }
     Exec exec(stream, &m_run_temp);
-    exec.fill(m_slots.data(), std::size_t{pages} * m_entries, detail::kEmptyEntry);
+    exec.fill(m_slots.data(), std::size_t{pages} * m_entries, detail::empty_entry<K>());
     upload_refs(exec);
     const auto status = reset_status(exec, pages);
     paged_insert_resident(exec,
@@ -604,12 +615,12 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
 
   /// P > R: partition by page, then every page through the slots (filled, built, downloaded).
   void build_streamed(
-      const Key* keys, const Value* values, std::size_t n, std::uint32_t pages, Stream stream) {
+      const K* keys, const Value* values, std::size_t n, std::uint32_t pages, Stream stream) {
     // Everything this build allocates comes before anything changes (a build that fails for
     // memory leaves the table as it was). A page's input count includes duplicates, which the set
     // variant merges, so an overfull page shows only when it fails to build.
-    Buffer<CuckooEntry> host = host_pages_for(pages);
-    Partition part           = partition(keys, values, n, pages, m_rng(), true, stream);
+    Buffer<Entry> host = host_pages_for(pages);
+    Partition part     = partition(keys, values, n, pages, m_rng(), true, stream);
     reserve_slots(m_page_slots);
     check_op(m_run, part.op, true);
     if (!host.empty()) m_host.swap(host);
@@ -624,7 +635,7 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
 
   // ---- modifying operations ------------------------------------------------------------------
 
-  void modify(PageWork work, const Key* keys, const Value* values, std::size_t n, Stream stream) {
+  void modify(PageWork work, const K* keys, const Value* values, std::size_t n, Stream stream) {
     const auto start = std::chrono::steady_clock::now();
     begin_op();
     const bool check_values = work != PageWork::Erase;
@@ -705,7 +716,7 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
   // ---- lookups -------------------------------------------------------------------------------
 
   template <class Out>
-  void lookup(PageWork work, const Key* q, std::size_t n, Out* out, Stream stream) const {
+  void lookup(PageWork work, const K* q, std::size_t n, Out* out, Stream stream) const {
     check_size(n, "paged table");
     if (n == 0) return;
     // Streaming moves pages between memories (and counts what moved), never their contents.
@@ -719,7 +730,7 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     if (all_resident()) {
       Exec exec(stream);
       paged_find_resident(exec,
-                          PagedRef{m_refs.data(), m_pages, m_seed},
+                          PagedRefK{m_refs.data(), m_pages, m_seed},
                           q,
                           static_cast<std::uint32_t>(n),
                           out,
@@ -746,8 +757,8 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     return {m_op.data()};
   }
 
-  [[nodiscard]] ResidentPages resident_pages() {
-    return {PagedRef{m_refs.data(), m_pages, m_seed},
+  [[nodiscard]] ResidentPages<K> resident_pages() {
+    return {PagedRefK{m_refs.data(), m_pages, m_seed},
             m_slots.data(),
             m_overflow.data(),
             m_status.data(),
@@ -773,7 +784,7 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     m_longest_chain             = std::max(m_longest_chain, s.longest_chain);
     if (!s.sentinel_key && !s.bad_value) return;
     if (in_build) clear();
-    if (s.sentinel_key) throw_sentinel_key("paged table");
+    if (s.sentinel_key) throw_sentinel_key<K>("paged table");
     throw InvalidInput(
         "paged table: input contains value 0xFFFFFFFF, which marks deleted entries; remap it");
   }
@@ -799,11 +810,11 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
                         std::to_string(core::kPageOverflow) + " keeps); entries were lost");
     }
     ++m_stats.page_rebuilds;
-    PageInfo& info              = m_info[page];
-    const CuckooRef old_view    = page_view(page, slot);
-    CuckooEntry* scratch        = m_scratch.data();
-    core::PageStatus* status    = m_status.data() + slot;
-    const CuckooEntry* overflow = m_overflow.data() + std::size_t{slot} * core::kPageOverflow;
+    PageInfo& info           = m_info[page];
+    const Ref old_view       = page_view(page, slot);
+    Entry* scratch           = m_scratch.data();
+    core::PageStatus* status = m_status.data() + slot;
+    const Entry* overflow    = m_overflow.data() + std::size_t{slot} * core::kPageOverflow;
     exec.fill(status, 1, core::PageStatus{});
     paged_collect(exec, old_view, m_entries + overflowed, overflow, status, scratch);
     const std::uint32_t collected = exec.read(status).collected;
@@ -811,10 +822,10 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     for (int attempt = 2; attempt <= m_options.max_attempts && !built; ++attempt) {
       info.attempts = attempt;
       draw_cuckoo_constants(m_rng, info.hash);
-      const CuckooRef view = page_view(page, slot);
-      CuckooEntry* slots   = slot_entries(slot);
-      CuckooEntry* list    = m_overflow.data() + std::size_t{slot} * core::kPageOverflow;
-      exec.fill(slots, m_entries, detail::kEmptyEntry);
+      const Ref view = page_view(page, slot);
+      Entry* slots   = slot_entries(slot);
+      Entry* list    = m_overflow.data() + std::size_t{slot} * core::kPageOverflow;
+      exec.fill(slots, m_entries, detail::empty_entry<K>());
       exec.fill(status, 1, core::PageStatus{});
       paged_insert_entries(
           exec, view, slots, list, status, m_op.data(), scratch, collected, false, m_max_chain);
@@ -828,8 +839,8 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
                         " builds with fresh constants; the page may miss entries");
     }
     if (info.slot != kNone && all_resident()) {
-      m_host_refs[slot] = PageRef{page_view(page, slot)};
-      exec.transfer_async(m_refs.data() + slot, &m_host_refs[slot], sizeof(PageRef));
+      m_host_refs[slot] = PageRefK{page_view(page, slot)};
+      exec.transfer_async(m_refs.data() + slot, &m_host_refs[slot], sizeof(PageRefK));
     }
   }
 
@@ -847,20 +858,21 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
 
   // ---- partition and streaming ---------------------------------------------------------------
 
-  /// An operation's input sorted by page: entries (key << 32 | value, or | query index for
-  /// lookups) grouped by page in input order, and where each page's run starts (on the host).
+  /// An operation's input sorted by page: entries (key and value, or query index for lookups)
+  /// grouped by page in input order, and where each page's run starts (on the host).
   struct Partition {
-    const CuckooEntry* entries = nullptr;  // in the table's partition scratch
-    std::vector<std::uint32_t> offsets;    // P + 1
+    const Entry* entries = nullptr;      // in the table's partition scratch
+    std::vector<std::uint32_t> offsets;  // P + 1
     std::uint32_t seed      = 0;
     core::PagedOpStatus* op = nullptr;
   };
 
   /// Partitions keys[0..n) (with values, or their indices) by page over `pages` pages with `seed`
   /// on the kernel stream, after the caller's stream; validates pairs when `check_values`.
-  /// Synchronizes (reads the page offsets back). The scratch (24 bytes a pair and the sort's) is
-  /// the table's, kept for the next operation: outside the budget, beside the caller's input.
-  Partition partition(const Key* keys,
+  /// Synchronizes (reads the page offsets back). The scratch (24 bytes a pair, 40 for 64-bit keys,
+  /// and the sort's) is the table's, kept for the next operation: outside the budget, beside the
+  /// caller's input.
+  Partition partition(const K* keys,
                       const Value* values,
                       std::size_t n,
                       std::uint32_t pages,
@@ -972,8 +984,8 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
                     const Partition& part,
                     Out* out) {
     SlotEvents& ev          = *m_events[slot];
-    CuckooEntry* slots      = slot_entries(slot);
-    const std::size_t bytes = std::size_t{8} * m_entries;
+    Entry* slots            = slot_entries(slot);
+    const std::size_t bytes = sizeof(Entry) * m_entries;
     ++m_stats.pages_streamed;
     m_up.wait(ev.down_end);  // the slot's previous page is out (its events were settled)
     ev.up_start.record(m_up);
@@ -981,7 +993,7 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
       m_up.transfer_async(slots, host_page(page), bytes);
       m_stats.bytes_to_device += bytes;
     } else if (work == PageWork::Build) {
-      m_up.fill(slots, m_entries, detail::kEmptyEntry);
+      m_up.fill(slots, m_entries, detail::empty_entry<K>());
     }
     ev.up_end.record(m_up);
 
@@ -989,8 +1001,8 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     ev.run_start.record(m_run);
     const std::uint32_t begin = part.offsets[page];
     const std::uint32_t count = part.offsets[page + 1] - begin;
-    const CuckooEntry* input  = part.entries + begin;
-    const CuckooRef view      = page_view(page, slot);
+    const Entry* input        = part.entries + begin;
+    const Ref view            = page_view(page, slot);
     core::PageStatus* status  = m_status.data() + slot;
     m_run.fill(status, 1, core::PageStatus{});
     run_page(work, view, slots, slot, input, count, out);
@@ -1013,15 +1025,15 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
   /// One page's share of the work, on the kernel stream.
   template <class Out>
   void run_page(PageWork work,
-                const CuckooRef& view,
-                CuckooEntry* slots,
+                const Ref& view,
+                Entry* slots,
                 std::uint32_t slot,
-                const CuckooEntry* input,
+                const Entry* input,
                 std::uint32_t count,
                 Out* out) {
     if (count == 0) return;
     core::PageStatus* status      = m_status.data() + slot;
-    CuckooEntry* overflow         = m_overflow.data() + std::size_t{slot} * core::kPageOverflow;
+    Entry* overflow               = m_overflow.data() + std::size_t{slot} * core::kPageOverflow;
     core::PagedOpStatus* op       = m_op.data();
     const std::uint32_t max_chain = m_max_chain;
     switch (work) {
@@ -1060,8 +1072,8 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
     if (!needs_rebuild(page, s)) return;
     rebuild(m_run, page, slot, s.overflow, work == PageWork::Build);
     count_entries(m_run, slot, 1);
-    m_run.transfer_async(host_page(page), slot_entries(slot), std::size_t{8} * m_entries);
-    m_stats.bytes_to_host += std::size_t{8} * m_entries;
+    m_run.transfer_async(host_page(page), slot_entries(slot), sizeof(Entry) * m_entries);
+    m_stats.bytes_to_host += sizeof(Entry) * m_entries;
     m_run.synchronize();
   }
 
@@ -1078,18 +1090,18 @@ class PagedCuckooTableImpl final : public PagedCuckooTable {
   std::vector<PageInfo> m_info;
   std::vector<std::uint32_t> m_slot_page;  // the page in each slot, or kNone
   std::vector<int> m_forced;               // force_page_failures, by page, across builds
-  std::vector<PageRef> m_host_refs;
+  std::vector<PageRefK> m_host_refs;
   std::uint32_t m_longest_chain = 0;
 
-  Buffer<CuckooEntry> m_slots{Exec::kBackend, 0};
-  Buffer<CuckooEntry> m_overflow{Exec::kBackend, 0};
+  Buffer<Entry> m_slots{Exec::kBackend, 0};
+  Buffer<Entry> m_overflow{Exec::kBackend, 0};
   Buffer<core::PageStatus> m_status{Exec::kBackend, 0};
   Buffer<core::PagedOpStatus> m_op{Exec::kBackend, 0};
-  Buffer<PageRef> m_refs{Exec::kBackend, 0};
+  Buffer<PageRefK> m_refs{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_counts{Exec::kBackend, 0};
-  Buffer<CuckooEntry> m_scratch{Exec::kBackend, 0};
-  Buffer<CuckooEntry> m_host;              // pinned host pages (streaming tables only)
-  PagePartition<Exec> m_partition;         // an operation's input by page (streaming tables only)
+  Buffer<Entry> m_scratch{Exec::kBackend, 0};
+  Buffer<Entry> m_host;                    // pinned host pages (streaming tables only)
+  PagePartition<Exec, K> m_partition;      // an operation's input by page (streaming tables only)
   Buffer<core::PageStatus> m_host_status;  // pinned: the streamed pages' statuses
 
   typename Exec::OwnedStream m_streams[3];  // upload, kernels, download

@@ -46,9 +46,6 @@ std::size_t estimate_bytes(TableKind kind,
                            const BuildOptions& options,
                            int key_bytes) {
   if (key_bytes != 4 && key_bytes != 8) throw InvalidInput("tables take 4- or 8-byte keys");
-  if (kind == TableKind::PagedCuckoo && key_bytes != 4) {
-    throw InvalidInput("paged-cuckoo: the paged table takes 32-bit keys only");
-  }
   // Per key width: a slot (8 or 16 bytes), an edge (8 or 16), a key (4 or 8).
   const std::size_t slot = key_bytes == 4 ? 8 : 16;
   const std::size_t edge = slot;
@@ -91,23 +88,27 @@ std::size_t estimate_bytes(TableKind kind,
       // Within the budget: the pages (all of them when they fit, else the budget's page slots),
       // each with an overflow list of 1024 entries, and one page of rebuild scratch. Beyond it,
       // when the pages do not fit: the partition of an operation's input by page (page ids and
-      // entries, sorted: 24 bytes a pair).
-      const std::size_t page = paged_page_bytes(options);
-      const std::size_t slot = page + 8 * 1024 + 64;
-      const auto pages       = static_cast<std::size_t>(std::max(
+      // entries, sorted: 24 bytes a pair, 40 with 16-byte entries).
+      const std::size_t page     = paged_page_bytes(options, key_bytes);
+      const std::size_t overflow = slot * 1024;
+      const std::size_t in_slot  = page + overflow + 64;
+      const auto pages           = static_cast<std::size_t>(std::max(
           1.0, std::ceil(keys / (options.page_fill * static_cast<double>(options.page_capacity)))));
-      const std::size_t fit =
-          options.gpu_budget > page + 8 * 1024 ? (options.gpu_budget - page - 8 * 1024) / slot : 0;
-      return std::min(pages, fit) * slot + page + 8 * 1024 + (pages > fit ? 24 * n : 0);
+      const std::size_t fit      = options.gpu_budget > page + overflow
+                                       ? (options.gpu_budget - page - overflow) / in_slot
+                                       : 0;
+      return std::min(pages, fit) * in_slot + page + overflow +
+             (pages > fit ? (8 + 2 * slot) * n : 0);
     }
   }
   return 0;
 }
 
-std::size_t paged_page_bytes(const BuildOptions& options) {
+std::size_t paged_page_bytes(const BuildOptions& options, int key_bytes) {
+  if (key_bytes != 4 && key_bytes != 8) throw InvalidInput("tables take 4- or 8-byte keys");
   const auto slots = static_cast<std::size_t>(
       std::ceil(options.cuckoo_space * static_cast<double>(options.page_capacity)));
-  return 8 * (slots + options.stash_slots);
+  return 2 * static_cast<std::size_t>(key_bytes) * (slots + options.stash_slots);
 }
 
 std::size_t estimate_sorted_array_bytes(std::size_t n) {
