@@ -2,7 +2,7 @@
 # One device-machine call's worth of GPU work (see ../shared/device/README.md): the gpu-labelled
 # tests, then the benchmarks, logs and JSON under $OUT. Run from the repo root on the GPU machine
 # with build/ (built here for sm_90) and .gl/ (tools/prepare_device.sh) carried:
-# `tools/device_run.sh [tests] [tables] [paged] [frame] [frame64] [join] [joinpaged] [quick] [sweeps] [render]
+# `tools/device_run.sh [tests] [tables] [paged] [frame] [frame64] [join] [joinpaged] [profile] [quick] [sweeps] [render]
 # [sanitize] [clash] [multi] [oom] [soak]` (default: tests tables frame). paged runs the Starfish
 # table 4x a 2 GiB budget and within it, at page spaces 1.25 and 1.1 (VOXHASH_GPU_BUDGET to change
 # the budget); frame runs `bench frame --all-algos --join` at two sizes, frame64 at 4096^3 (64-bit
@@ -50,6 +50,14 @@ for step in $steps; do
       # The same joins with the build tables over a budget: joined over Starfish pages.
       ./build/app/voxhash bench join --gpu-budget "${VOXHASH_JOIN_BUDGET:-608MiB}" \
         --json "$out/join-paged.json" >"$out/join-paged.txt" 2>"$out/join-paged.err" ;;
+    profile)
+      # One 2 x 8M / 1024^3 cuckoo frame's kernels under Nsight Compute (caches and clocks left
+      # alone), summed by name (tools/ncu_frame_kernels.py).
+      ncu --cache-control none --clock-control none --metrics \
+        gpu__time_duration.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active \
+        --csv --print-units base --launch-count 800 ./build/app/voxhash bench frame --points 8M \
+        --res 1024 --frames 4 --warmup 1 --algo cuckoo >"$out/ncu-8M.csv" 2>&1
+      python3 tools/ncu_frame_kernels.py "$out/ncu-8M.csv" >"$out/ncu-8M.txt" ;;
     quick)
       ./build/app/voxhash bench frame --all-algos --quick \
         --json "$out/frame-quick.json" >"$out/frame-quick.txt" 2>&1 ;;

@@ -221,9 +221,17 @@ RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
 
   // Regions: union-find over the 26-neighbours (no voxel is a barrier here), roots numbered.
   Buffer<std::uint8_t> no_barrier(B, m);
-  Buffer<std::uint32_t> parent(B, m), region(B, m);
+  Buffer<std::uint32_t> parent(B, m), region(B, m), common(B, 2);
   exec.fill(no_barrier.data(), m, std::uint8_t{0});
-  pipeline::connect_components(exec, ids, g, id_keys, m, no_barrier.data(), parent.data());
+  pipeline::connect_components(exec,
+                               ids,
+                               g,
+                               id_keys,
+                               m,
+                               no_barrier.data(),
+                               parent.data(),
+                               common.data(),
+                               region.data());  // scratch until the regions are numbered
   pipeline::flag_roots(exec, m, no_barrier.data(), parent.data(), flags.data());
   const auto regions =
       static_cast<std::uint32_t>(exec.select_flagged_indices(flags.data(), selected.data(), m));

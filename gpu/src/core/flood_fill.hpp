@@ -6,7 +6,9 @@
 //     sparse surface with one-voxel gaps still separates inside from outside).
 //  2. Connected components of the non-barrier voxels (26-connectivity) by union-find with pointer
 //     jumping (ECL-CC style hooking: the larger root is hooked under the smaller with atomicCAS),
-//     in two rounds with a flattening after each (face neighbours first, then the rest).
+//     in two rounds with a flattening after each (face neighbours first, then the rest; before
+//     the rest, Afforest's skip of the component most voxels already share, with the voxels left
+//     compacted so whole warps skip).
 //  3. Each component is labelled by the robust inside test of src/core/inside_test.hpp: rays in
 //     non-axis directions from several voxels spread over it, voted.
 //  4. Barrier voxels that are not intersections take the majority label of their labelled
@@ -220,10 +222,12 @@ inline constexpr std::uint32_t kFaceNeighbours       = (1u << 0) | (1u << 2) | (
 inline constexpr std::uint32_t kAllForwardNeighbours = (1u << kForwardNeighbours) - 1u;
 
 /// Forward neighbour n's offset from its voxel: the 13 offsets greater than (0, 0, 0) in
-/// (z, y, x) order, codes 14..26 of 0..26.
+/// (z, y, x) order, codes 14..26 of 0..26; Backward, the opposite offset.
+template <bool Backward = false>
 VOXHASH_HD Int3 forward_neighbour(Int3 c, int n) {
   const int code = n + 14;
-  return offset(c, code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1);
+  const int s    = Backward ? -1 : 1;
+  return offset(c, s * (code % 3 - 1), s * ((code / 3) % 3 - 1), s * (code / 9 - 1));
 }
 
 /// The position of the k-th set bit of `which` (a compile-time neighbour set).
@@ -234,12 +238,14 @@ constexpr int nth_neighbour(std::uint32_t which, int k) {
 }
 
 /// Unites voxel `id` (at cell c) with those of its 13 "forward" 26-neighbours in the set Which
-/// (bit n: neighbour n) that are voxels of the same model and not barriers; the other 13
-/// neighbours are covered by their own threads. The set is a template argument so each round's
+/// (bit n: neighbour n; Backward: their mirrors) that are voxels of the same model and not
+/// barriers; the other 13 neighbours are covered by their own threads (or, for voxels that skip
+/// the round, by the other end's Backward round: common_root). The set is a template argument so
+/// each round's
 /// kernel holds only its own lookups (registers limit these latency-bound kernels' occupancy). The
 /// lookups go out together (find_id_batch), and a neighbour already under the same parent is
 /// skipped without walking the trees (two equal parents, even stale, share a tree).
-template <std::uint32_t Which, class View>
+template <std::uint32_t Which, bool Backward, class View>
 VOXHASH_HD void unite_with_neighbours(const View& self,
                                       const Grid& g,
                                       Int3 c,
@@ -251,7 +257,7 @@ VOXHASH_HD void unite_with_neighbours(const View& self,
   K key[kCount];
   VOXHASH_UNROLL
   for (int k = 0; k < kCount; ++k) {
-    const Int3 nc = forward_neighbour(c, nth_neighbour(Which, k));
+    const Int3 nc = forward_neighbour<Backward>(c, nth_neighbour(Which, k));
     key[k]        = g.in_grid(nc) ? g.key_as<K>(nc) : kEmptyKeyOf<K>;
   }
   std::uint32_t nid[kCount];
@@ -261,6 +267,47 @@ VOXHASH_HD void unite_with_neighbours(const View& self,
     if (load_hint(&parent[id]) == load_hint(&parent[nid[k]])) continue;
     unite(parent, id, nid[k]);
   }
+}
+
+/// Voxels sampled (evenly spread ids) to find the common root.
+inline constexpr int kRootSamples = 32;
+
+/// Sample s's root (parents flattened), or kNotFound for a barrier voxel.
+VOXHASH_HD std::uint32_t sampled_root(const std::uint8_t* state,
+                                      const std::uint32_t* parent,
+                                      std::uint32_t n,
+                                      int s) {
+  const auto id = static_cast<std::uint32_t>(
+      (std::uint64_t{2} * static_cast<std::uint32_t>(s) + 1) * n / (2 * kRootSamples));
+  return state[id] == 0 ? load_hint(&parent[id]) : kNotFound;
+}
+
+/// Afforest's skip (Sutton et al., 2018): the root that more than three in four of the
+/// kRootSamples sampled voxels share after the first union round, else kNotFound. Its voxels may
+/// skip the last round: an edge from one of them to a voxel outside its tree is united by the
+/// other end, which looks at its backward neighbours too. The lanes of `lanes` share the samples
+/// (one thread on the CPU).
+template <class Tile>
+VOXHASH_HD std::uint32_t common_root(const Tile& lanes,
+                                     const std::uint8_t* state,
+                                     const std::uint32_t* parent,
+                                     std::uint32_t n) {
+  std::uint64_t best = 0;  // votes in the high word, ~root in the low one
+  for (int s = lanes.rank(); s < kRootSamples; s += Tile::kSize) {
+    const std::uint32_t r = sampled_root(state, parent, n, s);
+    if (r == kNotFound) continue;
+    std::uint32_t votes = 0;
+    for (int t = 0; t < kRootSamples; ++t)
+      votes += sampled_root(state, parent, n, t) == r;
+    const std::uint64_t entry = std::uint64_t{votes} << 32 | (0xFFFFFFFFu - r);
+    best                      = entry > best ? entry : best;
+  }
+  for (int d = Tile::kSize / 2; d > 0; d /= 2) {
+    const std::uint64_t other = lanes.shfl(best, lanes.rank() ^ d);
+    best                      = other > best ? other : best;
+  }
+  if (4 * (best >> 32) <= static_cast<std::uint64_t>(3 * kRootSamples)) return kNotFound;
+  return 0xFFFFFFFFu - static_cast<std::uint32_t>(best);
 }
 
 VOXHASH_HD int popcount32(std::uint32_t v) {

@@ -79,7 +79,15 @@ FillResult flood_fill(Exec& exec,
   timer.record(FillMark::Begin);
   mark_near(exec, other, other_mask, g, voxels, n, b.state.data());
   timer.record(FillMark::NearDone);
-  connect_components(exec, self, g, voxels, n, b.state.data(), b.parent.data());
+  connect_components(exec,
+                     self,
+                     g,
+                     voxels,
+                     n,
+                     b.state.data(),
+                     b.parent.data(),
+                     b.common.data(),
+                     b.pending.data());  // scratch until the votes' list
   // The components' roots, and the barrier voxels that are not intersections (the votes' voxels),
   // with one wait for both sizes.
   exec.select_indices_async(
