@@ -159,10 +159,9 @@ class CpuExec {
 
   /// Writes the indices i with flags[i] != 0 to out, ascending; returns how many.
   std::size_t select_flagged_indices(const std::uint8_t* flags, std::uint32_t* out, std::size_t n) {
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (flags[i]) out[count++] = static_cast<std::uint32_t>(i);
-    }
+    std::uint32_t count = 0;
+    select_indices_async(
+        n, [=](std::uint32_t i) { return flags[i] != 0; }, out, &count);
     return count;
   }
 

@@ -48,6 +48,11 @@ struct NotEqual {
   __device__ bool operator()(T k) const { return k != drop; }
 };
 
+struct Flagged {
+  const std::uint8_t* flags;
+  __device__ bool operator()(std::uint32_t i) const { return flags[i] != 0; }
+};
+
 struct Plus64 {
   __device__ std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const { return a + b; }
 };
@@ -250,12 +255,7 @@ class CudaExec {
   /// Writes the indices i with flags[i] != 0 to out, ascending; returns how many (synchronizes).
   std::size_t select_flagged_indices(const std::uint8_t* flags, std::uint32_t* out, std::size_t n) {
     if (n == 0) return 0;
-    std::size_t bytes = 0;
-    thrust::counting_iterator<std::uint32_t> indices(0);
-    VOXHASH_CUDA_TRY(
-        cub::DeviceSelect::Flagged(nullptr, bytes, indices, flags, out, count_slot(), n, m_stream));
-    VOXHASH_CUDA_TRY(cub::DeviceSelect::Flagged(
-        temp(bytes), bytes, indices, flags, out, count_slot(), n, m_stream));
+    select_indices_async(n, cuda::Flagged{flags}, out, count_slot());
     return read(count_slot());
   }
 
