@@ -49,6 +49,14 @@ struct PipelineConfig {
   /// 64-bit keys even where the grid's keys fit 32 bits (a wide grid always uses them): for
   /// comparing the two paths; slower, the same voxels and labels.
   bool wide_keys = false;
+  /// Backend memory the two models' tables may take together (0: no limit; scene files'
+  /// `gpu_budget`, the front ends' --gpu-budget). A frame whose tables would need more
+  /// (estimate_bytes of the algorithm for the frame's keys) numbers each model's voxels by a sort
+  /// and puts them in a paged cuckoo table (the Starfish table, paged_table.hpp) with half the
+  /// budget: the pages beyond it live in pinned host memory, which the frame's lookups read in
+  /// place. Voxels and labels are the same as without a budget, whatever the algorithm;
+  /// FrameStats::paging says what the tables did.
+  std::size_t gpu_budget = 0;
 };
 
 /// One voxel as a renderer draws it: the voxel's world-space centre and its label (16 bytes,
@@ -101,8 +109,21 @@ struct ModelFrameStats {
 /// The point coverage under which a cloud's labels cannot be trusted (see ModelFrameStats).
 inline constexpr double kMinPointCoverage = 0.9;
 
+/// A frame's tables under PipelineConfig::gpu_budget: both models' paged tables together (all
+/// zero for a frame whose tables fit the budget, or without one).
+struct FramePaging {
+  bool paged                    = false;  // the frame's voxels were in paged tables
+  std::size_t pages             = 0;      // pages of the two tables
+  std::size_t resident_pages    = 0;      // pages in backend memory after the builds
+  std::size_t backend_bytes     = 0;      // the tables' backend memory (page slots, lists, refs)
+  std::size_t host_bytes        = 0;      // pinned host memory of the pages
+  std::uint64_t bytes_to_device = 0;      // pages uploaded by the builds
+  std::uint64_t bytes_to_host   = 0;      // pages downloaded by the builds
+};
+
 struct FrameStats {
   std::array<ModelFrameStats, 2> model;
+  FramePaging paging;
   StageTimes ms;
   int key_bits            = 32;  // the width of the frame's voxel keys (64 on a wide grid)
   double build_keys_per_s = 0;   // voxel keys (points that landed in the grid) inserted per second
