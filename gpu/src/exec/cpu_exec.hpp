@@ -120,14 +120,21 @@ class CpuExec {
     }
   }
 
-  /// Sorts the keys of keys_in[0..n) into keys_out.
-  void sort_keys(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size_t n) {
+  /// Sorts the keys of keys_in[0..n) into keys_out (end_bit: the CUDA sort's bit range; a CPU
+  /// sort compares whole keys, which orders keys within that range the same).
+  template <class KeyT>
+  void sort_keys(const KeyT* keys_in,
+                 KeyT* keys_out,
+                 std::size_t n,
+                 int end_bit = static_cast<int>(8 * sizeof(KeyT))) {
+    (void)end_bit;
     std::copy(keys_in, keys_in + n, keys_out);
     std::sort(keys_out, keys_out + n);
   }
 
   /// Copies the first key of every run of equal keys of in[0..n) to out; returns how many.
-  std::size_t unique(const std::uint32_t* in, std::uint32_t* out, std::size_t n) {
+  template <class KeyT>
+  std::size_t unique(const KeyT* in, KeyT* out, std::size_t n) {
     return static_cast<std::size_t>(std::unique_copy(in, in + n, out) - out);
   }
 

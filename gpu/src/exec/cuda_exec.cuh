@@ -201,19 +201,25 @@ class CudaExec {
         scratch, scratch_bytes, keys_in, keys_out, values_in, values_out, n, 0, end_bit, m_stream));
   }
 
-  /// Sorts the keys of keys_in[0..n) into keys_out with CUB's radix sort (all 32 bits).
-  void sort_keys(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size_t n) {
+  /// Sorts the keys of keys_in[0..n) into keys_out with CUB's radix sort, by the key bits
+  /// [0, end_bit) (default: all of them).
+  template <class KeyT>
+  void sort_keys(const KeyT* keys_in,
+                 KeyT* keys_out,
+                 std::size_t n,
+                 int end_bit = static_cast<int>(8 * sizeof(KeyT))) {
     if (n == 0) return;
     std::size_t bytes = 0;
     VOXHASH_CUDA_TRY(
-        cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys_in, keys_out, n, 0, 32, m_stream));
-    VOXHASH_CUDA_TRY(
-        cub::DeviceRadixSort::SortKeys(temp(bytes), bytes, keys_in, keys_out, n, 0, 32, m_stream));
+        cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys_in, keys_out, n, 0, end_bit, m_stream));
+    VOXHASH_CUDA_TRY(cub::DeviceRadixSort::SortKeys(
+        temp(bytes), bytes, keys_in, keys_out, n, 0, end_bit, m_stream));
   }
 
   /// Copies the first key of every run of equal keys of in[0..n) to out with CUB; returns how
   /// many (synchronizes).
-  std::size_t unique(const std::uint32_t* in, std::uint32_t* out, std::size_t n) {
+  template <class KeyT>
+  std::size_t unique(const KeyT* in, KeyT* out, std::size_t n) {
     if (n == 0) return 0;
     std::size_t bytes = 0;
     VOXHASH_CUDA_TRY(cub::DeviceSelect::Unique(nullptr, bytes, in, out, count_slot(), n, m_stream));

@@ -3,11 +3,13 @@
 // term names the buffers of PipelineImpl (pipeline_impl.hpp, frame_steps.hpp) it stands for;
 // tests/cpu/test_resources.cpp holds the sum against the bytes the buffers really take.
 #include "core/flood_fill.hpp"
+#include "pipeline/paged_voxels.hpp"
 
 #include <voxhash/error.hpp>
 #include <voxhash/pipeline.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace voxhash {
@@ -36,6 +38,23 @@ std::size_t block_mask_bytes(const Grid& grid, bool wide) {
   return (bits + 31) / 32 * 4;
 }
 
+/// A paged voxel table of n keys: its backend memory (estimate_bytes: page slots, lists, an
+/// operation's partition) and, when its pages exceed the budget, their pinned host copies.
+MemoryEstimate paged_voxel_bytes(const BuildOptions& options,
+                                 std::size_t n,
+                                 std::size_t key_bytes) {
+  MemoryEstimate m;
+  const auto k     = static_cast<int>(key_bytes);
+  m.backend_bytes  = estimate_bytes(TableKind::PagedCuckoo, n, options, k);
+  const auto pages = static_cast<std::size_t>(
+      std::max(1.0,
+               std::ceil(static_cast<double>(n) /
+                         (options.page_fill * static_cast<double>(options.page_capacity)))));
+  const std::size_t page = paged_page_bytes(options, k);
+  if (pages * page > options.gpu_budget) m.host_bytes = pages * page;
+  return m;
+}
+
 }  // namespace
 
 MemoryEstimate estimate_frame_bytes(const PipelineConfig& config,
@@ -50,13 +69,28 @@ MemoryEstimate estimate_frame_bytes(const PipelineConfig& config,
   // 64-bit keys on a wide grid (or when forced): wider keys, slots and edges.
   const bool wide             = grid.wide() || config.wide_keys;
   const std::size_t key_bytes = wide ? sizeof(Key64) : sizeof(Key);
+  const auto table_bytes      = [&](std::size_t n) {
+    return estimate_bytes(config.algorithm, n, table, static_cast<int>(key_bytes));
+  };
+  // Beyond the budget (PipelineImpl::over_budget) each model's voxels are paged (PagedVoxels).
+  const bool paged =
+      config.gpu_budget != 0 && table_bytes(points[0]) + table_bytes(points[1]) > config.gpu_budget;
   MemoryEstimate need;
   for (const std::size_t n : points) {
     const std::size_t voxels = std::min(n, cells);
-    need.backend_bytes += bytes_per_point(key_bytes) * n +
-                          estimate_bytes(config.algorithm, n, table, static_cast<int>(key_bytes)) +
-                          bytes_per_voxel(key_bytes) * voxels + block_mask_bytes(grid, wide);
+    need.backend_bytes += bytes_per_point(key_bytes) * n + bytes_per_voxel(key_bytes) * voxels +
+                          block_mask_bytes(grid, wide);
     need.host_bytes += sizeof(Float3) * n;
+    if (!paged) {
+      need.backend_bytes += table_bytes(n);
+      continue;
+    }
+    const MemoryEstimate pages = paged_voxel_bytes(
+        pipeline::paged_voxel_options(table, config.gpu_budget / 2, static_cast<int>(key_bytes)),
+        voxels,
+        key_bytes);
+    need.backend_bytes += 2 * key_bytes * n + pages.backend_bytes;  // sorted and unique keys
+    need.host_bytes += pages.host_bytes;
   }
   return need;
 }

@@ -9,6 +9,7 @@
 
 #include "pipeline/frame_steps.hpp"
 #include "pipeline/inside_steps.hpp"
+#include "pipeline/paged_voxels.hpp"
 #include "pipeline/part_steps.hpp"
 #include "pipeline/pipeline_backend.hpp"
 #include "tables/bucketed_cuckoo_table_impl.hpp"
@@ -297,6 +298,8 @@ class PipelineImpl final : public detail::PipelineBackend {
   using Graph = tables::HashGraphImpl<Exec, K>;
   template <class K>
   using Bucketed = tables::BucketedCuckooTableImpl<Exec, K>;
+  template <class K>
+  using Paged = PagedVoxels<Exec, K>;
 
   /// A model as it was set: points (and a mesh), part ids, where its instances went.
   struct Model {
@@ -320,7 +323,8 @@ class PipelineImpl final : public detail::PipelineBackend {
   struct ModelKeys {
     Buffer<K> keys_all{Exec::kBackend, 0}, keys{Exec::kBackend, 0};
     std::size_t key_count = 0;
-    std::variant<std::monostate, Cuckoo<K>, Graph<K>, Bucketed<K>> table;
+    // Paged: the frame's tables beyond PipelineConfig::gpu_budget, whatever the algorithm.
+    std::variant<std::monostate, Cuckoo<K>, Graph<K>, Bucketed<K>, Paged<K>> table;
     const K* voxels      = nullptr;  // the table's unique keys: the model's voxels
     std::uint32_t unique = 0;
     BasicFillBuffers<K> fill{Exec::kBackend};
@@ -354,7 +358,6 @@ class PipelineImpl final : public detail::PipelineBackend {
     m_frame_timer.set_stream(stream);
     for (Timer<FillMark>& t : m_fill_timers)
       t.set_stream(stream);
-    prepare_tables(ks, config);
     FrameStats stats;
     m_frame_timer.record(FrameMark::Begin);
     for (int i = 0; i < 2; ++i) {
@@ -394,16 +397,32 @@ class PipelineImpl final : public detail::PipelineBackend {
       keys_in_grid += k.key_count;
     }
     m_frame_timer.record(FrameMark::Voxelized);
+    const bool paged = over_budget(ks, config);
+    prepare_tables(ks, config, paged);
     for (int i = 0; i < 2; ++i) {
-      ModelKeys<K>& k      = ks.models[i];
-      BasicHashTable<K>& t = table(k);
-      t.build(k.keys.data(), nullptr, k.key_count, stream);
-      k.unique              = static_cast<std::uint32_t>(t.unique_count());
-      k.voxels              = t.unique_keys();
+      ModelKeys<K>& k = ks.models[i];
+      if (paged) {
+        Paged<K>& t = std::get<Paged<K>>(k.table);
+        t.build(m_exec, k.keys.data(), k.key_count, g.key_bits());
+        k.unique = static_cast<std::uint32_t>(t.unique_count());
+        k.voxels = t.unique_keys();
+        add_paging(stats.paging, t.paged_stats());
+      } else {
+        BasicHashTable<K>& t = table(k);
+        t.build(k.keys.data(), nullptr, k.key_count, stream);
+        k.unique = static_cast<std::uint32_t>(t.unique_count());
+        k.voxels = t.unique_keys();
+      }
       stats.model[i].voxels = k.unique;
     }
     m_frame_timer.record(FrameMark::Built);
-    if (config.algorithm == TableKind::Cuckoo) {
+    if (paged) {
+      probe_and_fill(ks,
+                     g,
+                     std::array{std::get<Paged<K>>(ks.models[0].table).ref(),
+                                std::get<Paged<K>>(ks.models[1].table).ref()},
+                     stats);
+    } else if (config.algorithm == TableKind::Cuckoo) {
       probe_and_fill(ks,
                      g,
                      std::array{std::get<Cuckoo<K>>(ks.models[0].table).ref(),
@@ -528,33 +547,62 @@ class PipelineImpl final : public detail::PipelineBackend {
     return p;
   }
 
-  /// Creates the tables when the algorithm changes; sets this frame's options on them: unique ids
-  /// (the flood fill numbers voxels by them), no multiplicities, and the last frame's voxel count
-  /// as the expected number of distinct keys.
+  /// The options a frame's tables are built with: unique ids (the flood fill numbers voxels by
+  /// them), no multiplicities, and the last frame's voxel count as the expected distinct keys.
   template <class K>
-  void prepare_tables(KeyState<K>& ks, const PipelineConfig& config) {
+  static BuildOptions frame_table_options(const ModelKeys<K>& m, const PipelineConfig& config) {
+    BuildOptions options    = config.table_options;
+    options.unique_ids      = true;
+    options.multiplicities  = false;
+    options.expected_unique = m.unique ? m.unique + m.unique / 4 + 1024 : 0;
+    return options;
+  }
+
+  /// Whether this frame's two tables of the algorithm, sized for the frame's keys (or the last
+  /// frame's voxels where fewer), would take more than the budget.
+  template <class K>
+  static bool over_budget(const KeyState<K>& ks, const PipelineConfig& config) {
+    if (config.gpu_budget == 0) return false;
+    std::size_t need = 0;
+    for (const ModelKeys<K>& m : ks.models) {
+      const BuildOptions options = frame_table_options(m, config);
+      const std::size_t n =
+          options.expected_unique ? std::min(options.expected_unique, m.key_count) : m.key_count;
+      need += estimate_bytes(config.algorithm, n, options, static_cast<int>(sizeof(K)));
+    }
+    return need > config.gpu_budget;
+  }
+
+  /// Creates the tables when the algorithm (or paging) changes and sets this frame's options.
+  template <class K>
+  void prepare_tables(KeyState<K>& ks, const PipelineConfig& config, bool paged) {
     for (ModelKeys<K>& m : ks.models) {
       const bool cuckoo   = config.algorithm == TableKind::Cuckoo;
       const bool bucketed = config.algorithm == TableKind::BucketedCuckoo;
-      if (cuckoo && !std::holds_alternative<Cuckoo<K>>(m.table)) {
-        m.table.template emplace<Cuckoo<K>>(config.table_options);
-        m.voxels = nullptr;
-        m.unique = 0;
-      } else if (bucketed && !std::holds_alternative<Bucketed<K>>(m.table)) {
-        m.table.template emplace<Bucketed<K>>(config.table_options);
-        m.voxels = nullptr;
-        m.unique = 0;
-      } else if (!cuckoo && !bucketed &&
-                 (!std::holds_alternative<Graph<K>>(m.table) ||
-                  std::get<Graph<K>>(m.table).kind() != config.algorithm)) {
-        m.table.template emplace<Graph<K>>(config.algorithm, config.table_options);
+      const bool fresh    = paged      ? !std::holds_alternative<Paged<K>>(m.table)
+                            : cuckoo   ? !std::holds_alternative<Cuckoo<K>>(m.table)
+                            : bucketed ? !std::holds_alternative<Bucketed<K>>(m.table)
+                                       : !std::holds_alternative<Graph<K>>(m.table) ||
+                                          std::get<Graph<K>>(m.table).kind() != config.algorithm;
+      if (fresh) {
         m.voxels = nullptr;
         m.unique = 0;
       }
-      BuildOptions options    = config.table_options;
-      options.unique_ids      = true;
-      options.multiplicities  = false;
-      options.expected_unique = m.unique ? m.unique + m.unique / 4 + 1024 : 0;
+      const BuildOptions options = frame_table_options(m, config);
+      if (paged) {
+        if (fresh) m.table.template emplace<Paged<K>>();
+        try {
+          std::get<Paged<K>>(m.table).set_options(options, config.gpu_budget / 2);
+        } catch (const InvalidInput& e) {
+          throw InvalidInput("gpu_budget " + format_bytes(config.gpu_budget) +
+                             " (half of it for each model's paged table): " + e.what());
+        }
+        continue;
+      }
+      if (fresh && cuckoo) m.table.template emplace<Cuckoo<K>>(options);
+      if (fresh && bucketed) m.table.template emplace<Bucketed<K>>(options);
+      if (fresh && !cuckoo && !bucketed)
+        m.table.template emplace<Graph<K>>(config.algorithm, options);
       table(m).set_options(options);
     }
   }
