@@ -326,8 +326,9 @@ std::size_t scene_model_points(const Scene& scene, int index, const SceneDefault
 
 PipelineConfig scene_memory_config(const Scene& scene, const SceneDefaults& defaults) {
   PipelineConfig config;
-  config.animation = scene_animation(scene.motion);
-  config.algorithm = scene.algorithm.value_or(TableKind::Cuckoo);
+  config.animation  = scene_animation(scene.motion);
+  config.algorithm  = scene.algorithm.value_or(TableKind::Cuckoo);
+  config.gpu_budget = scene.gpu_budget.value_or(0);
   if (scene.grid.bounds) {
     config.grid = fit_grid(scene, {}, defaults.resolution);
   } else {
@@ -354,6 +355,11 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
     } catch (const InvalidInput& e) {
       throw InvalidInput(scene.file + ": " + field + ".path: " + e.what());
     }
+    if (model.as == ModelAs::Mesh && placed.cloud.mesh.triangles.empty()) {
+      throw InvalidInput(scene.file + ": " + field + ".as: \"mesh\", but " + model.path.string() +
+                         " is a point cloud (it has no faces); leave \"as\" out");
+    }
+    if (model.as == ModelAs::Points) placed.cloud.mesh = Mesh{};  // its samples only
     const double scale = model.scale * meters_per(model.unit) / meters_per(scene.unit);
     // Keyframed models are posed by the pipeline every frame; the host only scales them.
     place(placed,
@@ -361,9 +367,10 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
                                                      : placement(model.pose, scale));
   }
 
-  loaded.config.grid      = fit_grid(scene, loaded.models, defaults.resolution);
-  loaded.config.animation = scene_animation(scene.motion);
-  loaded.config.algorithm = scene.algorithm.value_or(TableKind::Cuckoo);
+  loaded.config.grid       = fit_grid(scene, loaded.models, defaults.resolution);
+  loaded.config.animation  = scene_animation(scene.motion);
+  loaded.config.algorithm  = scene.algorithm.value_or(TableKind::Cuckoo);
+  loaded.config.gpu_budget = scene.gpu_budget.value_or(0);
 
   // The scene-level check: does the grid hold each model where the scene puts it? (The swing
   // moves the models every frame; the frame's own outside-grid count covers it.)
