@@ -4,7 +4,7 @@
 // computed from its position, so oneTBB fills the samples in parallel and a seed gives the same
 // points whatever the thread count (and the first k of n samples are the k samples of count k).
 // Work is in double; each sample can carry its triangle's part id.
-#include "exec/tsan_tbb.hpp"
+#include "exec/host_parallel.hpp"
 
 #include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
@@ -12,8 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
 #include <string>
 
 namespace voxhash {
@@ -162,14 +160,10 @@ std::vector<Float3> sample_surface(const Mesh& mesh,
                            static_cast<float>(wa * a.z + wb * b.z + wc * c.z)};
     if (with_parts) (*point_parts)[i] = mesh.triangle_parts[t];
   };
-  tsan::ParallelLoop loop;  // what TBB synchronizes, told to ThreadSanitizer (TSan builds only)
-  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, count, kGrain),
-                            [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
-                              loop.chunk_begin();
-                              for (std::size_t i = range.begin(); i < range.end(); ++i)
-                                sample(i);
-                              loop.chunk_end();
-                            });
+  parallel_chunks(count, kGrain, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i)
+      sample(i);
+  });
   return samples;
 }
 
