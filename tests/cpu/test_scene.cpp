@@ -602,6 +602,23 @@ TEST(Scene, CommandLineFlagsOverrideTheScene) {
   EXPECT_EQ(o.points, 7000u);
   EXPECT_EQ(r.bench->algorithm, TableKind::Cuckoo);
 
+  // A replaced model keeps "as": "points" (any file has samples) and drops "as": "mesh".
+  const std::string as_path =
+      write_file("override_as.json", scene_text(R"(, "as": "mesh")", R"(, "as": "points")"));
+  const Outcome as = run({"bench",
+                          "frame",
+                          "--backend",
+                          "cpu",
+                          "--scene",
+                          as_path,
+                          "--model-a",
+                          asset("blob.obj"),
+                          "--model-b",
+                          asset("knot.obj")});
+  ASSERT_EQ(as.exit_code, 0) << as.err;
+  EXPECT_EQ(as.bench->scene.models[0].as, ModelAs::File);
+  EXPECT_EQ(as.bench->scene.models[1].as, ModelAs::Points);
+
   const Outcome res = run({"bench", "frame", "--backend", "cpu", "--scene", path, "--res", "32"});
   ASSERT_EQ(res.exit_code, 0) << res.err;
   EXPECT_EQ(res.bench->scene.grid.resolution, 32);
