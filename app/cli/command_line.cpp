@@ -91,8 +91,8 @@ CLI::Validator byte_size() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         const std::optional<std::size_t> bytes = parse_bytes(text);
-        if (!bytes || *bytes == 0)
-          return "'" + text + "' is not a byte size such as 512MiB or 2GiB";
+        if (!bytes) return "'" + text + "' is not a byte size such as 512MiB or 2GiB";
+        if (*bytes == 0) return "'" + text + "' is no memory: give more than 0 bytes";
         text = std::to_string(*bytes);
         return {};
       },
@@ -188,16 +188,17 @@ struct SceneFlags {
   std::size_t gpu_budget = 0;
 };
 
-/// --gpu-budget SIZE: the scene's GPU budget (PipelineConfig::gpu_budget); `also` says what else
-/// it caps.
+/// --gpu-budget SIZE: the scene's GPU budget (PipelineConfig::gpu_budget); `also` (a line of its
+/// own, ending in "\n") says what else it caps.
 void add_gpu_budget(CLI::App& app, SceneFlags& flags, const std::string& also = "") {
   app.add_option("--gpu-budget",
                  flags.gpu_budget,
                  "the two models' tables may take SIZE of device memory; beyond it they\n"
                  "are paged (Starfish tables, pages beyond the budget in pinned host\n"
-                 "memory), e.g. 512MiB, 1GiB, 2GB" +
-                     also + "; default: the scene's gpu_budget, else none")
-      ->transform(byte_size());
+                 "memory), e.g. 512MiB, 1GiB, 2GB (= 2 * 10^9);\n" +
+                     also + "default: the scene's gpu_budget, else none")
+      ->transform(byte_size())
+      ->option_text("SIZE");
 }
 
 void add_scene_flags(CLI::App& app, SceneFlags& flags, bool positional) {
@@ -588,7 +589,7 @@ class CommandLine {
         *m_clash, "--export-ply", m_clash_command.ply_path, "write the clash band's voxels as PLY");
     add_gpu_budget(*m_clash,
                    m_clash_scene,
-                   ";\nalso the part pairs' join table: a larger one is joined over pages");
+                   "also the part pairs' join table (a larger one is joined over pages);\n");
     m_clash->footer("The report's fields: docs/SCENES.md.");
   }
 

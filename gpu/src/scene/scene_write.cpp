@@ -99,7 +99,7 @@ std::string scene_to_json(const Scene& scene, const std::filesystem::path& folde
   if (scene.algorithm) doc["algorithm"] = std::string(to_string(*scene.algorithm));
   if (scene.points > 0) doc["points"] = scene.points;
   doc["time"] = scene.time;
-  if (scene.gpu_budget) doc["gpu_budget"] = byte_size(*scene.gpu_budget);
+  if (scene.gpu_budget.value_or(0) > 0) doc["gpu_budget"] = byte_size(*scene.gpu_budget);
   return doc.dump(2) + "\n";
 }
 
