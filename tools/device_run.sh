@@ -2,11 +2,12 @@
 # One device-machine call's worth of GPU work (see ../shared/device/README.md): the gpu-labelled
 # tests, then the benchmarks, logs and JSON under $OUT. Run from the repo root on the GPU machine
 # with build/ (built here for sm_90) and .gl/ (tools/prepare_device.sh) carried:
-# `tools/device_run.sh [tests] [tables] [paged] [frame] [frame64] [join] [joinpaged] [profile] [quick] [sweeps] [render]
+# `tools/device_run.sh [tests] [tables] [paged] [frame] [frame64] [bigscene] [join] [joinpaged] [profile] [quick] [sweeps] [render]
 # [sanitize] [clash] [multi] [oom] [soak]` (default: tests tables frame). paged runs the Starfish
 # table 4x a 2 GiB budget and within it, at page spaces 1.25 and 1.1 (VOXHASH_GPU_BUDGET to change
 # the budget); frame runs `bench frame --all-algos --join` at two sizes, frame64 at 4096^3 (64-bit
-# keys); join runs `bench join`, joinpaged the same over a GPU budget (VOXHASH_JOIN_BUDGET, default
+# keys), bigscene the scene of 2 x 200M points at 8192 under a 1 GiB budget (assets/paged_clouds.json);
+# join runs `bench join`, joinpaged the same over a GPU budget (VOXHASH_JOIN_BUDGET, default
 # 608MiB) so the build tables are joined over pages;
 # multi the partitioned tables and join (`--gpus`, VOXHASH_GPUS, default 1); render times the
 # viewer's frame offscreen at 1920x1080 (EGL, GL and CUDA drawing); sanitize runs the gpu test
@@ -44,6 +45,10 @@ for step in $steps; do
       # 64-bit voxel keys: the same scene on a 4096^3 grid (issue 13 item 1).
       ./build/app/voxhash bench frame --all-algos --points 8M --res 4096 --frames 30 \
         --json "$out/frame64-8M-4096.json" >"$out/frame64-8M-4096.txt" 2>&1 ;;
+    bigscene)
+      # Tables beyond the GPU budget: paged (issue 13 item 3).
+      ./build/app/voxhash bench frame --scene assets/paged_clouds.json --frames 3 --warmup 1 \
+        --json "$out/bigscene.json" >"$out/bigscene.txt" 2>&1 ;;
     join)
       ./build/app/voxhash bench join --json "$out/join.json" >"$out/join.txt" 2>"$out/join.err" ;;
     joinpaged)

@@ -6,9 +6,10 @@
 // algorithm gives identical voxels and labels, --export the last frame as PLY (the library's
 // export_voxels_ply), --join an inner join of the two models' point keys each frame (join.hpp), and
 // the sort + unique of each frame's keys that the builds are held against (SortedArray::build_set).
-// Memory is checked before anything runs; --soak runs frames for a time and samples the process's
-// memory; a model largely outside the grid is warned about; progress of the timed frames goes to
-// stderr.
+// Memory is checked before anything runs; the host's copies of the models are freed once the
+// pipelines hold them; under a GPU budget the last frame's paging (FrameStats::paging) is reported;
+// --soak runs frames for a time and samples the process's memory; a model largely outside the grid
+// is warned about; progress of the timed frames goes to stderr.
 #include "bench/suites.hpp"
 #include "progress/progress.hpp"
 
@@ -182,13 +183,44 @@ Result frame_result(std::string algorithm,
   return r;
 }
 
+/// The last frame's tables under the GPU budget (FrameStats::paging) as the total's extra fields.
+void add_paging(Result& r, std::size_t gpu_budget, const FramePaging& paging) {
+  for (const auto& [name, value] :
+       {std::pair<const char*, double>{"gpu_budget", static_cast<double>(gpu_budget)},
+        {"paged", paging.paged ? 1.0 : 0.0},
+        {"pages", static_cast<double>(paging.pages)},
+        {"resident_pages", static_cast<double>(paging.resident_pages)},
+        {"table_backend_bytes", static_cast<double>(paging.backend_bytes)},
+        {"table_host_bytes", static_cast<double>(paging.host_bytes)},
+        {"bytes_to_device", static_cast<double>(paging.bytes_to_device)},
+        {"bytes_to_host", static_cast<double>(paging.bytes_to_host)}}) {
+    r.extra.emplace_back(name, value);
+  }
+}
+
+/// One line on stdout: what an algorithm's last frame did under the budget.
+void print_paging(TableKind algorithm, std::size_t gpu_budget, const FramePaging& paging) {
+  std::cout << "paging (" << to_string(algorithm) << ", last frame, budget "
+            << format_bytes(gpu_budget) << "): ";
+  if (!paging.paged) {
+    std::cout << "not paged" << std::endl;
+    return;
+  }
+  std::cout << paging.pages << " pages, " << paging.resident_pages << " resident; tables "
+            << format_bytes(paging.backend_bytes) << " of device memory + "
+            << format_bytes(paging.host_bytes) << " of pinned host memory; moved "
+            << format_bytes(paging.bytes_to_device) << " to the device, "
+            << format_bytes(paging.bytes_to_host) << " to the host" << std::endl;
+}
+
 /// One result per stage of one algorithm's timed frames; `last` is its last frame, whose counts
-/// the total reports.
+/// (and paging under `gpu_budget`) the total reports.
 void add_results(TableKind algorithm,
                  const std::vector<FrameStats>& frames,
                  const FrameStats& last,
                  std::size_t points,
                  int resolution,
+                 std::size_t gpu_budget,
                  const DeviceLimits& limits,
                  Report& report,
                  ResultPrinter& printer) {
@@ -229,6 +261,7 @@ void add_results(TableKind algorithm,
         r.extra.emplace_back("point_coverage" + suffix, t.coverage);
         r.extra.emplace_back("recommended_points" + suffix, static_cast<double>(t.recommended));
       }
+      add_paging(r, gpu_budget, last.paging);
     }
     printer.print(r);
     report.results.push_back(std::move(r));
@@ -428,6 +461,25 @@ bool same_voxels(const ModelVoxels& a, const ModelVoxels& b) {
   return a.keys == b.keys && a.labels == b.labels;
 }
 
+/// Peak resident set of this process: /proc/self/status's VmHWM; 0 where unreadable.
+std::size_t host_peak_rss_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string field;
+  while (status >> field) {
+    std::size_t kib = 0;
+    if (field == "VmHWM:" && status >> kib) return kib * 1024;
+  }
+  return 0;
+}
+
+/// Frees a placed model's points, part ids and mesh once the pipelines hold their own copies (two
+/// clouds of 200M points are 4.5 GiB of host memory).
+void release_geometry(PointCloud& cloud) {
+  cloud.points      = std::vector<Float3>();
+  cloud.point_parts = std::vector<std::uint32_t>();
+  cloud.mesh        = Mesh{};
+}
+
 /// Resident set of this process: /proc/self/statm's second field, in pages; 0 where unreadable.
 std::size_t host_rss_bytes() {
   std::ifstream statm("/proc/self/statm");
@@ -621,7 +673,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   check_memory(configs_for(scene_memory_config(scene, defaults)),
                {scene_model_points(scene, 0, defaults), scene_model_points(scene, 1, defaults)});
 
-  const LoadedScene loaded = load_scene_models(scene, defaults);
+  LoadedScene loaded = load_scene_models(scene, defaults);
   for (const std::string& warning : loaded.warnings)
     std::cerr << "[frame] warning: " << warning << std::endl;
   const std::vector<PipelineConfig> configs = configs_for(loaded.config);
@@ -637,12 +689,19 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
     std::cout << (m == 0 ? ": A = " : ", B = ") << model.name << " (" << points[m] << " points)";
   }
   std::cout << std::endl;
+  report.gpu_budget = loaded.config.gpu_budget;
+  if (report.gpu_budget > 0) {
+    std::cout << "gpu budget " << format_bytes(report.gpu_budget)
+              << ": the two models' tables; beyond it they are paged" << std::endl;
+  }
 
   std::vector<std::unique_ptr<Pipeline>> pipelines;
   for (const PipelineConfig& config : configs) {
     pipelines.push_back(std::make_unique<Pipeline>(options.backend, config));
     set_scene_models(*pipelines.back(), loaded, frame_time(scene, 0, 1));
   }
+  for (PlacedModel& model : loaded.models)
+    release_geometry(model.cloud);
   const Grid grid             = pipelines.front()->grid();
   const int resolution        = std::max({grid.resolution.x, grid.resolution.y, grid.resolution.z});
   const std::string grid_text = std::to_string(grid.resolution.x) + " x " +
@@ -771,6 +830,8 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
               << to_string(algorithms.front()) << ")" << std::endl;
   }
   pipelines.clear();  // the limits are measured on a device as empty as it was at the start
+  report.host_peak_rss = host_peak_rss_bytes();
+  std::cout << "host peak resident set " << format_bytes(report.host_peak_rss) << std::endl;
 
   std::cerr << "[frame] measuring device limits" << std::endl;
   report.limits = measure_device_limits(options.backend, options.quick);
@@ -781,6 +842,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
                 last[p],
                 std::max(points[0], points[1]),
                 resolution,
+                report.gpu_budget,
                 *report.limits,
                 report,
                 printer);
@@ -794,6 +856,10 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
                        report,
                        printer);
     }
+  }
+  if (report.gpu_budget > 0) {
+    for (std::size_t p = 0; p < algorithms.size(); ++p)
+      print_paging(algorithms[p], report.gpu_budget, last[p].paging);
   }
   add_baseline_results(baseline_samples,
                        stats,

@@ -139,7 +139,9 @@ void write_json(const Report& report, const std::string& path) {
                         {"points", m.points},
                         {"outside_grid", m.outside_grid}});
     }
-    document["models"] = std::move(models);
+    document["models"]              = std::move(models);
+    document["gpu_budget"]          = report.gpu_budget ? json(report.gpu_budget) : json(nullptr);
+    document["host_peak_rss_bytes"] = report.host_peak_rss;
   }
   json warnings = json::array();
   for (const OutsideGridWarning& w : report.warnings) {

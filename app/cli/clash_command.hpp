@@ -21,7 +21,9 @@ struct ClashCommand {
   std::optional<double> time;                 // the pose to check; default: the scene's time
   std::string json_path, csv_path, ply_path;  // empty: not written
   std::string command_line;                   // the invocation, for the report
-  std::size_t gpu_budget = 0;  // the part pairs' join: bytes for its build table (0: no budget)
+  // The part pairs' join: bytes for its build table (0: no budget); the scene's gpu_budget (after
+  // --gpu-budget), which also caps the frame's tables.
+  std::size_t gpu_budget = 0;
 };
 
 /// Runs the frame and writes the report. Returns the exit code (0 with or without clashes);

@@ -85,13 +85,14 @@ std::optional<Float3> parse_translation(const std::string& text) {
   return Float3{v[0], v[1], v[2]};
 }
 
-/// Byte sizes: an integer with an optional unit, K/KiB, M/MiB, G/GiB, T/TiB (binary), e.g. 2GiB.
+/// Byte sizes (parse_bytes): an integer with an optional unit, K/KiB, M/MiB, G/GiB, T/TiB (binary)
+/// or KB, MB, GB, TB (decimal), e.g. 2GiB; more than 0.
 CLI::Validator byte_size() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         const std::optional<std::size_t> bytes = parse_bytes(text);
-        if (!bytes || *bytes == 0)
-          return "'" + text + "' is not a byte size such as 512MiB or 2GiB";
+        if (!bytes) return "'" + text + "' is not a byte size such as 512MiB or 2GiB";
+        if (*bytes == 0) return "'" + text + "' is no memory: give more than 0 bytes";
         text = std::to_string(*bytes);
         return {};
       },
@@ -183,8 +184,22 @@ CLI::Validator translation() {
 /// The flags that choose and change a scene, as given (empty / 0: not given).
 struct SceneFlags {
   std::string scene, model_a, model_b, translate_a, translate_b;
-  double voxel_size = 0;
+  double voxel_size      = 0;
+  std::size_t gpu_budget = 0;
 };
+
+/// --gpu-budget SIZE: the scene's GPU budget (PipelineConfig::gpu_budget); `also` (a line of its
+/// own, ending in "\n") says what else it caps.
+void add_gpu_budget(CLI::App& app, SceneFlags& flags, const std::string& also = "") {
+  app.add_option("--gpu-budget",
+                 flags.gpu_budget,
+                 "the two models' tables may take SIZE of device memory; beyond it they\n"
+                 "are paged (Starfish tables, pages beyond the budget in pinned host\n"
+                 "memory), e.g. 512MiB, 1GiB, 2GB (= 2 * 10^9);\n" +
+                     also + "default: the scene's gpu_budget, else none")
+      ->transform(byte_size())
+      ->option_text("SIZE");
+}
 
 void add_scene_flags(CLI::App& app, SceneFlags& flags, bool positional) {
   const std::string scene_help =
@@ -338,6 +353,7 @@ class CommandLine {
                "save the last frame's labelled voxels as a PLY point cloud of voxel\n"
                "centres coloured by label")
         ->needs(frames);
+    add_gpu_budget(*m_view, m_view_scene);
     m_view->add_flag("--offscreen", o.offscreen, "render without a window, on an EGL device")
         ->needs(frames);
     m_view->add_flag("--timing",
@@ -515,6 +531,7 @@ class CommandLine {
     add_points(*app, o.points, "(default 1M; quick 100k)");
     add_resolution(*app, o.resolution, "(default 512)");
     add_algorithm(*app, m_bench_algorithm);
+    add_gpu_budget(*app, m_frame_scene);
     app->add_flag("--all-algos",
                   o.all_algorithms,
                   "run every algorithm on the same frames; exit 1 unless every\n"
@@ -570,12 +587,9 @@ class CommandLine {
     add_output(*m_clash, "--csv", m_clash_command.csv_path, "write the regions as CSV");
     add_output(
         *m_clash, "--export-ply", m_clash_command.ply_path, "write the clash band's voxels as PLY");
-    m_clash
-        ->add_option("--gpu-budget",
-                     m_clash_command.gpu_budget,
-                     "device memory for the part pairs' join table, e.g. 256MiB: a larger one\n"
-                     "is joined over pages (default: no budget)")
-        ->transform(byte_size());
+    add_gpu_budget(*m_clash,
+                   m_clash_scene,
+                   "also the part pairs' join table (a larger one is joined over pages);\n");
     m_clash->footer("The report's fields: docs/SCENES.md.");
   }
 
@@ -600,6 +614,8 @@ class CommandLine {
       if (!flags.scene.empty() && given(app, i == 0 ? "--model-a" : "--model-b")) {
         scene.models[i].path = path;
         scene.models[i].name = std::filesystem::path(path).stem().string();
+        // "points" takes any file; "mesh" was about the scene's file, which is gone.
+        if (scene.models[i].as == ModelAs::Mesh) scene.models[i].as = ModelAs::File;
       }
       const std::string& translate = i == 0 ? flags.translate_a : flags.translate_b;
       if (!translate.empty()) scene.models[i].pose.translate = *parse_translation(translate);
@@ -618,6 +634,7 @@ class CommandLine {
         model.points = 0;
     }
     if (given(app, "--algo")) scene.algorithm = algorithm;
+    if (given(app, "--gpu-budget")) scene.gpu_budget = flags.gpu_budget;
     return scene;
   }
 
@@ -629,11 +646,12 @@ class CommandLine {
     c.defaults.points = given(*m_clash, "--points") ? m_clash_points : cuda ? 1'000'000 : 200'000;
     c.defaults.resolution = given(*m_clash, "--res") ? m_clash_resolution : cuda ? 512 : 256;
     if (given(*m_clash, "--time")) c.time = m_clash_time;
-    c.scene = resolve_scene(*m_clash,
+    c.scene      = resolve_scene(*m_clash,
                             m_clash_scene,
                             parse_table_kind(m_clash_algorithm),
                             m_clash_points,
                             m_clash_resolution);
+    c.gpu_budget = c.scene.gpu_budget.value_or(0);
     return c;
   }
 

@@ -219,6 +219,8 @@ bool AppState::load_model(int index, const std::string& path) {
   Scene scene              = m_loaded.scene;
   scene.models[index].path = path;
   scene.models[index].name = std::filesystem::path(path).stem().string();
+  // "points" takes any file; "mesh" was about the previous file (as the command line does).
+  if (scene.models[index].as == ModelAs::Mesh) scene.models[index].as = ModelAs::File;
   LoadedScene loaded;
   if (!attempt("cannot load model", [&] { read_scene(scene, m_settings, loaded); }) ||
       !use_scene(

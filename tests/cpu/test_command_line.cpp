@@ -1,7 +1,8 @@
 // The one command line (label cpu), with front ends that only record what they were given: --help
 // of each subcommand, usage errors as exit code 2 and one line naming the flag (viewer and bench
 // alike), the checks the subcommands share (counts with suffixes, --points 1 legal and 0 not, empty
-// paths, output folders that must exist before anything runs) and the defaults set by the backend.
+// paths, output folders that must exist before anything runs), the defaults set by the backend and
+// --gpu-budget overriding a scene's.
 #include "cli/command_line.hpp"
 
 #include <algorithm>
@@ -80,7 +81,8 @@ TEST(CommandLine, HelpOfEachSubcommandListsItsFlags) {
       "--scene",      "--voxel-size", "--translate-a", "--translate-b", "--model-a",
       "--model-b",    "--points",     "--res",         "--algo",        "--backend",
       "--frames",     "--screenshot", "--export",      "--offscreen",   "--timing",
-      "--no-interop", "--no-panel",   "--width",       "--height",      "voxhash bench --help"};
+      "--no-interop", "--no-panel",   "--width",       "--height",      "voxhash bench --help",
+      "--gpu-budget"};
   const std::vector<std::string> common = {"--backend", "--json", "--csv", "--quick", "--full"};
   std::vector<std::string> tables = common, frame = common;
   tables.insert(tables.end(), {"--runs", "--sweep"});
@@ -96,7 +98,8 @@ TEST(CommandLine, HelpOfEachSubcommandListsItsFlags) {
                 "--translate-a",
                 "--model-a",
                 "--model-b",
-                "--export"});
+                "--export",
+                "--gpu-budget"});
   const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> cases = {
       {{"--help"}, view_flags},
       {{"view", "--help"}, view_flags},
@@ -117,7 +120,8 @@ TEST(CommandLine, HelpOfEachSubcommandListsItsFlags) {
         "--points",
         "--res",
         "--algo",
-        "--backend"}},
+        "--backend",
+        "--gpu-budget"}},
   };
   for (const auto& [args, flags] : cases) {
     const Outcome r = run(args);
@@ -246,6 +250,57 @@ TEST(CommandLine, GpuBudgetOfTheJoins) {
   ASSERT_TRUE(none.bench.has_value()) << none.err;
   EXPECT_EQ(none.bench->gpu_budget, 0u) << "no budget unless given";
   expect_usage_error({"clash", "--gpu-budget", "lots"}, "--gpu-budget");
+}
+
+TEST(CommandLine, GpuBudgetOfTheFrameOverridesTheScenes) {
+  constexpr std::size_t kGiB = std::size_t{1} << 30;
+  const Outcome frame        = run({"bench", "frame", "--backend", "cpu", "--gpu-budget", "1GiB"});
+  ASSERT_TRUE(frame.bench.has_value()) << frame.err;
+  EXPECT_EQ(frame.bench->scene.gpu_budget, kGiB);
+  const Outcome view = run({"--backend", "cpu", "--gpu-budget", "512MiB"});
+  ASSERT_TRUE(view.view.has_value()) << view.err;
+  EXPECT_EQ(view.view->scene.gpu_budget, std::size_t{512} << 20);
+  const Outcome clash = run({"clash", "--backend", "cpu", "--gpu-budget", "2GB"});
+  ASSERT_TRUE(clash.clash.has_value()) << clash.err;
+  EXPECT_EQ(clash.clash->scene.gpu_budget, 2'000'000'000u) << "the frame's tables";
+  EXPECT_EQ(clash.clash->gpu_budget, 2'000'000'000u) << "and the part pairs' join";
+  const Outcome none = run({"bench", "frame", "--backend", "cpu"});
+  ASSERT_TRUE(none.bench.has_value()) << none.err;
+  EXPECT_FALSE(none.bench->scene.gpu_budget.has_value()) << "the demo has no budget";
+
+  // The big scene has "gpu_budget": "1GiB"; the flag overrides it, in every front end.
+  const std::string scene = std::string(VOXHASH_SOURCE_DIR) + "/assets/paged_clouds.json";
+  const Outcome scenes    = run({"bench", "frame", "--backend", "cpu", "--scene", scene});
+  ASSERT_TRUE(scenes.bench.has_value()) << scenes.err;
+  EXPECT_EQ(scenes.bench->scene.gpu_budget, kGiB);
+  const Outcome clash_scenes = run({"clash", scene, "--backend", "cpu"});
+  ASSERT_TRUE(clash_scenes.clash.has_value()) << clash_scenes.err;
+  EXPECT_EQ(clash_scenes.clash->gpu_budget, kGiB);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"bench", "frame", "--scene", scene},
+        std::vector<std::string>{"view", "--scene", scene},
+        std::vector<std::string>{"clash", scene}}) {
+    std::vector<std::string> with_flag = args;
+    with_flag.insert(with_flag.end(), {"--backend", "cpu", "--gpu-budget", "64MiB"});
+    const Outcome r = run(with_flag);
+    ASSERT_EQ(r.exit_code, 0) << joined(with_flag) << ": " << r.err;
+    const Scene& s = r.bench ? r.bench->scene : r.view ? r.view->scene : r.clash->scene;
+    EXPECT_EQ(s.gpu_budget, std::size_t{64} << 20) << joined(with_flag);
+  }
+
+  expect_usage_error({"bench", "frame", "--gpu-budget", "0"}, "--gpu-budget");
+  expect_usage_error({"view", "--gpu-budget", "12parsecs"}, "--gpu-budget");
+  expect_usage_error({"--gpu-budget", "-5"}, "--gpu-budget");
+  expect_usage_error({"clash", "--gpu-budget", "1.5GiB"}, "--gpu-budget");
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"view", "--help"},
+                                               std::vector<std::string>{"bench", "frame", "--help"},
+                                               std::vector<std::string>{"clash", "--help"}}) {
+    const std::string help = run(args).out;
+    EXPECT_NE(help.find("--gpu-budget"), std::string::npos) << joined(args);
+    EXPECT_NE(help.find("the two models' tables may take SIZE of device memory"), std::string::npos)
+        << joined(args) << ": " << help;
+  }
+  EXPECT_NE(run({"clash", "--help"}).out.find("part pairs' join"), std::string::npos);
 }
 
 TEST(CommandLine, UsageErrorsExitTwoWithOneLineNamingTheFlag) {

@@ -1,4 +1,5 @@
-// Model I/O: OBJ surface sampling (on the surface, area-weighted, seeded), PLY (ASCII and binary
+// Model I/O: OBJ surface sampling (on the surface, area-weighted, seeded, the same in parallel
+// whatever the threads), PLY (ASCII and binary
 // little-endian) and XYZ point clouds, non-finite points, every error naming its file, and the
 // bundled assets being closed, outward-oriented meshes of the expected size.
 #include <voxhash/error.hpp>
@@ -153,6 +154,47 @@ TEST_F(IoTest, SamplingIsAreaWeighted) {
   }
   // Expected 10000; the binomial standard deviation is about 87.
   EXPECT_NEAR(static_cast<double>(on_small), kSamples * 0.25, 450.0);
+}
+
+TEST_F(IoTest, ParallelSamplingIsDeterministicAndSkipsZeroAreaTriangles) {
+  // Parts 0..3: triangles of area 0.5, 1, 2 and 4; part 4: a zero-area triangle between them.
+  Mesh mesh;
+  for (int t = 0; t < 5; ++t) {
+    const float z     = static_cast<float>(t);
+    const float width = t == 4 ? 0.0f : static_cast<float>(1 << t);
+    const auto base   = static_cast<std::uint32_t>(mesh.vertices.size());
+    mesh.vertices.insert(mesh.vertices.end(), {{0, 0, z}, {width, 0, z}, {0, 1, z}});
+    mesh.triangles.insert(mesh.triangles.end(), {base, base + 1, base + 2});
+    mesh.triangle_parts.push_back(static_cast<std::uint32_t>(t));
+  }
+  std::swap(mesh.triangle_parts[2], mesh.triangle_parts[4]);  // the zero-area one in the middle
+  for (int i = 0; i < 3; ++i)
+    std::swap(mesh.triangles[3 * 2 + i], mesh.triangles[3 * 4 + i]);
+
+  // More samples than one chunk of the parallel loop, so several threads write them.
+  constexpr std::size_t kSamples = 300'000;
+  std::vector<std::uint32_t> parts, parts_again, prefix_parts;
+  const std::vector<Float3> samples = sample_surface(mesh, kSamples, 9, &parts);
+  const std::vector<Float3> again   = sample_surface(mesh, kSamples, 9, &parts_again);
+  const std::vector<Float3> prefix  = sample_surface(mesh, 1000, 9, &prefix_parts);
+  ASSERT_EQ(samples.size(), kSamples);
+  ASSERT_EQ(parts.size(), kSamples);
+  EXPECT_TRUE(std::equal(samples.begin(), samples.end(), again.begin(), again.end(), same_point));
+  EXPECT_EQ(parts, parts_again);
+  EXPECT_TRUE(std::equal(prefix.begin(), prefix.end(), samples.begin(), same_point))
+      << "the first k of n samples are the k samples";
+  EXPECT_TRUE(std::equal(prefix_parts.begin(), prefix_parts.end(), parts.begin()));
+
+  std::array<std::size_t, 5> per_part{};
+  for (std::size_t i = 0; i < kSamples; ++i) {
+    ASSERT_LT(parts[i], 5u);
+    ++per_part[parts[i]];
+    ASSERT_EQ(samples[i].z, static_cast<float>(parts[i])) << "the sample lies on its part";
+  }
+  EXPECT_EQ(per_part[4], 0u) << "a zero-area triangle is never sampled";
+  for (int t = 0; t < 4; ++t) {  // area share (1 << t) / 15 of the whole; 5 sigma at most 1370
+    EXPECT_NEAR(static_cast<double>(per_part[t]), kSamples * (1 << t) / 15.0, 1400.0) << t;
+  }
 }
 
 TEST_F(IoTest, PolygonsAreFanTriangulated) {

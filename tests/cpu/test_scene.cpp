@@ -3,7 +3,8 @@
 // fitted grid's scale invariance, two unit spheres' intersection band, 90-degree rotations and
 // keyframes mapping a known voxel to a known voxel); command-line overrides; `voxhash clash` (its
 // regions, volumes and the models' part names) and `voxhash bench frame --scene` writing reports
-// with model names and integer counts.
+// with model names, integer counts and the GPU budget with the frame's paging; "gpu_budget" and
+// models read "as" points; the big scene of issue 13 parsed (never run here).
 #include "bench/bench.hpp"
 #include "cli/command_line.hpp"
 
@@ -193,6 +194,84 @@ TEST(Scene, ErrorsAreOneLineNamingTheFileAndTheField) {
   expect_scene_error("key_bits.json",
                      scene_text("", "", R"(, "grid": {"voxel_size": 0.000001})"),
                      "grid.voxel_size: voxels of 1e-06 m need a");
+  expect_scene_error(
+      "budget_zero.json", scene_text("", "", R"(, "gpu_budget": 0)"), "gpu_budget: must be > 0");
+  expect_scene_error("budget_zero_text.json",
+                     scene_text("", "", R"(, "gpu_budget": "0GiB")"),
+                     "gpu_budget: must be > 0");
+  expect_scene_error("budget_negative.json",
+                     scene_text("", "", R"(, "gpu_budget": -1024)"),
+                     "gpu_budget: must be > 0");
+  expect_scene_error("budget_fraction.json",
+                     scene_text("", "", R"(, "gpu_budget": 1.5)"),
+                     "gpu_budget: must be a byte size such as \"1GiB\"");
+  expect_scene_error("budget_unit.json",
+                     scene_text("", "", R"(, "gpu_budget": "12 parsecs")"),
+                     "gpu_budget: '12 parsecs' is not a byte size such as \"1GiB\"");
+  expect_scene_error("budget_type.json",
+                     scene_text("", "", R"(, "gpu_budget": true)"),
+                     "gpu_budget: must be a byte size such as \"1GiB\", \"512MiB\" or \"2GB\", or "
+                     "a whole number of bytes, not a boolean");
+  expect_scene_error("budget_array.json",
+                     scene_text("", "", R"(, "gpu_budget": [1, "GiB"])"),
+                     "gpu_budget: must be a byte size such as \"1GiB\"");
+  expect_scene_error("as.json",
+                     scene_text("", R"(, "as": "voxels")"),
+                     "models[1].as: unknown value 'voxels' (expected one of: mesh, points)");
+  const std::string cloud = write_file("cloud.xyz", "0 0 0\n1 0 0\n0 1 0\n0 0 1\n");
+  const std::string mesh_of_cloud =
+      write_file("mesh_of_cloud.json",
+                 R"({"voxhash_scene": 1, "models": [{"path": ")" + cloud +
+                     R"(", "as": "mesh"}, {"path": ")" + asset("torus.obj") + R"("}]})");
+  const Outcome as_mesh = run({"clash", mesh_of_cloud, "--backend", "cpu"});
+  EXPECT_NE(as_mesh.exit_code, 0);
+  EXPECT_EQ(as_mesh.err,
+            "voxhash: error: " + mesh_of_cloud + ": models[0].as: \"mesh\", but " + cloud +
+                " is a point cloud (it has no faces); leave \"as\" out\n");
+}
+
+TEST(Scene, GpuBudgetReachesThePipelineConfig) {
+  const std::pair<std::string, std::size_t> budgets[] = {{R"("1GiB")", std::size_t{1} << 30},
+                                                         {R"("512MiB")", std::size_t{512} << 20},
+                                                         {R"("64m")", std::size_t{64} << 20},
+                                                         {R"("2GB")", 2'000'000'000},
+                                                         {R"("3kb")", 3000},
+                                                         {"4096", 4096},
+                                                         {"1e9", 1'000'000'000}};
+  for (const auto& [text, bytes] : budgets) {
+    const Scene scene =
+        parse_scene(scene_text("", "", R"(, "gpu_budget": )" + text), "budget.json");
+    ASSERT_TRUE(scene.gpu_budget.has_value()) << text;
+    EXPECT_EQ(*scene.gpu_budget, bytes) << text;
+    EXPECT_EQ(scene_memory_config(scene, {}).gpu_budget, bytes) << text;
+  }
+  const Scene none = parse_scene(scene_text(), "none.json");
+  EXPECT_FALSE(none.gpu_budget.has_value());
+  EXPECT_EQ(scene_memory_config(none, {}).gpu_budget, 0u);
+
+  const LoadedScene loaded =
+      load_scene_models(parse_scene(scene_text("", "", R"(, "gpu_budget": "8MiB")"), "budget.json"),
+                        {.points = 1000});
+  EXPECT_EQ(loaded.config.gpu_budget, std::size_t{8} << 20);
+  EXPECT_EQ(load_scene_models(none, {.points = 1000}).config.gpu_budget, 0u);
+}
+
+TEST(Scene, PagedCloudsSceneParses) {
+  // The big scene of issue 13: parsed only (its 2 x 200M points are for a GPU machine).
+  const Scene scene = load_scene(asset("paged_clouds.json"));
+  ASSERT_TRUE(scene.gpu_budget.has_value());
+  EXPECT_EQ(*scene.gpu_budget, std::size_t{1} << 30);
+  EXPECT_EQ(scene.grid.resolution, 8192);
+  EXPECT_EQ(scene.motion.kind, MotionKind::None);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(scene.models[i].as, ModelAs::Points) << i;
+    EXPECT_EQ(scene_model_points(scene, i, {}), 200'000'000u) << i;
+    EXPECT_TRUE(fs::is_regular_file(scene.models[i].path)) << scene.models[i].path;
+  }
+  const PipelineConfig config = scene_memory_config(scene, {});
+  EXPECT_EQ(config.gpu_budget, std::size_t{1} << 30);
+  EXPECT_EQ(config.grid.resolution.x, 8192);
+  EXPECT_TRUE(Grid(config.grid).wide()) << "beyond 31 key bits: 64-bit keys";
 }
 
 TEST(Scene, KeyLimitErrorSuggestsAVoxelSizeThatFits) {
@@ -381,11 +460,13 @@ TEST(Scene, SavedSceneReadsBackAsTheSameScene) {
   const Scene original = parse_scene(
       scene_text(R"(, "name": "pipe", "unit": "mm", "points": 1234, "transform": {"translate":
           [0.1, -2.5, 3], "rotate": [10, 20.5, -30], "scale": 0.25}, "keyframes": [{"time": 0},
-          {"time": 2.5, "translate": [1, 2, 3], "rotate": [0, 90, 0]}])",
-                 R"(, "unit": "in", "transform": {"quaternion": [0.5, 0.5, 0.5, 0.5]})",
+          {"time": 2.5, "translate": [1, 2, 3], "rotate": [0, 90, 0]}], "as": "points")",
+                 R"(, "unit": "in", "transform": {"quaternion": [0.5, 0.5, 0.5, 0.5]}, "as":
+          "mesh")",
                  R"(, "name": "plant", "unit": "cm", "grid": {"voxel_size": 0.125, "bounds":
           {"min": [-5, -4, -3], "max": [5, 4, 3.5]}, "margin": 0.1}, "motion": {"kind":
-          "keyframes"}, "algorithm": "hashgraph-v2", "points": 4321, "time": 1.75)"),
+          "keyframes"}, "algorithm": "hashgraph-v2", "points": 4321, "time": 1.75,
+          "gpu_budget": "1536MiB")"),
       temp_dir() / "original.json");
   fs::create_directories(temp_dir() / "saved");
   const fs::path file = temp_dir() / "saved" / "scene.json";
@@ -403,6 +484,11 @@ TEST(Scene, SavedSceneReadsBackAsTheSameScene) {
   ASSERT_TRUE(saved.grid.bounds.has_value());
   EXPECT_EQ(saved.grid.bounds->max.z, 3.5f);
   EXPECT_EQ(saved.grid.bounds->min.x, -5.0f);
+  EXPECT_EQ(saved.gpu_budget, std::size_t{1536} << 20);
+  EXPECT_NE(read_text(file.string()).find("\"gpu_budget\": \"1536MiB\""), std::string::npos)
+      << "a budget in the largest binary unit that holds it exactly";
+  EXPECT_EQ(saved.models[0].as, ModelAs::Points);
+  EXPECT_EQ(saved.models[1].as, ModelAs::Mesh);
   for (int i = 0; i < 2; ++i) {
     const SceneModel &a = original.models[i], &b = saved.models[i];
     EXPECT_EQ(fs::weakly_canonical(a.path), fs::weakly_canonical(b.path)) << i;
@@ -439,6 +525,17 @@ TEST(Scene, SavedSceneReadsBackAsTheSameScene) {
   EXPECT_EQ(swing_saved.motion.deformation, Deformation::Twist);
   EXPECT_EQ(swing_saved.motion.amount, 0.2f);
   EXPECT_FALSE(swing_saved.algorithm.has_value());
+  EXPECT_FALSE(swing_saved.gpu_budget.has_value());
+  EXPECT_EQ(swing_saved.models[0].as, ModelAs::File);
+  EXPECT_EQ(read_text(file.string()).find("\"as\""), std::string::npos) << "no \"as\" by default";
+
+  // Budgets no binary unit divides, and decimal ones, round-trip as whole numbers of bytes.
+  for (const std::size_t bytes : {std::size_t{1000}, std::size_t{2'000'000'001}}) {
+    Scene budget      = swing;
+    budget.gpu_budget = bytes;
+    save_scene(budget, file);
+    EXPECT_EQ(load_scene(file).gpu_budget, bytes);
+  }
 
   EXPECT_THROW(save_scene(swing, temp_dir() / "no_such_dir" / "s.json"), Error);
 }
@@ -504,6 +601,23 @@ TEST(Scene, CommandLineFlagsOverrideTheScene) {
   EXPECT_EQ(o.models[0].points, 0u);
   EXPECT_EQ(o.points, 7000u);
   EXPECT_EQ(r.bench->algorithm, TableKind::Cuckoo);
+
+  // A replaced model keeps "as": "points" (any file has samples) and drops "as": "mesh".
+  const std::string as_path =
+      write_file("override_as.json", scene_text(R"(, "as": "mesh")", R"(, "as": "points")"));
+  const Outcome as = run({"bench",
+                          "frame",
+                          "--backend",
+                          "cpu",
+                          "--scene",
+                          as_path,
+                          "--model-a",
+                          asset("blob.obj"),
+                          "--model-b",
+                          asset("knot.obj")});
+  ASSERT_EQ(as.exit_code, 0) << as.err;
+  EXPECT_EQ(as.bench->scene.models[0].as, ModelAs::File);
+  EXPECT_EQ(as.bench->scene.models[1].as, ModelAs::Points);
 
   const Outcome res = run({"bench", "frame", "--backend", "cpu", "--scene", path, "--res", "32"});
   ASSERT_EQ(res.exit_code, 0) << res.err;
@@ -672,6 +786,43 @@ TEST(Scene, ClashReportNamesTheModelsParts) {
   EXPECT_EQ(parts_a, (std::vector<std::string>{"left", "right"}));
 }
 
+TEST(Scene, MeshAsPointsKeepsItsSamplesAndTheirParts) {
+  // Model A: two boxes, parts "left" (x < 0) and "right" (x > 0), read as points.
+  const std::string boxes =
+      write_file("as_points.obj",
+                 boxes_obj({{"left", {{-1, -0.5f, -0.5f}, {-0.1f, 0.5f, 0.5f}}},
+                            {"right", {{0.1f, -0.5f, -0.5f}, {1, 0.5f, 0.5f}}}}));
+  const Scene scene = parse_scene(R"({"voxhash_scene": 1, "models": [{"path": ")" + boxes +
+                                      R"(", "as": "points", "points": 20000}, {"path": ")" +
+                                      asset("torus.obj") + R"(", "as": "mesh"}]})",
+                                  "as_points.json");
+  EXPECT_EQ(scene.models[0].as, ModelAs::Points);
+  EXPECT_EQ(scene.models[1].as, ModelAs::Mesh);
+  EXPECT_EQ(parse_scene(scene_text(), "s.json").models[0].as, ModelAs::File);
+
+  const LoadedScene loaded = load_scene_models(scene, {.points = 5000});
+  const PointCloud& a      = loaded.models[0].cloud;
+  EXPECT_TRUE(a.mesh.triangles.empty()) << "read as points: no triangles";
+  EXPECT_TRUE(a.mesh.vertices.empty());
+  ASSERT_EQ(a.points.size(), 20000u);
+  ASSERT_EQ(a.point_parts.size(), a.points.size());
+  EXPECT_EQ(a.part_names, (std::vector<std::string>{"left", "right"}));
+  std::size_t right = 0;
+  for (std::size_t i = 0; i < a.points.size(); ++i) {
+    ASSERT_EQ(a.point_parts[i], a.points[i].x > 0 ? 1u : 0u) << a.points[i].x;
+    right += a.point_parts[i];
+  }
+  EXPECT_NEAR(static_cast<double>(right), 10000.0, 500.0);
+  EXPECT_FALSE(loaded.models[1].cloud.mesh.triangles.empty()) << "\"mesh\" keeps its triangles";
+
+  // Into a pipeline as a point cloud with its points' parts: a frame runs on them.
+  Pipeline pipeline(Backend::Cpu, loaded.config);
+  set_scene_models(pipeline, loaded, 0);
+  const FrameStats stats = pipeline.run_frame(0, {.write_instances = false});
+  EXPECT_EQ(stats.model[0].points, 20000u);
+  EXPECT_GT(stats.model[0].voxels, 0u);
+}
+
 TEST(Scene, BenchFrameOnAStaticSceneNamesItsModelsAndCountsTheLastFrame) {
   const std::string scene_path =
       write_file("static.json",
@@ -718,6 +869,65 @@ TEST(Scene, BenchFrameOnAStaticSceneNamesItsModelsAndCountsTheLastFrame) {
   EXPECT_EQ((*total)["inside_b"], stats.model[1].inside);
   EXPECT_EQ((*total)["outside_grid_a"], 0);
   EXPECT_EQ((*total)["resolution"], 48);
+  EXPECT_TRUE(report["gpu_budget"].is_null()) << "no budget";
+  EXPECT_EQ((*total)["gpu_budget"], 0);
+  EXPECT_EQ((*total)["paged"], 0);
+  EXPECT_EQ(r.out.find("paging ("), std::string::npos) << r.out;
+}
+
+TEST(Scene, BenchFrameReportsTheGpuBudgetAndThePaging) {
+  const std::string scene_path =
+      write_file("budget.json", scene_text("", "", R"(, "grid": {"resolution": 48}, "points": 4000,
+          "gpu_budget": "1GiB")"));
+  const std::string json_path = (temp_dir() / "budget_frame.json").string();
+  const std::string csv_path  = (temp_dir() / "budget_frame.csv").string();
+  const Outcome r             = run({"bench",
+                                     "frame",
+                                     "--backend",
+                                     "cpu",
+                                     "--scene",
+                                     scene_path,
+                                     "--gpu-budget",
+                                     "4MiB",
+                                     "--frames",
+                                     "1",
+                                     "--warmup",
+                                     "0",
+                                     "--json",
+                                     json_path,
+                                     "--csv",
+                                     csv_path},
+                        true);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.bench->scene.gpu_budget, std::size_t{4} << 20) << "the flag overrides the scene";
+  EXPECT_NE(r.out.find("gpu budget 4.00 MiB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("paging (cuckoo, last frame, budget 4.00 MiB): "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("host peak resident set "), std::string::npos) << r.out;
+
+  const json report = json::parse(read_text(json_path));
+  EXPECT_EQ(report["gpu_budget"], 4u << 20);
+  EXPECT_GT(report["host_peak_rss_bytes"].get<double>(), 0.0);
+  const json* total = nullptr;
+  for (const json& result : report["results"]) {
+    if (result["operation"] == "total") total = &result;
+  }
+  ASSERT_NE(total, nullptr);
+  EXPECT_EQ((*total)["gpu_budget"], 4u << 20);
+  for (const char* field : {"paged",
+                            "pages",
+                            "resident_pages",
+                            "table_backend_bytes",
+                            "table_host_bytes",
+                            "bytes_to_device",
+                            "bytes_to_host"}) {
+    ASSERT_TRUE(total->contains(field)) << field;
+    EXPECT_TRUE((*total)[field].is_number_integer()) << field << ": " << (*total)[field];
+    EXPECT_GE((*total)[field].get<double>(), 0.0) << field;
+  }
+  EXPECT_LE((*total)["paged"], 1);
+  EXPECT_LE((*total)["resident_pages"], (*total)["pages"]);
+  EXPECT_NE(read_text(csv_path).find("table_host_bytes"), std::string::npos);
 }
 
 }  // namespace

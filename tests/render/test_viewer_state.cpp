@@ -5,9 +5,10 @@
 // frame whose allocation fails are messages, not exits (the last goes back to the previous scene);
 // a model outside the grid is warned about; placement (panel fields and mouse drags) moves a model
 // exactly and fits the grid again, a saved scene reloads as the same frame, the clash list matches
-// the frame and frames the camera on a region, dropped files load as models; X-ray, the clipping
-// plane, edited colours, per-model inside colours and lighting each change the picture as they
-// should.
+// the frame and frames the camera on a region, dropped files load as models, meshes read "as"
+// points stay points and a file loaded over an "as": "mesh" model is read as it is; X-ray, the
+// clipping plane, edited colours, per-model inside colours and lighting each change the picture as
+// they should.
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
 #include "viewer/context.hpp"
@@ -623,6 +624,30 @@ TEST_F(ViewerStateTest, DroppedFilesLoadAsModelsAndErrorsStayBesideTheModel) {
   session->drop({asset("torus.obj"), asset("sphere.obj")});
   EXPECT_EQ(state.models()[0].path, asset("torus.obj"));
   EXPECT_EQ(state.models()[1].path, asset("sphere.obj"));
+}
+
+TEST_F(ViewerStateTest, MeshesReadAsPointsAndALoadedFileDropsAsMesh) {
+  Scene scene        = scene_of_models(asset("sphere.obj"), asset("torus.obj"));
+  scene.models[0].as = ModelAs::Points;
+  scene.models[1].as = ModelAs::Mesh;
+  viewer::SceneSettings settings;
+  settings.points_per_model = 20000;
+  settings.resolution       = 64;
+  AppState state(Backend::Cpu, settings, scene);
+  EXPECT_EQ(state.models()[0].triangles, 0u) << "the sphere as points";
+  EXPECT_EQ(state.models()[0].points, 20000u);
+  EXPECT_GT(state.models()[1].triangles, 0u) << "the torus as a mesh";
+
+  // A point cloud loaded over the "mesh" model: "as" was about the previous file.
+  const std::string cloud = (std::filesystem::path(::testing::TempDir()) /
+                             ("voxhash_as_" + std::to_string(getpid()) + ".xyz"))
+                                .string();
+  std::ofstream(cloud) << "0 0 0\n0.5 0 0\n0 0.5 0\n0 0 0.5\n";
+  EXPECT_TRUE(state.load_model(1, cloud)) << state.message();
+  EXPECT_EQ(state.models()[1].triangles, 0u);
+  EXPECT_TRUE(state.load_model(1, asset("torus.obj"))) << state.message();
+  EXPECT_GT(state.models()[1].triangles, 0u) << "a mesh file is a mesh again";
+  std::filesystem::remove(cloud);
 }
 
 TEST_F(ViewerStateTest, MouseDragMovesTheSelectedModelAndReleaseFitsTheGrid) {

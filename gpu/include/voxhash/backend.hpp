@@ -56,9 +56,10 @@ void require_memory(Backend backend, const MemoryEstimate& need, std::string_vie
 /// A byte count for people: "512 B", "1.50 KiB", "93.4 GiB" (binary units, 3 significant digits).
 [[nodiscard]] std::string format_bytes(std::size_t bytes);
 
-/// A byte count from people: an integer with an optional unit, K/KiB, M/MiB, G/GiB or T/TiB (all
-/// binary, any case; also B), e.g. "512MiB", "2GiB", "64M", "4096". std::nullopt when malformed or
-/// too large.
+/// A byte count from people: an integer with an optional unit, any case: B; K/KiB, M/MiB, G/GiB,
+/// T/TiB (binary: 2^10, 2^20, ...); KB, MB, GB, TB (decimal, SI: 10^3, 10^6, ...), e.g. "512MiB",
+/// "2GiB", "64M", "2GB" (2 * 10^9), "4096". std::nullopt when malformed or too large. What the
+/// front ends' --gpu-budget and scene files' "gpu_budget" read.
 [[nodiscard]] std::optional<std::size_t> parse_bytes(std::string_view text);
 
 /// "CUDA driver 13.0, runtime 13.0", or "none (CPU backend)".

@@ -37,9 +37,10 @@ struct PointCloud {
 /// Normals, texture coordinates, materials and the other statements are not used.
 [[nodiscard]] Mesh load_obj_mesh(const std::filesystem::path& path);
 
-/// Samples `count` points uniformly by area on the mesh's triangles (deterministic for a seed).
-/// With `point_parts`, also writes each sample's triangle's part id there (left empty when the
-/// mesh's triangle_parts is).
+/// Samples `count` points uniformly by area on the mesh's triangles, in parallel (oneTBB) and
+/// deterministic for a seed: the same points whatever the thread count, and the first k of `count`
+/// samples are those of sample_surface(mesh, k, seed). With `point_parts`, also writes each
+/// sample's triangle's part id there (left empty when the mesh's triangle_parts is).
 [[nodiscard]] std::vector<Float3> sample_surface(const Mesh& mesh,
                                                  std::size_t count,
                                                  std::uint64_t seed,

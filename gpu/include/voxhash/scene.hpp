@@ -62,6 +62,14 @@ struct Keyframe {
 
 enum class MotionKind { None, Swing, Keyframes };
 
+/// How a model's file enters the frame (a scene file's `"as"`).
+enum class ModelAs {
+  File,    // as the file is: a file with faces a mesh, a point-cloud file its points (the default)
+  Mesh,    // a mesh, voxelized from its triangles (a point-cloud file is an error)
+  Points,  // points only: a mesh file's `points` surface samples without its triangles, what a
+           // scan of the design would give (and how a benchmark makes huge clouds of a small mesh)
+};
+
 struct SceneModel {
   std::string name;            // "name", else the file's stem
   std::filesystem::path path;  // a relative path in a scene file is relative to the file's folder
@@ -69,6 +77,7 @@ struct SceneModel {
   Pose pose;                            // transform.translate and .rotate / .quaternion
   double scale       = 1;               // transform.scale: uniform, > 0
   std::size_t points = 0;               // surface samples; 0: the scene's (or front end's) count
+  ModelAs as         = ModelAs::File;   // "as": "mesh" or "points"
   std::vector<Keyframe> keyframes;      // MotionKind::Keyframes: poses by increasing time
 };
 
@@ -98,6 +107,9 @@ struct Scene {
   std::optional<TableKind> algorithm;
   std::size_t points = 0;  // per model; 0: the front end's default
   double time        = 0;  // seconds: the pose `voxhash clash` checks
+  /// Bytes of backend memory the two models' tables may take (PipelineConfig::gpu_budget; a
+  /// scene file's "gpu_budget", front ends' --gpu-budget); empty: no limit.
+  std::optional<std::size_t> gpu_budget;
 };
 
 /// Parses and validates a scene. `file` names it in errors and anchors relative model paths.
@@ -133,10 +145,10 @@ struct SceneDefaults {
                                              const SceneDefaults& defaults);
 
 /// The configuration to check memory with before the models are read (estimate_frame_bytes,
-/// check_frame_memory): the scene's algorithm and a grid with at least as many cells as the one
-/// fitted to the models can have (given bounds: that grid; a resolution: its cube; a voxel size
-/// without bounds: 1024^3), so the estimate bounds the frame's from above. Front ends check the
-/// real configuration again once the models are loaded.
+/// check_frame_memory): the scene's algorithm and GPU budget, and a grid with at least as many
+/// cells as the one fitted to the models can have (given bounds: that grid; a resolution: its cube;
+/// a voxel size without bounds: 1024^3), so the estimate bounds the frame's from above. Front ends
+/// check the real configuration again once the models are loaded.
 [[nodiscard]] PipelineConfig scene_memory_config(const Scene& scene, const SceneDefaults& defaults);
 
 /// A model read and placed in scene units: for MotionKind::Keyframes scaled only (the pipeline
@@ -152,13 +164,14 @@ struct PlacedModel {
 struct LoadedScene {
   Scene scene;
   std::array<PlacedModel, 2> models;
-  PipelineConfig config;              // grid, animation and algorithm of the scene
+  PipelineConfig config;              // grid, animation, algorithm and GPU budget of the scene
   std::vector<std::string> warnings;  // one line each, e.g. a grid that does not hold a model
 };
 
 /// Reads both models and places them, fits the grid and checks that it holds each model (more than
-/// 1 % of a model's points outside gives a warning). Throws InvalidInput naming the scene file and
-/// the field (or the model file) on failure, e.g. a grid beyond the 31-bit key limit.
+/// 1 % of a model's points outside gives a warning). A model `as` ModelAs::Points keeps no mesh.
+/// Throws InvalidInput naming the scene file and the field (or the model file) on failure, e.g. a
+/// grid beyond the 2^21 voxels an axis allows, or "as": "mesh" on a point-cloud file.
 [[nodiscard]] LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults);
 
 /// The grid of `scene` for models placed as `models` are (bounds given or fitted over the whole
@@ -172,7 +185,8 @@ struct LoadedScene {
 [[nodiscard]] AnimationParams scene_animation(const SceneMotion& motion);
 
 /// Hands both placed models to `pipeline` (meshes through the mesh overload, with their triangles'
-/// part ids; point clouds with their points' part ids) and poses them at `time`.
+/// part ids; point clouds, and meshes read `as` points, with their points' part ids) and poses
+/// them at `time`.
 void set_scene_models(Pipeline& pipeline, const LoadedScene& scene, double time);
 /// Sets each model's keyframed pose at `time` (MotionKind::Keyframes; otherwise does nothing).
 void pose_scene(Pipeline& pipeline, const Scene& scene, double time);

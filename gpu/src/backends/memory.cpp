@@ -77,15 +77,22 @@ std::optional<std::size_t> parse_bytes(std::string_view text) {
   std::string unit(end, text.data() + text.size());
   for (char& c : unit)
     c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (unit.size() == 3 && unit.ends_with("IB")) unit.resize(1);
+  // B; K, KiB: 2^10 (binary); KB: 10^3 (decimal, SI); and so on up to T.
   static constexpr std::string_view kUnits = "KMGT";
-  int shift                                = -1;
-  if (unit.empty() || unit == "B") shift = 0;
-  if (unit.size() == 1 && kUnits.find(unit[0]) != std::string_view::npos) {
-    shift = 10 * (static_cast<int>(kUnits.find(unit[0])) + 1);
+  const std::size_t power                  = unit.empty() ? 0 : kUnits.find(unit[0]);
+  const bool decimal                       = unit.size() == 2 && unit[1] == 'B';
+  const bool prefixed                      = power != std::string_view::npos &&
+                        (unit.size() == 1 || decimal || (unit.size() == 3 && unit.ends_with("IB")));
+  std::size_t multiplier = unit.empty() || unit == "B" ? 1 : 0;
+  if (prefixed) {
+    multiplier = 1;
+    for (std::size_t p = 0; p <= power; ++p)
+      multiplier *= decimal ? 1000 : 1024;
   }
-  if (shift < 0 || bytes > (std::numeric_limits<std::size_t>::max() >> shift)) return std::nullopt;
-  return bytes << shift;
+  if (multiplier == 0 || bytes > std::numeric_limits<std::size_t>::max() / multiplier) {
+    return std::nullopt;
+  }
+  return bytes * multiplier;
 }
 
 AllocationStats allocation_stats(Backend backend) {

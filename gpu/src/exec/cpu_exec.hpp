@@ -6,7 +6,7 @@
 // null stream.
 #pragma once
 
-#include "exec/tsan_tbb.hpp"
+#include "exec/host_parallel.hpp"
 
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
@@ -18,8 +18,6 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
 #include <vector>
 
 namespace voxhash {
@@ -38,21 +36,10 @@ class CpuExec {
 
   template <class F>
   void for_each(std::size_t n, F f, int /*block_size*/ = 0) {
-    const auto body = [&](std::size_t begin, std::size_t end) {
+    parallel_chunks(n, kGrain, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i)
         f(static_cast<std::uint32_t>(i));
-    };
-    if (n < kGrain) {
-      body(0, n);
-      return;
-    }
-    tsan::ParallelLoop loop;  // what TBB synchronizes, told to ThreadSanitizer (TSan builds only)
-    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, n, kGrain),
-                              [&](const oneapi::tbb::blocked_range<std::size_t>& r) {
-                                loop.chunk_begin();
-                                body(r.begin(), r.end());
-                                loop.chunk_end();
-                              });
+    });
   }
 
   /// The tile of bucketed tables' per-element functions: on the CPU one thread holds a bucket,

@@ -1,18 +1,23 @@
 // A parsed Scene made real: units and rotations (Euler angles, quaternions, slerp), keyframe
-// interpolation, each model read and placed on the host, the grid fitted to everywhere the motion
-// takes the placed models (cubic voxels, the grid's limit of 2^21 voxels per axis checked with a
-// suggested voxel size),
-// and the models handed to a Pipeline.
+// interpolation, each model read and placed on the host (oneTBB over its points), the grid fitted
+// to everywhere the motion takes the placed models (cubic voxels, the grid's limit of 2^21 voxels
+// per axis checked with a suggested voxel size), and the models handed to a Pipeline.
+#include "exec/host_parallel.hpp"
+
 #include <voxhash/error.hpp>
 #include <voxhash/scene.hpp>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <limits>
+#include <mutex>
 #include <numbers>
 #include <string>
+#include <vector>
 
 namespace voxhash {
 namespace {
@@ -82,20 +87,36 @@ bool finite(Float3 p) {
   return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
 }
 
-/// Places the model's points and mesh vertices, and measures them.
+/// Points per chunk of the parallel loops over a model's points.
+constexpr std::size_t kGrain = std::size_t{1} << 16;
+
+/// Places the model's points and mesh vertices, and measures them (in parallel: a cloud can hold
+/// hundreds of millions of points; the bounds and radius are the same whatever the chunks).
 void place(PlacedModel& model, const Placement& p) {
-  model.bounds     = kEmptyBounds;
-  model.radius     = 0;
-  const auto visit = [&](Float3& v) {
-    v = p.apply(v);
-    if (!finite(v)) return;
-    grow(model.bounds, v);
-    model.radius = std::max(model.radius, std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z));
-  };
-  for (Float3& v : model.cloud.points)
-    visit(v);
-  for (Float3& v : model.cloud.mesh.vertices)
-    visit(v);
+  model.bounds = kEmptyBounds;
+  model.radius = 0;
+  std::mutex mutex;
+  for (std::vector<Float3>* points : {&model.cloud.points, &model.cloud.mesh.vertices}) {
+    parallel_chunks(points->size(), kGrain, [&](std::size_t begin, std::size_t end) {
+      Bounds bounds = kEmptyBounds;
+      float radius  = 0;
+      for (std::size_t i = begin; i < end; ++i) {
+        Float3& v = (*points)[i];
+        v         = p.apply(v);
+        if (!finite(v)) continue;
+        grow(bounds, v);
+        radius = std::max(radius, std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z));
+      }
+      const std::lock_guard lock(mutex);
+      model.bounds.min = {std::min(model.bounds.min.x, bounds.min.x),
+                          std::min(model.bounds.min.y, bounds.min.y),
+                          std::min(model.bounds.min.z, bounds.min.z)};
+      model.bounds.max = {std::max(model.bounds.max.x, bounds.max.x),
+                          std::max(model.bounds.max.y, bounds.max.y),
+                          std::max(model.bounds.max.z, bounds.max.z)};
+      model.radius     = std::max(model.radius, radius);
+    });
+  }
 }
 
 /// The box `model` can reach under the scene's motion (its placed bounds for a static scene).
@@ -326,8 +347,9 @@ std::size_t scene_model_points(const Scene& scene, int index, const SceneDefault
 
 PipelineConfig scene_memory_config(const Scene& scene, const SceneDefaults& defaults) {
   PipelineConfig config;
-  config.animation = scene_animation(scene.motion);
-  config.algorithm = scene.algorithm.value_or(TableKind::Cuckoo);
+  config.animation  = scene_animation(scene.motion);
+  config.algorithm  = scene.algorithm.value_or(TableKind::Cuckoo);
+  config.gpu_budget = scene.gpu_budget.value_or(0);
   if (scene.grid.bounds) {
     config.grid = fit_grid(scene, {}, defaults.resolution);
   } else {
@@ -354,6 +376,11 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
     } catch (const InvalidInput& e) {
       throw InvalidInput(scene.file + ": " + field + ".path: " + e.what());
     }
+    if (model.as == ModelAs::Mesh && placed.cloud.mesh.triangles.empty()) {
+      throw InvalidInput(scene.file + ": " + field + ".as: \"mesh\", but " + model.path.string() +
+                         " is a point cloud (it has no faces); leave \"as\" out");
+    }
+    if (model.as == ModelAs::Points) placed.cloud.mesh = Mesh{};  // its samples only
     const double scale = model.scale * meters_per(model.unit) / meters_per(scene.unit);
     // Keyframed models are posed by the pipeline every frame; the host only scales them.
     place(placed,
@@ -361,9 +388,10 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
                                                      : placement(model.pose, scale));
   }
 
-  loaded.config.grid      = fit_grid(scene, loaded.models, defaults.resolution);
-  loaded.config.animation = scene_animation(scene.motion);
-  loaded.config.algorithm = scene.algorithm.value_or(TableKind::Cuckoo);
+  loaded.config.grid       = fit_grid(scene, loaded.models, defaults.resolution);
+  loaded.config.animation  = scene_animation(scene.motion);
+  loaded.config.algorithm  = scene.algorithm.value_or(TableKind::Cuckoo);
+  loaded.config.gpu_budget = scene.gpu_budget.value_or(0);
 
   // The scene-level check: does the grid hold each model where the scene puts it? (The swing
   // moves the models every frame; the frame's own outside-grid count covers it.)
@@ -374,10 +402,16 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
       const Placement pose = scene.motion.kind == MotionKind::Keyframes
                                  ? placement(model_pose(scene, i, scene.time), 1.0)
                                  : Placement{};
-      model.outside_grid   = static_cast<std::size_t>(
-          std::count_if(model.cloud.points.begin(), model.cloud.points.end(), [&](Float3 p) {
-            return !grid.in_grid(grid.cell_of(pose.apply(p)));  // either key width
-          }));
+      std::atomic<std::size_t> outside{0};
+      parallel_chunks(model.cloud.points.size(), kGrain, [&](std::size_t begin, std::size_t end) {
+        outside += static_cast<std::size_t>(
+            std::count_if(model.cloud.points.begin() + static_cast<std::ptrdiff_t>(begin),
+                          model.cloud.points.begin() + static_cast<std::ptrdiff_t>(end),
+                          [&](Float3 p) {
+                            return !grid.in_grid(grid.cell_of(pose.apply(p)));  // either key width
+                          }));
+      });
+      model.outside_grid      = outside;
       const std::size_t total = model.cloud.points.size();
       if (model.outside_grid * 100 > total) {
         loaded.warnings.push_back(scene.file + ": the grid does not hold model '" + model.name +

@@ -1,14 +1,17 @@
 // Scene files to Scene: nlohmann-json parses the text, a small field reader walks it knowing the
 // path of every value, so each error is one line "FILE: FIELD: what is wrong" (unknown fields,
-// wrong types, out-of-range numbers, unknown units, conflicting fields).
+// wrong types, out-of-range numbers, unknown units, malformed byte sizes, conflicting fields).
+#include <voxhash/backend.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/scene.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -99,6 +102,32 @@ class Field {
     return static_cast<std::int64_t>(v);
   }
 
+  /// A byte size: a string with a unit ("1GiB", "512MiB", "2GB": parse_bytes) or a whole number of
+  /// bytes, > 0 either way.
+  [[nodiscard]] std::size_t byte_size() const {
+    constexpr const char* kExpected =
+        "a byte size such as \"1GiB\", \"512MiB\" or \"2GB\", or a whole number of bytes";
+    if (m_value.is_string()) {
+      const std::string text                 = m_value.get<std::string>();
+      const std::optional<std::size_t> bytes = parse_bytes(text);
+      if (!bytes) fail("'" + text + "' is not " + kExpected);
+      if (*bytes == 0) fail("must be > 0");
+      return *bytes;
+    }
+    if (!m_value.is_number()) {
+      fail(std::string("must be ") + kExpected + ", not " + type_name(m_value));
+    }
+    if (m_value.is_number_unsigned()) {
+      const std::uint64_t bytes = m_value.get<std::uint64_t>();
+      if (bytes == 0) fail("must be > 0");
+      return static_cast<std::size_t>(bytes);
+    }
+    const double v = number();
+    if (!(v > 0)) fail("must be > 0");
+    if (v != std::floor(v) || v >= 0x1.0p64) fail(std::string("must be ") + kExpected);
+    return static_cast<std::size_t>(v);
+  }
+
   [[nodiscard]] std::string string() const {
     if (!m_value.is_string()) fail(std::string("must be a string, not ") + type_name(m_value));
     return m_value.get<std::string>();
@@ -166,7 +195,7 @@ Pose read_pose(const Field& f) {
 }
 
 SceneModel read_model(const Field& f, LengthUnit scene_unit, const std::filesystem::path& folder) {
-  f.expect_object({"name", "path", "unit", "transform", "points", "keyframes"});
+  f.expect_object({"name", "path", "unit", "as", "transform", "points", "keyframes"});
   SceneModel m;
   const std::string path = f["path"].string();
   if (path.empty()) f["path"].fail("must not be empty");
@@ -179,6 +208,7 @@ SceneModel read_model(const Field& f, LengthUnit scene_unit, const std::filesyst
     m.pose = read_pose(t);
     if (t.has("scale")) m.scale = t["scale"].positive();
   }
+  if (f.has("as")) m.as = f["as"].choice({"mesh", "points"}) == 0 ? ModelAs::Mesh : ModelAs::Points;
   if (f.has("points")) m.points = f["points"].integer(1, kMaxPoints);
   if (f.has("keyframes")) {
     double previous = -INFINITY;
@@ -272,8 +302,16 @@ Scene parse_scene(std::string_view json_text, const std::filesystem::path& file)
   }
 
   const Field root(doc, "", name);
-  root.expect_object(
-      {"voxhash_scene", "name", "unit", "models", "grid", "motion", "algorithm", "points", "time"});
+  root.expect_object({"voxhash_scene",
+                      "name",
+                      "unit",
+                      "models",
+                      "grid",
+                      "motion",
+                      "algorithm",
+                      "points",
+                      "time",
+                      "gpu_budget"});
   if (!root.has("voxhash_scene")) {
     root["voxhash_scene"].fail("missing (a scene file starts with \"voxhash_scene\": 1)");
   }
@@ -297,6 +335,7 @@ Scene parse_scene(std::string_view json_text, const std::filesystem::path& file)
   }
   if (root.has("points")) scene.points = root["points"].integer(1, kMaxPoints);
   if (root.has("time")) scene.time = root["time"].number();
+  if (root.has("gpu_budget")) scene.gpu_budget = root["gpu_budget"].byte_size();
 
   const std::vector<Field> models    = root["models"].elements(2, 2);
   const std::filesystem::path folder = file.parent_path();

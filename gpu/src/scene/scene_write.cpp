@@ -1,13 +1,14 @@
 // Scene to scene file: the inverse of parse_scene, so that a front end (the viewer's "save scene")
 // can write the scene it runs. Every field parse_scene reads is written with full precision (floats
 // and doubles round-trip through the text), rotations as quaternions, model paths relative to the
-// file's folder.
+// file's folder, the GPU budget in the largest binary unit that holds it exactly.
 #include <voxhash/error.hpp>
 #include <voxhash/scene.hpp>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 namespace voxhash {
 namespace {
@@ -30,6 +31,17 @@ std::string relative_to(const std::filesystem::path& path, const std::filesystem
   return relative_path.empty() ? absolute.string() : relative_path.generic_string();
 }
 
+/// `bytes` as parse_bytes reads it back: "1GiB", "512MiB", "64KiB" where a binary unit divides it
+/// exactly, else the number of bytes.
+json byte_size(std::size_t bytes) {
+  constexpr std::pair<std::size_t, const char*> kUnits[] = {
+      {std::size_t{1} << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}};
+  for (const auto& [unit, name] : kUnits) {
+    if (bytes % unit == 0) return std::to_string(bytes / unit) + name;
+  }
+  return bytes;
+}
+
 json model_json(const SceneModel& model, const std::filesystem::path& folder) {
   json m;
   m["name"]      = model.name;
@@ -38,6 +50,7 @@ json model_json(const SceneModel& model, const std::filesystem::path& folder) {
   m["transform"] = {{"translate", vec3(model.pose.translate)},
                     {"quaternion", quaternion(model.pose.rotate)},
                     {"scale", model.scale}};
+  if (model.as != ModelAs::File) m["as"] = model.as == ModelAs::Mesh ? "mesh" : "points";
   if (model.points > 0) m["points"] = model.points;
   if (!model.keyframes.empty()) {
     json keys = json::array();
@@ -86,6 +99,7 @@ std::string scene_to_json(const Scene& scene, const std::filesystem::path& folde
   if (scene.algorithm) doc["algorithm"] = std::string(to_string(*scene.algorithm));
   if (scene.points > 0) doc["points"] = scene.points;
   doc["time"] = scene.time;
+  if (scene.gpu_budget.value_or(0) > 0) doc["gpu_budget"] = byte_size(*scene.gpu_budget);
   return doc.dump(2) + "\n";
 }
 
