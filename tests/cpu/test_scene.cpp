@@ -793,7 +793,7 @@ TEST(Scene, MeshAsPointsKeepsItsSamplesAndTheirParts) {
                  boxes_obj({{"left", {{-1, -0.5f, -0.5f}, {-0.1f, 0.5f, 0.5f}}},
                             {"right", {{0.1f, -0.5f, -0.5f}, {1, 0.5f, 0.5f}}}}));
   const Scene scene = parse_scene(R"({"voxhash_scene": 1, "models": [{"path": ")" + boxes +
-                                      R"(", "as": "points", "points": 20000}, {"path": ")" +
+                                      R"(", "as": "points", "points": 200000}, {"path": ")" +
                                       asset("torus.obj") + R"(", "as": "mesh"}]})",
                                   "as_points.json");
   EXPECT_EQ(scene.models[0].as, ModelAs::Points);
@@ -804,7 +804,7 @@ TEST(Scene, MeshAsPointsKeepsItsSamplesAndTheirParts) {
   const PointCloud& a      = loaded.models[0].cloud;
   EXPECT_TRUE(a.mesh.triangles.empty()) << "read as points: no triangles";
   EXPECT_TRUE(a.mesh.vertices.empty());
-  ASSERT_EQ(a.points.size(), 20000u);
+  ASSERT_EQ(a.points.size(), 200000u);  // placed in parallel chunks
   ASSERT_EQ(a.point_parts.size(), a.points.size());
   EXPECT_EQ(a.part_names, (std::vector<std::string>{"left", "right"}));
   std::size_t right = 0;
@@ -812,14 +812,14 @@ TEST(Scene, MeshAsPointsKeepsItsSamplesAndTheirParts) {
     ASSERT_EQ(a.point_parts[i], a.points[i].x > 0 ? 1u : 0u) << a.points[i].x;
     right += a.point_parts[i];
   }
-  EXPECT_NEAR(static_cast<double>(right), 10000.0, 500.0);
+  EXPECT_NEAR(static_cast<double>(right), 100000.0, 1500.0);
   EXPECT_FALSE(loaded.models[1].cloud.mesh.triangles.empty()) << "\"mesh\" keeps its triangles";
 
   // Into a pipeline as a point cloud with its points' parts: a frame runs on them.
   Pipeline pipeline(Backend::Cpu, loaded.config);
   set_scene_models(pipeline, loaded, 0);
   const FrameStats stats = pipeline.run_frame(0, {.write_instances = false});
-  EXPECT_EQ(stats.model[0].points, 20000u);
+  EXPECT_EQ(stats.model[0].points, 200000u);
   EXPECT_GT(stats.model[0].voxels, 0u);
 }
 
