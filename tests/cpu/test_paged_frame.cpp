@@ -1,6 +1,7 @@
 // Frames over paged tables (PipelineConfig::gpu_budget, issue 13): with tables beyond the budget
 // each model's voxels go into a Starfish paged table whose pages beyond half the budget live in
-// pinned host memory and are read in place. The voxels and labels must be exactly those of the
+// pinned host memory (the probe streams them; the fill searches the sorted voxel list). The
+// voxels and labels must be exactly those of the
 // frame without a budget (meshes and clouds, 32- and 64-bit keys, every algorithm); a budget too
 // small for one page is a clear error.
 #include "common/inside_eval.hpp"
@@ -25,6 +26,7 @@ void expect_paged(const FrameStats& s, const std::string& what) {
   EXPECT_GT(s.paging.pages, s.paging.resident_pages) << what << ": pages beyond the budget";
   EXPECT_GT(s.paging.host_bytes, 0u) << what;
   EXPECT_GT(s.paging.bytes_to_host, 0u) << what << ": built pages went to host memory";
+  EXPECT_GT(s.paging.bytes_to_device, 0u) << what << ": the probe's search streamed pages in";
   EXPECT_LE(s.paging.backend_bytes, kSmallBudget) << what;
 }
 

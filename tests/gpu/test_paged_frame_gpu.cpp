@@ -1,6 +1,6 @@
 // Frames over paged tables on the CUDA backend (label gpu): with a budget far below the tables,
-// the pages beyond it live in pinned host memory and the frame's kernels read them in place
-// (zero-copy); the voxels and labels must equal the CPU's paged frame and the CUDA frame without a
+// the pages beyond it live in pinned host memory and the probe's search streams them through the
+// budget; the voxels and labels must equal the CPU's paged frame and the CUDA frame without a
 // budget, on meshes and clouds, 32- and 64-bit keys. Skipped, saying why, without a CUDA device.
 #include "common/require_cuda.hpp"
 #include "common/wide_scene.hpp"

@@ -142,12 +142,6 @@ class BasicPagedCuckooTable : public BasicHashTable<K> {
   [[nodiscard]] virtual BasicPageRef<K> page_ref(std::size_t page) const = 0;
   /// The whole table's ref; throws InvalidInput unless every page is resident.
   [[nodiscard]] virtual BasicPagedRef<K> ref() const = 0;
-  /// The whole table's ref whatever the budget: the resident pages in backend memory, the others
-  /// read in place from the pinned host pages (zero-copy: on CUDA each lookup of such a page
-  /// crosses the bus, so this is for lookups too scattered to batch by page, e.g. a frame's
-  /// neighbour and ray lookups; on the CPU they are plain memory). Valid until the table's next
-  /// operation. Uploads one ref per page on `stream` and synchronizes it.
-  [[nodiscard]] virtual BasicPagedRef<K> mapped_ref(Stream stream = nullptr) = 0;
   /// Builds the last operation took on `page` (1: the first; more: rebuilt alone with new
   /// constants); 0 for a page the operation did not touch.
   [[nodiscard]] virtual int page_attempts(std::size_t page) const = 0;

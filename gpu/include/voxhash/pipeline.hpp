@@ -53,8 +53,9 @@ struct PipelineConfig {
   /// `gpu_budget`, the front ends' --gpu-budget). A frame whose tables would need more
   /// (estimate_bytes of the algorithm for the frame's keys) numbers each model's voxels by a sort
   /// and puts them in a paged cuckoo table (the Starfish table, paged_table.hpp) with half the
-  /// budget: the pages beyond it live in pinned host memory, which the frame's lookups read in
-  /// place. Voxels and labels are the same as without a budget, whatever the algorithm;
+  /// budget: the pages beyond it live in pinned host memory and are streamed through the budget
+  /// for the probe (Starfish's search); the fill's dependent lookups search the sorted voxel
+  /// list. Voxels and labels are the same as without a budget, whatever the algorithm;
   /// FrameStats::paging says what the tables did.
   std::size_t gpu_budget = 0;
 };
@@ -117,8 +118,8 @@ struct FramePaging {
   std::size_t resident_pages    = 0;      // pages in backend memory after the builds
   std::size_t backend_bytes     = 0;      // the tables' backend memory (page slots, lists, refs)
   std::size_t host_bytes        = 0;      // pinned host memory of the pages
-  std::uint64_t bytes_to_device = 0;      // pages uploaded by the builds
-  std::uint64_t bytes_to_host   = 0;      // pages downloaded by the builds
+  std::uint64_t bytes_to_device = 0;      // pages uploaded by the builds and the probe's search
+  std::uint64_t bytes_to_host   = 0;      // pages downloaded by them
 };
 
 struct FrameStats {

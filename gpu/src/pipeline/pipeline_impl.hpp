@@ -624,7 +624,16 @@ class PipelineImpl final : public detail::PipelineBackend {
     for (int i = 0; i < 2; ++i) {
       ModelKeys<K>& k = ks.models[i];
       k.fill.state.resize(k.unique);
-      probe_other(m_exec, refs[1 - i], k.voxels, k.unique, k.fill.state.data());
+      if constexpr (std::is_same_v<Ref, PagedVoxelRef<K>>) {
+        // Independent lookups: Starfish's search, batched by page (contains writes 1 or 0).
+        static_assert(core::kStateIntersect == 1);
+        const Paged<K>& other = std::get<Paged<K>>(ks.models[1 - i].table);
+        other.contains(m_exec, k.voxels, k.unique, k.fill.state.data());
+        stats.paging.bytes_to_device += other.paged_stats().bytes_to_device;
+        stats.paging.bytes_to_host += other.paged_stats().bytes_to_host;
+      } else {
+        probe_other(m_exec, refs[1 - i], k.voxels, k.unique, k.fill.state.data());
+      }
     }
     m_frame_timer.record(FrameMark::Probed);
     for (ModelKeys<K>& k : ks.models)

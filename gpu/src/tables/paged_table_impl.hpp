@@ -417,20 +417,6 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
     return PagedRefK{m_refs.data(), m_pages, m_seed};
   }
 
-  [[nodiscard]] PagedRefK mapped_ref(Stream stream) override {
-    if (m_pages == 0) return PagedRefK{};
-    if (all_resident()) return ref();
-    std::vector<PageRefK> refs(m_pages);
-    for (std::uint32_t p = 0; p < m_pages; ++p) {
-      refs[p] = PageRefK{m_info[p].slot != kNone ? page_view(p, m_info[p].slot) : host_view(p)};
-    }
-    m_mapped_refs.resize(m_pages);
-    Exec exec(stream);
-    exec.transfer_async(m_mapped_refs.data(), refs.data(), refs.size() * sizeof(PageRefK));
-    exec.synchronize();
-    return PagedRefK{m_mapped_refs.data(), m_pages, m_seed};
-  }
-
   [[nodiscard]] int page_attempts(std::size_t page) const override {
     return page < m_pages ? m_info[page].attempts : 0;
   }
@@ -528,12 +514,6 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
     for (int i = 0; i < detail::kCuckooFunctions; ++i)
       v.hash[i] = m_info[page].hash[i];
     v.stash_size = m_options.stash_slots;
-    return v;
-  }
-  /// A page's view in pinned host memory (streaming tables: every page has its host copy).
-  [[nodiscard]] Ref host_view(std::uint32_t page) const {
-    Ref v   = page_view(page, 0);
-    v.slots = m_host.data() + std::size_t{page} * m_entries;
     return v;
   }
   [[nodiscard]] Entry* slot_entries(std::uint32_t slot) {
@@ -1118,7 +1098,6 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
   Buffer<core::PageStatus> m_status{Exec::kBackend, 0};
   Buffer<core::PagedOpStatus> m_op{Exec::kBackend, 0};
   Buffer<PageRefK> m_refs{Exec::kBackend, 0};
-  Buffer<PageRefK> m_mapped_refs{Exec::kBackend, 0};  // mapped_ref(): one per page
   Buffer<std::uint32_t> m_counts{Exec::kBackend, 0};
   Buffer<Entry> m_scratch{Exec::kBackend, 0};
   Buffer<Entry> m_host;                    // pinned host pages (streaming tables only)
