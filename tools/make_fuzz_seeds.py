@@ -175,12 +175,29 @@ def mesh_seeds():
     return seeds
 
 
+def scene_seeds():
+    # The bundled scenes (budget, "as": "points", bounds, motion) and one of every other field.
+    assets = pathlib.Path(__file__).resolve().parent.parent / "assets"
+    seeds = {p.name: p.read_bytes() for p in assets.glob("*.json")}
+    seeds["fields.json"] = json.dumps({
+        "voxhash_scene": 1, "name": "s", "unit": "mm", "algorithm": "hashgraph-v2", "points": 1000,
+        "time": 1.5, "gpu_budget": 123456789,
+        "grid": {"voxel_size": 0.5, "margin": 0.1},
+        "motion": {"kind": "keyframes"},
+        "models": [
+            {"path": "a.obj", "unit": "in", "as": "mesh", "points": 10,
+             "transform": {"scale": 2, "quaternion": [1, 0, 0, 0], "translate": [1, 2, 3]},
+             "keyframes": [{"time": 0, "translate": [0, 0, 0]}, {"time": 1, "rotate": [0, 90, 0]}]},
+            {"path": "b.xyz", "name": "b"}]}).encode()
+    return seeds
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_fuzz_seeds.py OUT_DIR")
     out = pathlib.Path(sys.argv[1])
     corpus = {"obj": {k: v.encode() for k, v in OBJ.items()}, "xyz": {k: v.encode() for k, v in XYZ.items()},
-              "ply": {**binary_ply(), **ascii_ply()}, "mesh": mesh_seeds()}
+              "ply": {**binary_ply(), **ascii_ply()}, "mesh": mesh_seeds(), "scene": scene_seeds()}
     for fmt, seeds in corpus.items():
         (out / fmt).mkdir(parents=True, exist_ok=True)
         for name, data in seeds.items():

@@ -127,6 +127,14 @@ TEST(Scene, ErrorsAreOneLineNamingTheFileAndTheField) {
   expect_scene_error("bad_json.json",
                      "{\"voxhash_scene\": 1,\n  \"models\": [",
                      "line 2, column 14: not valid JSON");
+  // Found by fuzz_scene: a number beyond a double was nlohmann's out_of_range, not a parse error.
+  expect_scene_error("huge_number.json",
+                     R"({"voxhash_scene": 1, "points": 8888888888E88888884444444444})",
+                     "not valid JSON (number overflow");
+  // Found by fuzz_scene: a speed beyond a float became inf, which the saved scene could not hold.
+  expect_scene_error("huge_speed.json",
+                     scene_text("", "", R"(, "motion": {"kind": "swing", "speed": 1e100})"),
+                     "motion.speed: must be within +-3.4e38");
   expect_scene_error("no_version.json", R"({"models": []})", "voxhash_scene: missing");
   expect_scene_error(
       "version.json", R"({"voxhash_scene": 2})", "voxhash_scene: version 2 is not supported");

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <fstream>
 #include <initializer_list>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -53,7 +54,8 @@ class Field {
   /// Fails on any member not in `known`, naming it and listing what is accepted.
   void expect_object(std::initializer_list<const char*> known) const {
     if (!m_value.is_object()) fail(std::string("must be an object, not ") + type_name(m_value));
-    for (const auto& [key, value] : m_value.items()) {
+    for (const auto& item : m_value.items()) {
+      const std::string& key = item.key();
       if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) !=
           known.end()) {
         continue;
@@ -85,6 +87,15 @@ class Field {
     const double v = m_value.get<double>();
     if (!std::isfinite(v)) fail("must be finite");
     return v;
+  }
+
+  /// A number the pipeline keeps as a 32-bit float (positions, motion): it must stay finite.
+  [[nodiscard]] float single() const {
+    const double v = number();
+    if (!(std::abs(v) <= std::numeric_limits<float>::max())) {
+      fail("must be within +-3.4e38 (it is kept as a 32-bit float)");
+    }
+    return static_cast<float>(v);
   }
 
   [[nodiscard]] double positive() const {
@@ -135,9 +146,7 @@ class Field {
 
   [[nodiscard]] Float3 vec3() const {
     const std::vector<Field> e = elements(3, 3);
-    return {static_cast<float>(e[0].number()),
-            static_cast<float>(e[1].number()),
-            static_cast<float>(e[2].number())};
+    return {e[0].single(), e[1].single(), e[2].single()};
   }
 
   /// One of `names` (their index), else an error listing them.
@@ -184,6 +193,9 @@ Quaternion read_rotation(const Field& f) {
   Quaternion r{wxyz[0].number(), wxyz[1].number(), wxyz[2].number(), wxyz[3].number()};
   const double norm = std::sqrt(r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z);
   if (!(norm > 1e-12)) q.fail("must not be zero (it is normalized; [1, 0, 0, 0] is no rotation)");
+  // A unit quaternion (as scene_to_json writes one) is kept bit for bit, so a saved scene reads
+  // back to the same scene; dividing by a norm one ulp off 1 would change its last digits.
+  if (std::abs(norm - 1.0) <= 1e-12) return r;
   return {r.w / norm, r.x / norm, r.y / norm, r.z / norm};
 }
 
@@ -260,13 +272,13 @@ SceneMotion read_motion(const Field& f) {
       f[swing_only].fail("applies only to motion.kind \"swing\"");
     }
   }
-  if (f.has("speed")) m.speed = static_cast<float>(f["speed"].number());
-  if (f.has("separation")) m.separation = static_cast<float>(f["separation"].number());
+  if (f.has("speed")) m.speed = f["speed"].single();
+  if (f.has("separation")) m.separation = f["separation"].single();
   if (f.has("deformation")) {
     m.deformation =
         static_cast<Deformation>(f["deformation"].choice({"none", "twist", "bend", "wobble"}));
   }
-  if (f.has("amount")) m.amount = static_cast<float>(f["amount"].number());
+  if (f.has("amount")) m.amount = f["amount"].single();
   return m;
 }
 
@@ -299,6 +311,12 @@ Scene parse_scene(std::string_view json_text, const std::filesystem::path& file)
     if (colon != std::string::npos) what = what.substr(colon + 2);
     throw InvalidInput(name + ": " + position(json_text, e.byte) + ": not valid JSON (" + what +
                        ")");
+  } catch (const json::exception& e) {
+    // The others the parser throws, e.g. out_of_range.406: a number too large for a double.
+    std::string what          = e.what();
+    const std::size_t bracket = what.find("] ");
+    if (bracket != std::string::npos) what = what.substr(bracket + 2);
+    throw InvalidInput(name + ": not valid JSON (" + what + ")");
   }
 
   const Field root(doc, "", name);
