@@ -11,7 +11,6 @@
 #include <voxhash/sorted_array.hpp>
 
 #include <algorithm>
-#include <functional>
 #include <gtest/gtest.h>
 #include <random>
 #include <set>
@@ -160,23 +159,9 @@ void check_table(Backend backend,
     EXPECT_EQ(counts[i], positions.size()) << "count(" << q << ")";
     EXPECT_TRUE(id_ok) << "find_id(" << q << ") = " << ids[i];
   }
-  if (options.key_order_ids && !options.multivalue) {
-    // Ids in key order: the list strictly ascending, so each found key's id (checked above to
-    // name it) is its rank.
-    EXPECT_TRUE(std::adjacent_find(unique.begin(), unique.end(), std::greater_equal<K>()) ==
-                unique.end())
-        << "key_order_ids: the unique keys are not in strictly ascending order";
-  }
   std::sort(unique.begin(), unique.end());
   EXPECT_TRUE(std::adjacent_find(unique.begin(), unique.end()) == unique.end())
       << "unique keys repeat";
-}
-
-/// BuildOptions with ids in key order (what the frame's tables use).
-inline BuildOptions key_order_options() {
-  BuildOptions options;
-  options.key_order_ids = true;
-  return options;
 }
 
 /// A bucketed cuckoo table's placement, read back to the host: every stored key sits in one of

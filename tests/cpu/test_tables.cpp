@@ -66,14 +66,6 @@ TEST_P(AllTables, KeysAtTopOfRange) {
   check_table(kCpu, GetParam(), keys);
 }
 
-TEST_P(AllTables, KeyOrderIdsNumberKeysByRank) {
-  const BuildOptions options = key_order_options();
-  check_table(kCpu, GetParam(), random_keys(200000, 50000, 6), options);
-  check_table(kCpu, GetParam(), random_keys(100000, 100000, 7), options);
-  check_table(kCpu, GetParam(), {7, 7}, options);
-  check_table(kCpu, GetParam(), {0xFFFFFFFEu, 0, 5, 0xFFFFFFFEu}, options);
-}
-
 TEST_P(AllTables, CallerValuesAreStored) {
   const auto keys = random_keys(10000, 10000, 5);
   std::vector<Value> values(keys.size());

@@ -32,11 +32,6 @@ TEST_P(AllTables64, VoxelKeysCongruentModuloThePrime) {
   check_table<Key64>(kCpu, GetParam(), structured_keys64(1 << 16, 3));
 }
 
-TEST_P(AllTables64, KeyOrderIdsNumberKeysByRank) {
-  check_table<Key64>(kCpu, GetParam(), random_keys<Key64>(100000, 25000, 8), key_order_options());
-  check_table<Key64>(kCpu, GetParam(), structured_keys64(1 << 14, 9), key_order_options());
-}
-
 TEST_P(AllTables64, EdgeKeys) {
   // 0xFFFFFFFF is the 32-bit sentinel but an ordinary 64-bit key; so are keys next to the 64-bit
   // sentinel and keys equal in their low 32 bits.

@@ -28,12 +28,6 @@ TEST_P(GpuTables64, KeysAbove2To32MatchTheReference) {
   check_table<Key64>(kCuda, GetParam(), std::vector<Key64>(20000, 0xFFFFFFFFull));
 }
 
-TEST_P(GpuTables64, KeyOrderIdsNumberKeysByRank) {
-  REQUIRE_CUDA();
-  check_table<Key64>(
-      kCuda, GetParam(), random_keys<Key64>(1 << 20, (1 << 20) / 8, 8), key_order_options());
-}
-
 TEST_P(GpuTables64, SentinelKeyRejected) {
   REQUIRE_CUDA();
   auto keys  = random_keys<Key64>(100000, 100000, 6);

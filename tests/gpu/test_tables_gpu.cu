@@ -35,14 +35,6 @@ TEST_P(GpuTables, Duplicates) {
   check_table(kCuda, GetParam(), random_keys(1 << 20, (1 << 20) / 32, 4));
 }
 
-TEST_P(GpuTables, KeyOrderIdsNumberKeysByRank) {
-  REQUIRE_CUDA();
-  const BuildOptions options = key_order_options();
-  check_table(kCuda, GetParam(), random_keys(1 << 20, 1 << 20, 6), options);
-  check_table(kCuda, GetParam(), random_keys(1 << 20, (1 << 20) / 8, 7), options);
-  check_table(kCuda, GetParam(), {7, 7}, options);
-}
-
 TEST_P(GpuTables, EdgeCases) {
   REQUIRE_CUDA();
   check_table(kCuda, GetParam(), {42});

@@ -39,11 +39,6 @@ struct BuildOptions {
   /// With unique_ids: also count each key's occurrences, which the cuckoo table's count() needs
   /// (one more pass over the input). HashGraph counts by walking buckets and ignores this.
   bool multiplicities = true;
-  /// With unique_ids: number the unique keys in ascending key order (unique_keys() sorted, a
-  /// key's id its rank), for a radix sort of the unique keys after the build. The frame asks for
-  /// it: a grid key is x + y·X + z·X·Y, so in key order a voxel's neighbours sit near it in every
-  /// per-voxel array the flood fill reads. Multivalue builds number in key order anyway.
-  bool key_order_ids = false;
   /// Expected number of distinct keys (0: unknown). The set variant stores each key once, so a
   /// cuckoo table for heavily duplicated input can be sized by this instead of n; if the build
   /// fails at that size it falls back to the size for n.

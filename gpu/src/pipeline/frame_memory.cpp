@@ -64,7 +64,6 @@ MemoryEstimate estimate_frame_bytes(const PipelineConfig& config,
                             static_cast<std::size_t>(grid.resolution.z);
   BuildOptions table    = config.table_options;  // as PipelineImpl::prepare_tables sets them
   table.unique_ids      = true;
-  table.key_order_ids   = true;
   table.multiplicities  = false;
   table.expected_unique = 0;
   // 64-bit keys on a wide grid (or when forced): wider keys, slots and edges.

@@ -548,14 +548,11 @@ class PipelineImpl final : public detail::PipelineBackend {
   }
 
   /// The options a frame's tables are built with: unique ids (the flood fill numbers voxels by
-  /// them) in key order (a voxel's neighbours near it in every fill array, and the same voxel
-  /// list whichever the algorithm), no multiplicities, and the last frame's voxel count as the
-  /// expected distinct keys.
+  /// them), no multiplicities, and the last frame's voxel count as the expected distinct keys.
   template <class K>
   static BuildOptions frame_table_options(const ModelKeys<K>& m, const PipelineConfig& config) {
     BuildOptions options    = config.table_options;
     options.unique_ids      = true;
-    options.key_order_ids   = true;
     options.multiplicities  = false;
     options.expected_unique = m.unique ? m.unique + m.unique / 4 + 1024 : 0;
     return options;

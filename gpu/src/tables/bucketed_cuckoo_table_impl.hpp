@@ -5,16 +5,15 @@
 // Build: fill the buckets with ∅, one insertion per key (eviction chains of at most 7 lg n),
 // restart with fresh constants if any chain hit the limit; then the compacting clean-up of the
 // cuckoo table: flag the first copy of each key, prefix-sum the flags into dense ids, list the
-// unique keys (renumbered in key order when asked) and count each key's multiplicity. Multivalue
-// (only when asked) as the cuckoo table's: sort, run-length encode, insert each unique key once
-// with its dense id (tables/multivalue_lists.hpp). K is the key width: 32-bit keys in 64-byte
-// buckets (the fast path), 64-bit keys in 128-byte buckets of 16-byte slots.
+// unique keys and count each key's multiplicity. Multivalue (only when asked) as the cuckoo
+// table's: sort, run-length encode, insert each unique key once with its dense id
+// (tables/multivalue_lists.hpp). K is the key width: 32-bit keys in 64-byte buckets (the fast
+// path), 64-bit keys in 128-byte buckets of 16-byte slots.
 #pragma once
 
 #include "core/bucketed_cuckoo.hpp"
 #include "tables/build_retry.hpp"
 #include "tables/build_status.hpp"
-#include "tables/key_order_ids.hpp"
 #include "tables/multivalue_lists.hpp"
 
 #include <voxhash/bucketed_cuckoo_table.hpp>
@@ -277,8 +276,7 @@ class BucketedCuckooTableImpl final : public BasicBucketedCuckooTable<K> {
 
  private:
   [[nodiscard]] std::size_t held_bytes() const {
-    return m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes() +
-           m_lists.bytes() + m_key_order.bytes();
+    return m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes() + m_lists.bytes();
   }
 
   void clear() {
@@ -342,7 +340,6 @@ class BucketedCuckooTableImpl final : public BasicBucketedCuckooTable<K> {
     m_view.slot_rank           = m_rank.data();
     m_unique.resize(unique);
     bucketed_list_unique(m_exec, m_view, m_flags.data(), m_unique.data());
-    if (m_options.key_order_ids) m_key_order.renumber(m_exec, m_unique, m_rank.data(), slots);
     if (m_options.multiplicities) {
       m_counts.resize(unique);
       m_exec.fill(m_counts.data(), unique, 0u);
@@ -361,7 +358,6 @@ class BucketedCuckooTableImpl final : public BasicBucketedCuckooTable<K> {
   Buffer<std::uint32_t> m_flags{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_rank{Exec::kBackend, 0};
   Buffer<K> m_unique{Exec::kBackend, 0};
-  KeyOrderIds<Exec, K> m_key_order;
   Buffer<std::uint32_t> m_counts{Exec::kBackend, 0};
   MultivalueLists<Exec, K> m_lists;
   Ref m_view{};

@@ -3,19 +3,17 @@
 //
 // Build: fill slots with ∅, one insertion per key (eviction chains of at most 7 lg n exchanges),
 // restart with fresh constants if any chain hit the limit; then the compacting clean-up: flag the
-// first copy of each key, prefix-sum the flags into dense ids, list the unique keys (renumbered in
-// key order when asked: tables/key_order_ids.hpp) and count each key's multiplicity. Multivalue
-// (only when asked) is the chapter's way instead: radix-sort the pairs by key, run-length encode
-// the sorted keys (unique keys, counts; offsets by a scan: tables/multivalue_lists.hpp), and
-// insert only the unique keys, each with its dense id as its value; a lookup reads the id's two
-// neighbouring offsets for the key's value range. K is the key width: 32-bit keys in 8-byte slots
-// (the fast path), 64-bit keys in 16-byte slots.
+// first copy of each key, prefix-sum the flags into dense ids, list the unique keys and count each
+// key's multiplicity. Multivalue (only when asked) is the chapter's way instead: radix-sort the
+// pairs by key, run-length encode the sorted keys (unique keys, counts; offsets by a scan:
+// tables/multivalue_lists.hpp), and insert only the unique keys, each with its dense id as its
+// value; a lookup reads the id's two neighbouring offsets for the key's value range. K is the key
+// width: 32-bit keys in 8-byte slots (the fast path), 64-bit keys in 16-byte slots.
 #pragma once
 
 #include "core/cuckoo.hpp"
 #include "tables/build_retry.hpp"
 #include "tables/build_status.hpp"
-#include "tables/key_order_ids.hpp"
 #include "tables/multivalue_lists.hpp"
 
 #include <voxhash/buffer.hpp>
@@ -246,8 +244,7 @@ class CuckooTableImpl final : public BasicCuckooTable<K> {
   }
 
   [[nodiscard]] std::size_t held_bytes() const {
-    return m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes() +
-           m_lists.bytes() + m_key_order.bytes();
+    return m_slots.bytes() + m_rank.bytes() + m_unique.bytes() + m_counts.bytes() + m_lists.bytes();
   }
 
   void clear() {
@@ -318,7 +315,6 @@ class CuckooTableImpl final : public BasicCuckooTable<K> {
     m_view.slot_rank           = m_rank.data();
     m_unique.resize(unique);
     cuckoo_list_unique(m_exec, m_view, m_flags.data(), m_unique.data());
-    if (m_options.key_order_ids) m_key_order.renumber(m_exec, m_unique, m_rank.data(), slots);
     if (m_options.multiplicities) count_multiplicities(keys, n);
     stats.unique_keys = unique;
     m_flags.resize(0);
@@ -341,7 +337,6 @@ class CuckooTableImpl final : public BasicCuckooTable<K> {
   Buffer<std::uint32_t> m_rank{Exec::kBackend, 0};
   Buffer<K> m_unique{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_counts{Exec::kBackend, 0};
-  KeyOrderIds<Exec, K> m_key_order;
   MultivalueLists<Exec, K> m_lists;
   Ref m_view{};
   MultiRef m_multi{};

@@ -9,8 +9,6 @@
 //   each key as it writes the edges. 64-bit keys sort (vertex, edge) pairs.
 // Both then read each vertex's bucket record (its list's bounds and first edge, inline) off the
 //   grouped edges in one pass, so a lookup that ends at a bucket's first edge reads one sector.
-// Dense ids (unique_ids): each key's first edge flagged and prefix-summed, renumbered in key order
-//   when asked (tables/key_order_ids.hpp).
 // Probing: "standard" walks each query's bucket list; "intersect" builds a HashGraph of the
 //   queries over the same vertices (in the caller's ProbeScratch) and intersects the two graphs'
 //   bucket lists vertex by vertex. Lookups keep no state in the table: they run on the stream they
@@ -23,7 +21,6 @@
 #include "core/hash_graph.hpp"
 #include "tables/build_status.hpp"
 #include "tables/hash_graph_arrays.hpp"
-#include "tables/key_order_ids.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
@@ -286,8 +283,8 @@ class HashGraphImpl final : public BasicHashGraph<K> {
     stats.attempts = 1;
     stats.slots    = range;
     if (m_options.unique_ids) stats.unique_keys = number_unique(static_cast<std::uint32_t>(n));
-    stats.bytes = m_graph.buckets.bytes() + m_graph.edges.bytes() + m_rank.bytes() +
-                  m_unique.bytes() + m_key_order.bytes();
+    stats.bytes =
+        m_graph.buckets.bytes() + m_graph.edges.bytes() + m_rank.bytes() + m_unique.bytes();
     return m_stats = stats;  // the sort scratch keeps its capacity for the next build
   }
 
@@ -512,7 +509,6 @@ class HashGraphImpl final : public BasicHashGraph<K> {
   Buffer<BuildStatus> m_status{Exec::kBackend, 0};
   Buffer<std::uint32_t> m_rank{Exec::kBackend, 0};
   Buffer<K> m_unique{Exec::kBackend, 0};
-  KeyOrderIds<Exec, K> m_key_order;
   Ref m_ref{};
   BuildStats m_stats{};
 };
@@ -557,7 +553,6 @@ std::uint32_t HashGraphImpl<Exec, K>::number_unique(std::uint32_t n) {
   m_ref.edge_rank = m_rank.data();
   m_unique.resize(unique);
   hash_graph_list_unique(m_exec, m_ref, flags.data(), n, m_unique.data());
-  if (m_options.key_order_ids) m_key_order.renumber(m_exec, m_unique, m_rank.data(), n);
   m_exec.synchronize();
   return unique;
 }

@@ -59,10 +59,6 @@ std::size_t estimate_bytes(TableKind kind,
   const std::size_t bucket      = key_bytes == 4 ? 16 : 32;
   const std::size_t query_graph = (key_bytes == 4 ? 24 : 3 * edge + 12) * n;
   const std::size_t sorted      = key_bytes == 4 ? query_graph + edge * n : query_graph;
-  // Ids in key order (tables/key_order_ids.hpp): the sorted keys, old ids and the map, and the
-  // radix sort's double buffer of (key, id) pairs, for at most n unique keys.
-  const std::size_t key_order =
-      options.unique_ids && options.key_order_ids ? (2 * key + 12) * n : 0;
   switch (kind) {
     case TableKind::Cuckoo: {
       // Slots; with unique ids also the flags / ranks per slot and the unique keys and counts.
@@ -71,7 +67,7 @@ std::size_t estimate_bytes(TableKind kind,
       // sort's scratch.
       const auto slots = static_cast<std::size_t>(std::ceil(options.cuckoo_space * keys));
       if (options.multivalue) return slot * slots + (16 + 3 * key) * n;
-      return slot * slots + (options.unique_ids ? 8 * slots + (4 + key) * n + key_order : 0);
+      return slot * slots + (options.unique_ids ? 8 * slots + (4 + key) * n : 0);
     }
     case TableKind::BucketedCuckoo: {
       // Slots in whole buckets of 8; with unique ids also the flags / ranks per slot and the
@@ -79,15 +75,15 @@ std::size_t estimate_bytes(TableKind kind,
       const auto slots =
           (static_cast<std::size_t>(std::ceil(options.cuckoo_space * keys)) + 7) / 8 * 8;
       if (options.multivalue) return slot * slots + (16 + 3 * key) * n;
-      return slot * slots + (options.unique_ids ? 8 * slots + (4 + key) * n + key_order : 0);
+      return slot * slots + (options.unique_ids ? 8 * slots + (4 + key) * n : 0);
     }
     case TableKind::HashGraphV1:
       // Bucket records and edges, the per-vertex cursor and offsets, and the intersect probe's
       // query graph (V2's arrays without bucket records).
-      return (bucket + 8) * vertices + edge * n + query_graph + key_order;
+      return (bucket + 8) * vertices + edge * n + query_graph;
     case TableKind::HashGraphV2:
       // Bucket records, edges and the sort's arrays and scratch, and the query graph.
-      return bucket * vertices + sorted + query_graph + key_order;
+      return bucket * vertices + sorted + query_graph;
     case TableKind::PagedCuckoo: {
       // Within the budget: the pages (all of them when they fit, else the budget's page slots),
       // each with an overflow list of 1024 entries, and one page of rebuild scratch. Beyond it,
