@@ -105,6 +105,7 @@ struct Stage {
 constexpr std::array kStages{
     Stage{"animate", &StageTimes::animate},
     Stage{"voxelize", &StageTimes::voxelize},
+    Stage{"number", &StageTimes::number},
     Stage{"build", &StageTimes::build},
     Stage{"probe", &StageTimes::probe},
     Stage{"flood_fill", &StageTimes::flood_fill},
@@ -349,7 +350,8 @@ class SortUniqueBaseline {
 
 /// The baseline's row (medians over the timed frames), and each algorithm's build against it:
 /// build_vs_sort_unique_<algorithm> = the baseline's median time / the build's (above 1: the
-/// build beats it).
+/// build beats it). The frame's own "number" stage is that sort and unique (its voxel ids are the
+/// ranks); "build" is the algorithm's table of the numbered voxels.
 void add_baseline_results(const std::vector<std::pair<double, double>>& baseline,
                           const std::vector<std::vector<FrameStats>>& stats,
                           const std::vector<TableKind>& algorithms,

@@ -349,12 +349,13 @@ void Panel::draw_rates(const AppState& state, const PanelInfo& info) {
 void Panel::draw_times(const AppState& state, const TransferTimes& times) {
   if (!ImGui::CollapsingHeader("times (ms)", ImGuiTreeNodeFlags_DefaultOpen)) return;
   const StageTimes& ms = state.stats().ms;
-  if (ImGui::BeginTable("stages", 6, ImGuiTableFlags_SizingStretchSame)) {
-    for (const char* name : {"animate", "voxelize", "build", "probe", "fill", "total"}) {
+  if (ImGui::BeginTable("stages", 7, ImGuiTableFlags_SizingStretchSame)) {
+    for (const char* name : {"animate", "voxelize", "number", "build", "probe", "fill", "total"}) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(name);
     }
-    for (const double v : {ms.animate, ms.voxelize, ms.build, ms.probe, ms.flood_fill, ms.total}) {
+    for (const double v :
+         {ms.animate, ms.voxelize, ms.number, ms.build, ms.probe, ms.flood_fill, ms.total}) {
       ImGui::TableNextColumn();
       ImGui::Text("%.2f", v);
     }

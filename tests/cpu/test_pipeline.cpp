@@ -5,6 +5,7 @@
 
 #include <voxhash/error.hpp>
 
+#include <algorithm>
 #include <limits>
 #include <set>
 
@@ -115,6 +116,32 @@ TEST(Pipeline, FrameKeysHoldEveryVoxelWithDuplicates) {
     const std::set<Key> distinct(keys.begin(), keys.end());
     const std::span<const Key> voxels = pipeline.voxels(m);
     EXPECT_EQ(distinct, std::set<Key>(voxels.begin(), voxels.end()));
+  }
+}
+
+/// A frame numbers its voxels by a sort: the voxel list is strictly ascending (a voxel's id is its
+/// rank in key order) for every algorithm, on 32- and 64-bit keys.
+TEST(Pipeline, VoxelsAreNumberedInKeyOrder) {
+  const auto a         = sphere({0, 0, 0}, 0.5f, 20000, 15);
+  const auto b         = sphere({0.3f, 0, 0}, 0.5f, 20000, 16);
+  const auto ascending = [](const auto& v) {
+    return std::adjacent_find(v.begin(), v.end(), [](auto x, auto y) { return x >= y; }) == v.end();
+  };
+  for (const TableKind kind : kTableKinds) {
+    for (const bool wide : {false, true}) {
+      PipelineConfig config = static_config(64, kind);
+      config.wide_keys      = wide;
+      Pipeline pipeline(kCpu, config);
+      pipeline.set_model(0, a.points);
+      pipeline.set_model(1, b.points);
+      const FrameStats stats = pipeline.run_frame(0);
+      for (int m = 0; m < 2; ++m) {
+        const std::size_t n = wide ? pipeline.voxels64(m).size() : pipeline.voxels(m).size();
+        EXPECT_EQ(n, stats.model[m].voxels);
+        EXPECT_TRUE(wide ? ascending(pipeline.voxels64(m)) : ascending(pipeline.voxels(m)))
+            << to_string(kind) << (wide ? ", 64-bit keys" : ", 32-bit keys") << ", model " << m;
+      }
+    }
   }
 }
 

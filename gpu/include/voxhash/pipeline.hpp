@@ -79,7 +79,9 @@ struct LabelRanges {
 
 /// Milliseconds per stage, both models together (CUDA events on the GPU, steady clock on the CPU).
 struct StageTimes {
-  double animate = 0, voxelize = 0, build = 0, probe = 0, flood_fill = 0, total = 0;
+  // number: the voxel keys sorted and de-duplicated (each voxel's id its rank in key order);
+  // build: the algorithm's tables of those voxels.
+  double animate = 0, voxelize = 0, number = 0, build = 0, probe = 0, flood_fill = 0, total = 0;
   // flood_fill broken down: barrier (near) test, union-find components, six-ray inside tests,
   // neighbour votes for the barrier.
   double fill_near = 0, fill_components = 0, inside_tests = 0, fill_votes = 0;
@@ -127,7 +129,7 @@ struct FrameStats {
   FramePaging paging;
   StageTimes ms;
   int key_bits            = 32;  // the width of the frame's voxel keys (64 on a wide grid)
-  double build_keys_per_s = 0;   // voxel keys (points that landed in the grid) inserted per second
+  double build_keys_per_s = 0;   // voxels (unique keys) inserted into the tables per second
   double probe_keys_per_s = 0;   // unique voxels probed per second
 };
 
@@ -233,12 +235,13 @@ class Pipeline {
   /// with PipelineConfig::wide_keys), else 32.
   [[nodiscard]] int key_bits() const;
 
-  /// The last frame's voxels of model `index` (backend memory, unspecified order) and labels.
+  /// The last frame's voxels of model `index` (backend memory, ascending key order: a voxel's
+  /// index is its id) and labels.
   /// voxels() is for 32-bit frames (InvalidInput after a 64-bit one), voxels64() for 64-bit ones.
   [[nodiscard]] std::span<const Key> voxels(int index) const;
   [[nodiscard]] std::span<const Key64> voxels64(int index) const;
   [[nodiscard]] std::span<const VoxelLabel> labels(int index) const;
-  /// The keys the last frame's table of model `index` was built from (backend memory): one per
+  /// The keys the last frame's voxels of model `index` were numbered from (backend memory): one per
   /// point in the grid, or a mesh's voxelizer output, duplicates included. 32-bit frames only
   /// (InvalidInput after a 64-bit one).
   [[nodiscard]] std::span<const Key> keys(int index) const;

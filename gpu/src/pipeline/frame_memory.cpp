@@ -62,9 +62,10 @@ MemoryEstimate estimate_frame_bytes(const PipelineConfig& config,
   const Grid grid(config.grid);
   const std::size_t cells = static_cast<std::size_t>(grid.resolution.x) * grid.resolution.y *
                             static_cast<std::size_t>(grid.resolution.z);
-  BuildOptions table    = config.table_options;  // as PipelineImpl::prepare_tables sets them
-  table.unique_ids      = true;
+  BuildOptions table    = config.table_options;  // as PipelineImpl::frame_table_options sets them
+  table.unique_ids      = false;
   table.multiplicities  = false;
+  table.multivalue      = false;
   table.expected_unique = 0;
   // 64-bit keys on a wide grid (or when forced): wider keys, slots and edges.
   const bool wide             = grid.wide() || config.wide_keys;
@@ -72,24 +73,29 @@ MemoryEstimate estimate_frame_bytes(const PipelineConfig& config,
   const auto table_bytes      = [&](std::size_t n) {
     return estimate_bytes(config.algorithm, n, table, static_cast<int>(key_bytes));
   };
-  // Beyond the budget (PipelineImpl::over_budget) each model's voxels are paged (PagedVoxels).
+  // Beyond the budget (PipelineImpl::over_budget: the tables of the models' voxels) each model's
+  // voxels are paged (PagedVoxels).
+  const auto voxels_of = [&](std::size_t n) { return std::min(n, cells); };
   const bool paged =
-      config.gpu_budget != 0 && table_bytes(points[0]) + table_bytes(points[1]) > config.gpu_budget;
+      config.gpu_budget != 0 &&
+      table_bytes(voxels_of(points[0])) + table_bytes(voxels_of(points[1])) > config.gpu_budget;
   MemoryEstimate need;
   for (const std::size_t n : points) {
-    const std::size_t voxels = std::min(n, cells);
+    const std::size_t voxels = voxels_of(n);
+    // The voxel list (VoxelList): the sorted keys, the unique list (both sized for every key) and
+    // the radix sort's second buffer.
     need.backend_bytes += bytes_per_point(key_bytes) * n + bytes_per_voxel(key_bytes) * voxels +
-                          block_mask_bytes(grid, wide);
+                          block_mask_bytes(grid, wide) + 3 * key_bytes * n;
     need.host_bytes += sizeof(Float3) * n;
     if (!paged) {
-      need.backend_bytes += table_bytes(n);
+      need.backend_bytes += table_bytes(voxels);
       continue;
     }
     const MemoryEstimate pages = paged_voxel_bytes(
         pipeline::paged_voxel_options(table, config.gpu_budget / 2, static_cast<int>(key_bytes)),
         voxels,
         key_bytes);
-    need.backend_bytes += 2 * key_bytes * n + pages.backend_bytes;  // sorted and unique keys
+    need.backend_bytes += pages.backend_bytes;
     need.host_bytes += pages.host_bytes;
   }
   return need;

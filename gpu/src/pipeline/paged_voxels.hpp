@@ -1,9 +1,9 @@
 // PagedVoxels<Exec, K>: a model's voxels in a Starfish paged table, for frames whose tables would
-// exceed PipelineConfig::gpu_budget. The frame's keys are radix-sorted and de-duplicated (a voxel's
-// dense id is its rank in key order), and each unique key goes into a PagedCuckooTableImpl with its
-// id as the value: pages beyond the model's half of the budget live in pinned host memory. The
-// probe is the table's streamed search; the fill's dependent lookups go through PagedVoxelRef, a
-// search of the sorted voxel list, so every fill step runs unchanged over it.
+// exceed PipelineConfig::gpu_budget. Each voxel of the model's VoxelList (sorted, a voxel's dense
+// id its rank in key order) goes into a PagedCuckooTableImpl with its id as the value: pages beyond
+// the model's half of the budget live in pinned host memory. The probe is the table's streamed
+// search; the fill's dependent lookups go through PagedVoxelRef, a search of the sorted voxel
+// list, so every fill step runs unchanged over it.
 #pragma once
 
 #include "core/paged.hpp"
@@ -86,7 +86,7 @@ inline BuildOptions paged_voxel_options(BuildOptions options, std::size_t budget
   return options;
 }
 
-/// A model's voxels numbered by a sort and held in a paged table (see the file's header).
+/// A model's voxels held in a paged table (see the file's header).
 template <class Exec, class K>
 class PagedVoxels {
  public:
@@ -95,23 +95,17 @@ class PagedVoxels {
     m_table.set_options(paged_voxel_options(options, budget, static_cast<int>(sizeof(K))));
   }
 
-  /// Sorts and de-duplicates `keys` by their low `key_bits` bits, indexes the list and builds the
-  /// paged table of the unique keys with their ranks. Synchronizes `exec`'s stream.
-  void build(Exec& exec, const K* keys, std::size_t n, int key_bits) {
-    m_sorted.resize(n);
-    m_unique.resize(n);
-    exec.sort_keys(keys, m_sorted.data(), n, key_bits);
-    m_count                         = exec.unique(m_sorted.data(), m_unique.data(), n);
+  /// Indexes the model's sorted voxels[0..n) (a VoxelList) and builds the paged table of them with
+  /// their ranks. The list must outlive the ref. Synchronizes `exec`'s stream.
+  void build(Exec& exec, const K* voxels, std::uint32_t n) {
     constexpr std::uint32_t kStride = PagedVoxelRef<K>::kIndexStride;
-    const auto index_count          = static_cast<std::uint32_t>((m_count + kStride - 1) / kStride);
+    const std::uint32_t index_count = (n + kStride - 1) / kStride;
     m_index.resize(index_count);
-    const K* unique = m_unique.data();
-    K* index        = m_index.data();
+    K* index = m_index.data();
     exec.for_each(index_count,
-                  [=] VOXHASH_LAMBDA(std::uint32_t j) { index[j] = unique[j * kStride]; });
-    m_table.build(m_unique.data(), nullptr, m_count, exec.stream());
-    m_ref = PagedVoxelRef<K>{
-        m_unique.data(), m_index.data(), static_cast<std::uint32_t>(m_count), index_count};
+                  [=] VOXHASH_LAMBDA(std::uint32_t j) { index[j] = voxels[j * kStride]; });
+    m_table.build(voxels, nullptr, n, exec.stream());
+    m_ref = PagedVoxelRef<K>{voxels, m_index.data(), n, index_count};
   }
 
   /// out[i] = 1 where the table holds queries[i], else 0: Starfish's search, each query in its one
@@ -121,15 +115,12 @@ class PagedVoxels {
     exec.synchronize();
   }
 
-  [[nodiscard]] std::size_t unique_count() const { return m_count; }
-  [[nodiscard]] const K* unique_keys() const { return m_unique.data(); }
   [[nodiscard]] PagedVoxelRef<K> ref() const { return m_ref; }
   [[nodiscard]] const PagedStats& paged_stats() const { return m_table.paged_stats(); }
 
  private:
   tables::PagedCuckooTableImpl<Exec, K> m_table{BuildOptions{}};
-  Buffer<K> m_sorted{Exec::kBackend, 0}, m_unique{Exec::kBackend, 0}, m_index{Exec::kBackend, 0};
-  std::size_t m_count = 0;
+  Buffer<K> m_index{Exec::kBackend, 0};
   PagedVoxelRef<K> m_ref{};
 };
 

@@ -1,10 +1,11 @@
 // PipelineImpl<Exec>: one frame of the voxel intersection pipeline for one backend, instantiated
-// by that backend's translation unit. It holds both models' tables by their concrete types and
-// probes them through their refs; stages are timed with Timer at named marks (CUDA events on the
-// frame's stream on the GPU). The flood fill's steps are in frame_steps.hpp and
-// core/flood_fill.hpp. The key width is chosen per frame: 32-bit keys (the fast path) on grids of
-// at most 31 key bits, 64-bit keys on wider grids (or when PipelineConfig::wide_keys forces them);
-// each width has its own keys, tables and fill buffers (KeyState<K>), the models are shared.
+// by that backend's translation unit. It numbers each model's voxels by a sort (VoxelList), holds
+// both models' tables of them by their concrete types and probes them through their refs; stages
+// are timed with Timer at named marks (CUDA events on the frame's stream on the GPU). The flood
+// fill's steps are in frame_steps.hpp and core/flood_fill.hpp. The key width is chosen per frame:
+// 32-bit keys (the fast path) on grids of at most 31 key bits, 64-bit keys on wider grids (or when
+// PipelineConfig::wide_keys forces them); each width has its own keys, tables and fill buffers
+// (KeyState<K>), the models are shared.
 #pragma once
 
 #include "pipeline/frame_steps.hpp"
@@ -12,6 +13,7 @@
 #include "pipeline/paged_voxels.hpp"
 #include "pipeline/part_steps.hpp"
 #include "pipeline/pipeline_backend.hpp"
+#include "pipeline/voxel_list.hpp"
 #include "tables/bucketed_cuckoo_table_impl.hpp"
 #include "tables/cuckoo_table_impl.hpp"
 #include "tables/hash_graph_impl.hpp"
@@ -32,7 +34,7 @@ namespace voxhash::pipeline {
 inline constexpr int kVoteRounds = 6;
 
 /// The frame's stage boundaries, in the order they are recorded.
-enum class FrameMark { Begin, Animated, Voxelized, Built, Probed, Filled, Count };
+enum class FrameMark { Begin, Animated, Voxelized, Numbered, Built, Probed, Filled, Count };
 /// The flood fill's steps (one model at a time).
 enum class FillMark {
   Begin,
@@ -325,8 +327,9 @@ class PipelineImpl final : public detail::PipelineBackend {
     std::size_t key_count = 0;
     // Paged: the frame's tables beyond PipelineConfig::gpu_budget, whatever the algorithm.
     std::variant<std::monostate, Cuckoo<K>, Graph<K>, Bucketed<K>, Paged<K>> table;
-    const K* voxels      = nullptr;  // the table's unique keys: the model's voxels
-    std::uint32_t unique = 0;
+    VoxelList<Exec, K> list;         // the model's voxels, numbered in key order
+    const K* voxels      = nullptr;  // list.data()
+    std::uint32_t unique = 0;        // list.count()
     BasicFillBuffers<K> fill{Exec::kBackend};
     BasicVoxelizeBuffers<K> voxelize{Exec::kBackend};
     BasicInsideBuffers<K> inside{Exec::kBackend};
@@ -378,7 +381,6 @@ class PipelineImpl final : public detail::PipelineBackend {
       }
     }
     m_frame_timer.record(FrameMark::Animated);
-    std::size_t keys_in_grid = 0;
     for (int i = 0; i < 2; ++i) {
       Model& m              = m_models[i];
       ModelKeys<K>& k       = ks.models[i];
@@ -394,26 +396,26 @@ class PipelineImpl final : public detail::PipelineBackend {
             m_exec.select_not_equal(k.keys_all.data(), k.keys.data(), count(m), kEmptyKeyOf<K>);
         stats.model[i].outside_grid = count(m) - k.key_count;
       }
-      keys_in_grid += k.key_count;
     }
     m_frame_timer.record(FrameMark::Voxelized);
+    for (int i = 0; i < 2; ++i) {
+      ModelKeys<K>& k       = ks.models[i];
+      k.unique              = k.list.number(m_exec, k.keys.data(), k.key_count, g.key_bits());
+      k.voxels              = k.list.data();
+      stats.model[i].voxels = k.unique;
+    }
+    m_frame_timer.record(FrameMark::Numbered);
+    // Each table maps a voxel's key to its id: built from the list, each voxel's value its rank.
     const bool paged = over_budget(ks, config);
     prepare_tables(ks, config, paged);
-    for (int i = 0; i < 2; ++i) {
-      ModelKeys<K>& k = ks.models[i];
+    for (ModelKeys<K>& k : ks.models) {
       if (paged) {
         Paged<K>& t = std::get<Paged<K>>(k.table);
-        t.build(m_exec, k.keys.data(), k.key_count, g.key_bits());
-        k.unique = static_cast<std::uint32_t>(t.unique_count());
-        k.voxels = t.unique_keys();
+        t.build(m_exec, k.voxels, k.unique);
         add_paging(stats.paging, t.paged_stats());
       } else {
-        BasicHashTable<K>& t = table(k);
-        t.build(k.keys.data(), nullptr, k.key_count, stream);
-        k.unique = static_cast<std::uint32_t>(t.unique_count());
-        k.voxels = t.unique_keys();
+        table(k).build(k.voxels, nullptr, k.unique, stream);
       }
-      stats.model[i].voxels = k.unique;
     }
     m_frame_timer.record(FrameMark::Built);
     if (paged) {
@@ -423,23 +425,11 @@ class PipelineImpl final : public detail::PipelineBackend {
                                 std::get<Paged<K>>(ks.models[1].table).ref()},
                      stats);
     } else if (config.algorithm == TableKind::Cuckoo) {
-      probe_and_fill(ks,
-                     g,
-                     std::array{std::get<Cuckoo<K>>(ks.models[0].table).ref(),
-                                std::get<Cuckoo<K>>(ks.models[1].table).ref()},
-                     stats);
+      probe_and_fill(ks, g, id_refs<Cuckoo<K>>(ks), stats);
     } else if (config.algorithm == TableKind::BucketedCuckoo) {
-      probe_and_fill(ks,
-                     g,
-                     std::array{std::get<Bucketed<K>>(ks.models[0].table).ref(),
-                                std::get<Bucketed<K>>(ks.models[1].table).ref()},
-                     stats);
+      probe_and_fill(ks, g, id_refs<Bucketed<K>>(ks), stats);
     } else {
-      probe_and_fill(ks,
-                     g,
-                     std::array{std::get<Graph<K>>(ks.models[0].table).ref(),
-                                std::get<Graph<K>>(ks.models[1].table).ref()},
-                     stats);
+      probe_and_fill(ks, g, id_refs<Graph<K>>(ks), stats);
     }
     m_frame_timer.record(FrameMark::Filled);
     // The frame's counts, read back together: per model the labels' and the flagged regions'.
@@ -468,13 +458,14 @@ class PipelineImpl final : public detail::PipelineBackend {
     }
     stats.ms.animate       = m_frame_timer.elapsed_ms(FrameMark::Begin, FrameMark::Animated);
     stats.ms.voxelize      = m_frame_timer.elapsed_ms(FrameMark::Animated, FrameMark::Voxelized);
-    stats.ms.build         = m_frame_timer.elapsed_ms(FrameMark::Voxelized, FrameMark::Built);
+    stats.ms.number        = m_frame_timer.elapsed_ms(FrameMark::Voxelized, FrameMark::Numbered);
+    stats.ms.build         = m_frame_timer.elapsed_ms(FrameMark::Numbered, FrameMark::Built);
     stats.ms.probe         = m_frame_timer.elapsed_ms(FrameMark::Built, FrameMark::Probed);
     stats.ms.flood_fill    = m_frame_timer.elapsed_ms(FrameMark::Probed, FrameMark::Filled);
     stats.ms.total         = m_frame_timer.elapsed_ms(FrameMark::Begin, FrameMark::Filled);
-    const double probed    = static_cast<double>(ks.models[0].unique) + ks.models[1].unique;
-    stats.build_keys_per_s = stats.ms.build > 0 ? keys_in_grid / (stats.ms.build * 1e-3) : 0;
-    stats.probe_keys_per_s = stats.ms.probe > 0 ? probed / (stats.ms.probe * 1e-3) : 0;
+    const double voxels    = static_cast<double>(ks.models[0].unique) + ks.models[1].unique;
+    stats.build_keys_per_s = stats.ms.build > 0 ? voxels / (stats.ms.build * 1e-3) : 0;
+    stats.probe_keys_per_s = stats.ms.probe > 0 ? voxels / (stats.ms.probe * 1e-3) : 0;
     for (int i = 0; i < 2; ++i)
       write_model_instances(ks.models[i], g, targets, i, stats.model[i]);
     return stats;
@@ -507,29 +498,18 @@ class PipelineImpl final : public detail::PipelineBackend {
     return pairs_of(k.keys.data(), scratch.data(), k.key_count);
   }
 
-  /// The sort behind download: a copy of the keys and labels radix-sorted by key on the backend
-  /// (a host sort of tens of millions of voxels took longer than the frame).
+  /// The voxels (already in key order) and labels copied to the host.
   template <class K>
   ModelVoxels download_as(const KeyState<K>& ks, int i) const {
     const ModelKeys<K>& k = ks.models.at(i);
     const std::size_t n   = k.unique;
     if (n == 0) return {};
     Exec exec(m_exec.stream());
-    Buffer<K> keys(Exec::kBackend, n), sorted_keys(Exec::kBackend, n);
-    Buffer<VoxelLabel> labels(Exec::kBackend, n), sorted_labels(Exec::kBackend, n);
-    exec.copy_async(keys.data(), k.voxels, n * sizeof(K));
-    exec.copy_async(labels.data(), k.fill.labels.data(), n * sizeof(VoxelLabel));
-    exec.sort_pairs(keys.data(),
-                    sorted_keys.data(),
-                    labels.data(),
-                    sorted_labels.data(),
-                    n,
-                    static_cast<int>(8 * sizeof(K)));
     std::vector<K> host_keys(n);
     ModelVoxels out;
     out.labels.resize(n);
-    exec.copy_to_host(host_keys.data(), sorted_keys.data(), n);
-    exec.copy_to_host(out.labels.data(), sorted_labels.data(), n);
+    exec.copy_to_host(host_keys.data(), k.voxels, n);
+    exec.copy_to_host(out.labels.data(), k.fill.labels.data(), n);
     out.keys.assign(host_keys.begin(), host_keys.end());
     return out;
   }
@@ -547,48 +527,49 @@ class PipelineImpl final : public detail::PipelineBackend {
     return p;
   }
 
-  /// The options a frame's tables are built with: unique ids (the flood fill numbers voxels by
-  /// them), no multiplicities, and the last frame's voxel count as the expected distinct keys.
-  template <class K>
-  static BuildOptions frame_table_options(const ModelKeys<K>& m, const PipelineConfig& config) {
+  /// The options a frame's tables are built with: the voxel list is distinct keys and each
+  /// voxel's value is its id, so no unique ids, multiplicities or multivalue lists.
+  static BuildOptions frame_table_options(const PipelineConfig& config) {
     BuildOptions options    = config.table_options;
-    options.unique_ids      = true;
+    options.unique_ids      = false;
     options.multiplicities  = false;
-    options.expected_unique = m.unique ? m.unique + m.unique / 4 + 1024 : 0;
+    options.multivalue      = false;
+    options.expected_unique = 0;
     return options;
   }
 
-  /// Whether this frame's two tables of the algorithm, sized for the frame's keys (or the last
-  /// frame's voxels where fewer), would take more than the budget.
+  /// Whether this frame's two tables of the algorithm, sized for the models' voxels, would take
+  /// more than the budget.
   template <class K>
   static bool over_budget(const KeyState<K>& ks, const PipelineConfig& config) {
     if (config.gpu_budget == 0) return false;
-    std::size_t need = 0;
-    for (const ModelKeys<K>& m : ks.models) {
-      const BuildOptions options = frame_table_options(m, config);
-      const std::size_t n =
-          options.expected_unique ? std::min(options.expected_unique, m.key_count) : m.key_count;
-      need += estimate_bytes(config.algorithm, n, options, static_cast<int>(sizeof(K)));
-    }
+    const BuildOptions options = frame_table_options(config);
+    std::size_t need           = 0;
+    for (const ModelKeys<K>& m : ks.models)
+      need += estimate_bytes(config.algorithm, m.unique, options, static_cast<int>(sizeof(K)));
     return need > config.gpu_budget;
+  }
+
+  /// Both models' table refs of type Table, seen by voxel id.
+  template <class Table, class K>
+  static auto id_refs(const KeyState<K>& ks) {
+    using Ref = decltype(std::get<Table>(ks.models[0].table).ref());
+    return std::array{VoxelIdRef<Ref>{std::get<Table>(ks.models[0].table).ref()},
+                      VoxelIdRef<Ref>{std::get<Table>(ks.models[1].table).ref()}};
   }
 
   /// Creates the tables when the algorithm (or paging) changes and sets this frame's options.
   template <class K>
   void prepare_tables(KeyState<K>& ks, const PipelineConfig& config, bool paged) {
     for (ModelKeys<K>& m : ks.models) {
-      const bool cuckoo   = config.algorithm == TableKind::Cuckoo;
-      const bool bucketed = config.algorithm == TableKind::BucketedCuckoo;
-      const bool fresh    = paged      ? !std::holds_alternative<Paged<K>>(m.table)
-                            : cuckoo   ? !std::holds_alternative<Cuckoo<K>>(m.table)
-                            : bucketed ? !std::holds_alternative<Bucketed<K>>(m.table)
-                                       : !std::holds_alternative<Graph<K>>(m.table) ||
+      const bool cuckoo          = config.algorithm == TableKind::Cuckoo;
+      const bool bucketed        = config.algorithm == TableKind::BucketedCuckoo;
+      const bool fresh           = paged      ? !std::holds_alternative<Paged<K>>(m.table)
+                                   : cuckoo   ? !std::holds_alternative<Cuckoo<K>>(m.table)
+                                   : bucketed ? !std::holds_alternative<Bucketed<K>>(m.table)
+                                              : !std::holds_alternative<Graph<K>>(m.table) ||
                                           std::get<Graph<K>>(m.table).kind() != config.algorithm;
-      if (fresh) {
-        m.voxels = nullptr;
-        m.unique = 0;
-      }
-      const BuildOptions options = frame_table_options(m, config);
+      const BuildOptions options = frame_table_options(config);
       if (paged) {
         if (fresh) m.table.template emplace<Paged<K>>();
         try {
