@@ -1,7 +1,7 @@
 // The flood fill's union-find (pipeline::connect_components) on the CPU executor, with Afforest's
 // skip forced on (skip_min_voxels 0: the common root searched for, the voxels outside it listed
-// and looking both ways) and off: every voxel's parent is the smallest id of its component, and
-// the components are those of a breadth-first search over the 26-neighbourhood of the
+// and looking both ways) and off: every voxel's parent is its component's voxel of smallest hook
+// rank, and the components are those of a breadth-first search over the 26-neighbourhood of the
 // non-barrier voxels — on shapes with one dominant component, several, and diagonal-only links.
 #include "exec/cpu_exec.hpp"
 #include "pipeline/frame_steps.hpp"
@@ -84,8 +84,11 @@ Components check(const std::vector<Int3>& cells,
                                skip_min_voxels);
   out.common = skip_min_voxels == 0 ? common[0] : kNotFound;
 
-  // Breadth-first search: each component's smallest id.
+  // Breadth-first search: each component's root, its voxel of smallest hook rank.
   std::vector<std::uint32_t> smallest(n, kNotFound);
+  const auto before = [](std::uint32_t a, std::uint32_t b) {
+    return core::hook_rank(a) < core::hook_rank(b);
+  };
   for (std::uint32_t start = 0; start < n; ++start) {
     if (state[start] != 0 || smallest[start] != kNotFound) continue;
     std::vector<std::uint32_t> members{start};
@@ -104,7 +107,7 @@ Components check(const std::vector<Int3>& cells,
             const std::uint32_t id = ref.find_id(g.key_as<Key>(nc));
             if (id == kNotFound || state[id] != 0 || smallest[id] != kNotFound) continue;
             smallest[id] = start;
-            lo           = std::min(lo, id);
+            lo           = std::min(lo, id, before);
             members.push_back(id);
             queue.push(id);
           }

@@ -5,7 +5,7 @@
 //     (one of its 26 neighbours is the other's: a one-voxel closing of the other's surface, so a
 //     sparse surface with one-voxel gaps still separates inside from outside).
 //  2. Connected components of the non-barrier voxels (26-connectivity) by union-find with pointer
-//     jumping (ECL-CC style hooking: the larger root is hooked under the smaller with atomicCAS),
+//     jumping (ECL-CC style hooking with atomicCAS, roots ordered by a mix of their ids),
 //     in two rounds with a flattening after each (face neighbours first, then the rest; before
 //     the rest, Afforest's skip of the component most voxels already share, with the voxels left
 //     compacted so whole warps skip).
@@ -171,15 +171,28 @@ VOXHASH_HD bool touches(const View& table, const Mask& mask, const Grid& g, Int3
   return false;
 }
 
-/// Root of x's tree, halving the path on the way (parents only ever decrease). Reads may be stale
-/// (load_hint: on the GPU L1 serves the hot top of the trees): a stale parent is still an
-/// ancestor, so the walk ends at a root or at a node that was one, which unite's compare-and-swap
-/// then finds out.
+/// The order in which unite hooks roots: a bijective mix of the id (murmur3's finalizer), not the
+/// id itself. Voxel ids follow key order, so hooking by id would string each row of a surface into
+/// one chain (every voxel's root hooked under its -x neighbour's); mixed ranks give the shallow
+/// trees of random linking.
+VOXHASH_HD std::uint32_t hook_rank(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x85ebca6bu;
+  x ^= x >> 13;
+  x *= 0xc2b2ae35u;
+  x ^= x >> 16;
+  return x;
+}
+
+/// Root of x's tree, halving the path on the way (parents' hook ranks only ever decrease). Reads
+/// may be stale (load_hint: on the GPU L1 serves the hot top of the trees): a stale parent is still
+/// an ancestor, so the walk ends at a root or at a node that was one, which unite's
+/// compare-and-swap then finds out.
 VOXHASH_HD std::uint32_t find_root(std::uint32_t* parent, std::uint32_t x) {
   std::uint32_t curr = load_hint(&parent[x]);
   if (curr != x) {
     std::uint32_t prev = x, next;
-    while (curr > (next = load_hint(&parent[curr]))) {
+    while (hook_rank(curr) > hook_rank(next = load_hint(&parent[curr]))) {
       atomic_store(&parent[prev], next);
       prev = curr;
       curr = next;
@@ -198,12 +211,12 @@ VOXHASH_HD std::uint32_t root_of(const std::uint32_t* parent, std::uint32_t x) {
   return x;
 }
 
-/// Joins the trees of a and b, hooking the larger root under the smaller.
+/// Joins the trees of a and b, hooking the root of larger hook_rank under the other.
 VOXHASH_HD void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
   std::uint32_t ra = find_root(parent, a);
   std::uint32_t rb = find_root(parent, b);
   while (ra != rb) {
-    if (ra < rb) {
+    if (hook_rank(ra) < hook_rank(rb)) {
       const std::uint32_t seen = atomic_cas(&parent[rb], rb, ra);
       if (seen == rb) return;
       rb = seen;
