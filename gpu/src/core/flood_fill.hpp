@@ -19,6 +19,7 @@
 
 #include "core/atomics.hpp"
 
+#include <voxhash/detail/hash.hpp>
 #include <voxhash/detail/host_device.hpp>
 #include <voxhash/grid.hpp>
 #include <voxhash/pipeline.hpp>
@@ -176,12 +177,7 @@ VOXHASH_HD bool touches(const View& table, const Mask& mask, const Grid& g, Int3
 /// one chain (every voxel's root hooked under its -x neighbour's); mixed ranks give the shallow
 /// trees of random linking.
 VOXHASH_HD std::uint32_t hook_rank(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x85ebca6bu;
-  x ^= x >> 13;
-  x *= 0xc2b2ae35u;
-  x ^= x >> 16;
-  return x;
+  return detail::murmur_mix(x, 0);
 }
 
 /// Root of x's tree, halving the path on the way (parents' hook ranks only ever decrease). Reads

@@ -44,39 +44,26 @@ class VoxelList {
   std::uint32_t m_count = 0;
 };
 
-/// The values K keys find in a table: what each key was stored with, kNotFound where absent.
-template <int N, class KeyT>
-VOXHASH_HD void find_values(const BasicCuckooRef<KeyT>& t,
-                            const KeyT (&key)[N],
+/// The values N keys find in a table: what each key was stored with, kNotFound where absent
+/// (HashGraph answers with edges, the cuckoo tables with slots and their entries).
+template <int N, class Ref>
+VOXHASH_HD void find_values(const Ref& t,
+                            const typename Ref::key_type (&key)[N],
                             std::uint32_t (&value)[N]) {
-  std::uint32_t slot[N];
-  CuckooEntryOf<KeyT> entry[N];
-  t.template find_batch<N>(key, slot, entry);
-  VOXHASH_UNROLL
-  for (int k = 0; k < N; ++k)
-    value[k] = slot[k] == kNotFound ? kNotFound : detail::entry_value(entry[k]);
-}
-template <int N, class KeyT>
-VOXHASH_HD void find_values(const BasicBucketedCuckooRef<KeyT>& t,
-                            const KeyT (&key)[N],
-                            std::uint32_t (&value)[N]) {
-  std::uint32_t slot[N];
-  CuckooEntryOf<KeyT> entry[N];
-  t.template find_batch<N>(key, slot, entry);
-  VOXHASH_UNROLL
-  for (int k = 0; k < N; ++k)
-    value[k] = slot[k] == kNotFound ? kNotFound : detail::entry_value(entry[k]);
-}
-template <int N, class KeyT>
-VOXHASH_HD void find_values(const BasicHashGraphRef<KeyT>& t,
-                            const KeyT (&key)[N],
-                            std::uint32_t (&value)[N]) {
-  std::uint32_t edge[N];
-  typename BasicHashGraphRef<KeyT>::Edge found[N];
-  t.template find_edge_batch<N>(key, edge, found);
-  VOXHASH_UNROLL
-  for (int k = 0; k < N; ++k)
-    value[k] = edge[k] == kNotFound ? kNotFound : found[k].value;
+  std::uint32_t at[N];
+  if constexpr (requires { typename Ref::Edge; }) {
+    typename Ref::Edge found[N];
+    t.template find_edge_batch<N>(key, at, found);
+    VOXHASH_UNROLL
+    for (int k = 0; k < N; ++k)
+      value[k] = at[k] == kNotFound ? kNotFound : found[k].value;
+  } else {
+    typename Ref::Entry entry[N];
+    t.template find_batch<N>(key, at, entry);
+    VOXHASH_UNROLL
+    for (int k = 0; k < N; ++k)
+      value[k] = at[k] == kNotFound ? kNotFound : detail::entry_value(entry[k]);
+  }
 }
 
 /// A table built from a VoxelList with the ranks as values, seen by voxel id (see the header).
