@@ -82,7 +82,6 @@ inline BuildOptions paged_voxel_options(BuildOptions options, std::size_t budget
       static_cast<std::size_t>(static_cast<double>(budget) / (kMinResidentPages * page_pair));
   options.page_capacity = std::clamp<std::size_t>(fits, kMinPageCapacity, options.page_capacity);
   options.gpu_budget    = budget;
-  options.unique_ids    = true;
   return options;
 }
 

@@ -251,12 +251,12 @@ class PipelineImpl final : public detail::PipelineBackend {
   [[nodiscard]] std::span<const Key> voxels(int i) const override {
     if (m_wide) throw InvalidInput("the frame's voxel keys are 64-bit: read them with voxels64");
     const auto& k = m_narrow->models.at(i);
-    return {k.voxels, k.unique};
+    return {k.list.data(), k.list.count()};
   }
   [[nodiscard]] std::span<const Key64> voxels64(int i) const override {
     if (!m_wide) throw InvalidInput("the frame's voxel keys are 32-bit: read them with voxels");
     const auto& k = m_wide64->models.at(i);
-    return {k.voxels, k.unique};
+    return {k.list.data(), k.list.count()};
   }
   [[nodiscard]] std::span<const Key> keys(int i) const override {
     if (m_wide) throw InvalidInput("the frame's voxel keys are 64-bit: its build keys are too");
@@ -265,7 +265,7 @@ class PipelineImpl final : public detail::PipelineBackend {
   }
   [[nodiscard]] std::span<const VoxelLabel> labels(int i) const override {
     const std::uint32_t unique =
-        m_wide ? m_wide64->models.at(i).unique : m_narrow->models.at(i).unique;
+        m_wide ? m_wide64->models.at(i).list.count() : m_narrow->models.at(i).list.count();
     const VoxelLabel* l = m_wide ? m_wide64->models.at(i).fill.labels.data()
                                  : m_narrow->models.at(i).fill.labels.data();
     return {l, unique};
@@ -283,7 +283,7 @@ class PipelineImpl final : public detail::PipelineBackend {
   [[nodiscard]] std::span<const VoxelInstance> instances(int i) const override {
     const Model& m = m_models.at(i);
     const std::uint32_t unique =
-        m_wide ? m_wide64->models.at(i).unique : m_narrow->models.at(i).unique;
+        m_wide ? m_wide64->models.at(i).list.count() : m_narrow->models.at(i).list.count();
     return {m.instances, m.instances ? unique : 0};
   }
   [[nodiscard]] ModelVoxels download(int i) const override {
@@ -327,9 +327,7 @@ class PipelineImpl final : public detail::PipelineBackend {
     std::size_t key_count = 0;
     // Paged: the frame's tables beyond PipelineConfig::gpu_budget, whatever the algorithm.
     std::variant<std::monostate, Cuckoo<K>, Graph<K>, Bucketed<K>, Paged<K>> table;
-    VoxelList<Exec, K> list;         // the model's voxels, numbered in key order
-    const K* voxels      = nullptr;  // list.data()
-    std::uint32_t unique = 0;        // list.count()
+    VoxelList<Exec, K> list;  // the model's voxels, numbered in key order
     BasicFillBuffers<K> fill{Exec::kBackend};
     BasicVoxelizeBuffers<K> voxelize{Exec::kBackend};
     BasicInsideBuffers<K> inside{Exec::kBackend};
@@ -399,10 +397,9 @@ class PipelineImpl final : public detail::PipelineBackend {
     }
     m_frame_timer.record(FrameMark::Voxelized);
     for (int i = 0; i < 2; ++i) {
-      ModelKeys<K>& k       = ks.models[i];
-      k.unique              = k.list.number(m_exec, k.keys.data(), k.key_count, g.key_bits());
-      k.voxels              = k.list.data();
-      stats.model[i].voxels = k.unique;
+      ModelKeys<K>& k = ks.models[i];
+      k.list.number(m_exec, k.keys.data(), k.key_count, g.key_bits());
+      stats.model[i].voxels = k.list.count();
     }
     m_frame_timer.record(FrameMark::Numbered);
     // Each table maps a voxel's key to its id: built from the list, each voxel's value its rank.
@@ -411,10 +408,10 @@ class PipelineImpl final : public detail::PipelineBackend {
     for (ModelKeys<K>& k : ks.models) {
       if (paged) {
         Paged<K>& t = std::get<Paged<K>>(k.table);
-        t.build(m_exec, k.voxels, k.unique);
+        t.build(m_exec, k.list.data(), k.list.count());
         add_paging(stats.paging, t.paged_stats());
       } else {
-        table(k).build(k.voxels, nullptr, k.unique, stream);
+        table(k).build(k.list.data(), nullptr, k.list.count(), stream);
       }
     }
     m_frame_timer.record(FrameMark::Built);
@@ -436,7 +433,7 @@ class PipelineImpl final : public detail::PipelineBackend {
     constexpr std::size_t kPerModel = kVoxelLabels + 2;
     for (int i = 0; i < 2; ++i) {
       ModelKeys<K>& k = ks.models[i];
-      count_labels(m_exec, k.fill.labels.data(), k.unique, k.fill.counts.data());
+      count_labels(m_exec, k.fill.labels.data(), k.list.count(), k.fill.counts.data());
       m_exec.transfer_async(m_readback.data() + i * kPerModel,
                             k.fill.counts.data(),
                             kVoxelLabels * sizeof(std::uint32_t));
@@ -448,7 +445,7 @@ class PipelineImpl final : public detail::PipelineBackend {
     for (int i = 0; i < 2; ++i) {
       const std::uint32_t* c   = m_readback.data() + i * kPerModel;
       ModelFrameStats& s       = stats.model[i];
-      const bool any           = ks.models[i].unique > 0;
+      const bool any           = ks.models[i].list.count() > 0;
       s.outside                = any ? c[0] : 0;
       s.inside                 = any ? c[1] : 0;
       s.intersection           = any ? c[2] : 0;
@@ -456,14 +453,15 @@ class PipelineImpl final : public detail::PipelineBackend {
       s.thin_feature_regions   = any ? c[kVoxelLabels + 1] : 0;
       if (any) read_fill_times(m_fill_timers[i], stats.ms);
     }
-    stats.ms.animate       = m_frame_timer.elapsed_ms(FrameMark::Begin, FrameMark::Animated);
-    stats.ms.voxelize      = m_frame_timer.elapsed_ms(FrameMark::Animated, FrameMark::Voxelized);
-    stats.ms.number        = m_frame_timer.elapsed_ms(FrameMark::Voxelized, FrameMark::Numbered);
-    stats.ms.build         = m_frame_timer.elapsed_ms(FrameMark::Numbered, FrameMark::Built);
-    stats.ms.probe         = m_frame_timer.elapsed_ms(FrameMark::Built, FrameMark::Probed);
-    stats.ms.flood_fill    = m_frame_timer.elapsed_ms(FrameMark::Probed, FrameMark::Filled);
-    stats.ms.total         = m_frame_timer.elapsed_ms(FrameMark::Begin, FrameMark::Filled);
-    const double voxels    = static_cast<double>(ks.models[0].unique) + ks.models[1].unique;
+    stats.ms.animate    = m_frame_timer.elapsed_ms(FrameMark::Begin, FrameMark::Animated);
+    stats.ms.voxelize   = m_frame_timer.elapsed_ms(FrameMark::Animated, FrameMark::Voxelized);
+    stats.ms.number     = m_frame_timer.elapsed_ms(FrameMark::Voxelized, FrameMark::Numbered);
+    stats.ms.build      = m_frame_timer.elapsed_ms(FrameMark::Numbered, FrameMark::Built);
+    stats.ms.probe      = m_frame_timer.elapsed_ms(FrameMark::Built, FrameMark::Probed);
+    stats.ms.flood_fill = m_frame_timer.elapsed_ms(FrameMark::Probed, FrameMark::Filled);
+    stats.ms.total      = m_frame_timer.elapsed_ms(FrameMark::Begin, FrameMark::Filled);
+    const double voxels =
+        static_cast<double>(ks.models[0].list.count()) + ks.models[1].list.count();
     stats.build_keys_per_s = stats.ms.build > 0 ? voxels / (stats.ms.build * 1e-3) : 0;
     stats.probe_keys_per_s = stats.ms.probe > 0 ? voxels / (stats.ms.probe * 1e-3) : 0;
     for (int i = 0; i < 2; ++i)
@@ -502,13 +500,13 @@ class PipelineImpl final : public detail::PipelineBackend {
   template <class K>
   ModelVoxels download_as(const KeyState<K>& ks, int i) const {
     const ModelKeys<K>& k = ks.models.at(i);
-    const std::size_t n   = k.unique;
+    const std::size_t n   = k.list.count();
     if (n == 0) return {};
     Exec exec(m_exec.stream());
     std::vector<K> host_keys(n);
     ModelVoxels out;
     out.labels.resize(n);
-    exec.copy_to_host(host_keys.data(), k.voxels, n);
+    exec.copy_to_host(host_keys.data(), k.list.data(), n);
     exec.copy_to_host(out.labels.data(), k.fill.labels.data(), n);
     out.keys.assign(host_keys.begin(), host_keys.end());
     return out;
@@ -546,7 +544,8 @@ class PipelineImpl final : public detail::PipelineBackend {
     const BuildOptions options = frame_table_options(config);
     std::size_t need           = 0;
     for (const ModelKeys<K>& m : ks.models)
-      need += estimate_bytes(config.algorithm, m.unique, options, static_cast<int>(sizeof(K)));
+      need +=
+          estimate_bytes(config.algorithm, m.list.count(), options, static_cast<int>(sizeof(K)));
     return need > config.gpu_budget;
   }
 
@@ -597,28 +596,33 @@ class PipelineImpl final : public detail::PipelineBackend {
     for (int i = 0; i < 2; ++i) {
       ModelKeys<K>& k = ks.models[i];
       if (m_models[i].triangle_count) continue;
-      const core::Coverage c = point_coverage(
-          m_exec, refs[i], k.keys.data(), k.key_count, k.unique, k.per_voxel, k.coverage_counts);
+      const core::Coverage c            = point_coverage(m_exec,
+                                              refs[i],
+                                              k.keys.data(),
+                                              k.key_count,
+                                              k.list.count(),
+                                              k.per_voxel,
+                                              k.coverage_counts);
       stats.model[i].point_coverage     = c.fraction;
       stats.model[i].recommended_points = static_cast<std::size_t>(c.recommended_points);
     }
     for (int i = 0; i < 2; ++i) {
       ModelKeys<K>& k = ks.models[i];
-      k.fill.state.resize(k.unique);
+      k.fill.state.resize(k.list.count());
       if constexpr (std::is_same_v<Ref, PagedVoxelRef<K>>) {
         // Independent lookups: Starfish's search, batched by page (contains writes 1 or 0).
         static_assert(core::kStateIntersect == 1);
         const Paged<K>& other = std::get<Paged<K>>(ks.models[1 - i].table);
-        other.contains(m_exec, k.voxels, k.unique, k.fill.state.data());
+        other.contains(m_exec, k.list.data(), k.list.count(), k.fill.state.data());
         stats.paging.bytes_to_device += other.paged_stats().bytes_to_device;
         stats.paging.bytes_to_host += other.paged_stats().bytes_to_host;
       } else {
-        probe_other(m_exec, refs[1 - i], k.voxels, k.unique, k.fill.state.data());
+        probe_other(m_exec, refs[1 - i], k.list.data(), k.list.count(), k.fill.state.data());
       }
     }
     m_frame_timer.record(FrameMark::Probed);
     for (ModelKeys<K>& k : ks.models)
-      build_block_mask(m_exec, g, k.voxels, k.unique, k.fill);
+      build_block_mask(m_exec, g, k.list.data(), k.list.count(), k.fill);
     share_extent(ks.models[0].fill, ks.models[1].fill);
     for (int i = 0; i < 2; ++i) {
       ModelKeys<K>& k           = ks.models[i];
@@ -629,8 +633,8 @@ class PipelineImpl final : public detail::PipelineBackend {
                                       ks.models[1 - i].fill.mask,
                                       m_models[1 - i].triangle_count == 0,
                                       g,
-                                      k.voxels,
-                                      k.unique,
+                                      k.list.data(),
+                                      k.list.count(),
                                       k.fill,
                                       k.inside);
       stats.model[i].components = r.components;
@@ -655,17 +659,23 @@ class PipelineImpl final : public detail::PipelineBackend {
     if (targets.instances[i]) {
       const std::size_t room =
           targets.instance_capacity[i] ? targets.instance_capacity[i] : count(m);
-      if (k.unique > room) {  // the caller's buffer is too small: write nothing
+      if (k.list.count() > room) {  // the caller's buffer is too small: write nothing
         r = {};
         return;
       }
       m.instances = targets.instances[i];
     } else {
-      m.own_instances.resize(k.unique);
+      m.own_instances.resize(k.list.count());
       m.instances = m.own_instances.data();
     }
-    write_instances(
-        m_exec, g, k.voxels, k.fill.labels.data(), k.unique, r, m.cursors.data(), m.instances);
+    write_instances(m_exec,
+                    g,
+                    k.list.data(),
+                    k.fill.labels.data(),
+                    k.list.count(),
+                    r,
+                    m.cursors.data(),
+                    m.instances);
   }
 
   Exec m_exec;
