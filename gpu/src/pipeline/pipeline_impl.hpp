@@ -1,7 +1,9 @@
 // PipelineImpl<Exec>: one frame of the voxel intersection pipeline for one backend, instantiated
 // by that backend's translation unit. It numbers each model's voxels by a sort (VoxelList), holds
-// both models' tables of them by their concrete types and probes them through their refs; stages
-// are timed with Timer at named marks (CUDA events on the frame's stream on the GPU). The flood
+// both models' tables of them by their concrete types and probes them through their refs. The two
+// models run side by side, each on its lane (ModelLanes: a stream and host thread of its own),
+// joined where one reads the other's table; stages are timed with Timer at named marks on each
+// lane (CUDA events on the GPU), a stage taking the longer of its two lanes. The flood
 // fill's steps are in frame_steps.hpp and core/flood_fill.hpp. The key width is chosen per frame:
 // 32-bit keys (the fast path) on grids of at most 31 key bits, 64-bit keys on wider grids (or when
 // PipelineConfig::wide_keys forces them); each width has its own keys, tables and fill buffers
@@ -10,6 +12,7 @@
 
 #include "pipeline/frame_steps.hpp"
 #include "pipeline/inside_steps.hpp"
+#include "pipeline/model_lanes.hpp"
 #include "pipeline/paged_voxels.hpp"
 #include "pipeline/part_steps.hpp"
 #include "pipeline/pipeline_backend.hpp"
@@ -21,6 +24,7 @@
 #include <voxhash/error.hpp>
 #include <voxhash/timer.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <memory>
@@ -150,11 +154,14 @@ FillResult flood_fill(Exec& exec,
 
 /// A fill's step times, read after the frame (adds to the frame's stage times).
 inline void read_fill_times(Timer<FillMark>& timer, StageTimes& ms) {
-  ms.fill_near += timer.elapsed_ms(FillMark::Begin, FillMark::NearDone);
-  ms.fill_components += timer.elapsed_ms(FillMark::NearDone, FillMark::ComponentsDone);
-  ms.inside_tests += timer.elapsed_ms(FillMark::ComponentsDone, FillMark::InsideDone) +
-                     timer.elapsed_ms(FillMark::VotesDone, FillMark::UndecidedDone);
-  ms.fill_votes += timer.elapsed_ms(FillMark::InsideDone, FillMark::VotesDone);
+  // The two models' fills run side by side: each step takes the longer of the two.
+  const auto longer = [](double& step, double ms_here) { step = std::max(step, ms_here); };
+  longer(ms.fill_near, timer.elapsed_ms(FillMark::Begin, FillMark::NearDone));
+  longer(ms.fill_components, timer.elapsed_ms(FillMark::NearDone, FillMark::ComponentsDone));
+  longer(ms.inside_tests,
+         timer.elapsed_ms(FillMark::ComponentsDone, FillMark::InsideDone) +
+             timer.elapsed_ms(FillMark::VotesDone, FillMark::UndecidedDone));
+  longer(ms.fill_votes, timer.elapsed_ms(FillMark::InsideDone, FillMark::VotesDone));
 }
 
 template <class Exec>
@@ -357,77 +364,49 @@ class PipelineImpl final : public detail::PipelineBackend {
                           Stream stream) {
     m_exec.set_stream(stream);
     m_frame_timer.set_stream(stream);
-    for (Timer<FillMark>& t : m_fill_timers)
-      t.set_stream(stream);
+    for (int i = 0; i < 2; ++i) {
+      m_lane_timers[i].set_stream(m_lanes.stream(i));
+      m_fill_timers[i].set_stream(m_lanes.stream(i));
+    }
     FrameStats stats;
     m_frame_timer.record(FrameMark::Begin);
-    for (int i = 0; i < 2; ++i) {
-      Model& m                        = m_models[i];
-      const core::MotionParams motion = make_motion(config.animation, i, time);
-      m.points                        = targets.points[i] ? targets.points[i] : m.animated.data();
-      // A mesh is voxelized from its vertices; its points are only drawn, so unless the caller
-      // gave them a target they are animated when read (points()).
-      m.points_stale = m.triangle_count && !targets.points[i];
-      m.motion       = motion;
-      if (!m.points_stale) animate_points(m_exec, motion, m.rest.data(), count(m), m.points);
-      if (m.triangle_count) {
-        animate_points(m_exec,
-                       motion,
-                       m.rest_vertices.data(),
-                       static_cast<std::uint32_t>(m.rest_vertices.size()),
-                       m.vertices.data());
-      }
-    }
-    m_frame_timer.record(FrameMark::Animated);
-    for (int i = 0; i < 2; ++i) {
-      Model& m              = m_models[i];
-      ModelKeys<K>& k       = ks.models[i];
-      stats.model[i].points = count(m);
-      if (m.triangle_count) {  // a mesh: every voxel its triangles touch, clipped to the grid
-        k.key_count = voxelize_triangles(
-            m_exec, g, m.vertices.data(), m.triangles.data(), m.triangle_count, k.voxelize, k.keys);
-      } else {
-        k.keys_all.resize(count(m));
-        k.keys.resize(count(m));
-        voxelize_points(m_exec, g, m.points, count(m), k.keys_all.data());
-        k.key_count =
-            m_exec.select_not_equal(k.keys_all.data(), k.keys.data(), count(m), kEmptyKeyOf<K>);
-        stats.model[i].outside_grid = count(m) - k.key_count;
-      }
-    }
-    m_frame_timer.record(FrameMark::Voxelized);
-    for (int i = 0; i < 2; ++i) {
-      ModelKeys<K>& k = ks.models[i];
-      k.list.number(m_exec, k.keys.data(), k.key_count, g.key_bits());
-      stats.model[i].voxels = k.list.count();
-    }
-    m_frame_timer.record(FrameMark::Numbered);
+    m_lanes.fork(m_exec);
+    m_lanes.run(true, [&](int i) {
+      number_voxels(ks.models[i], config, g, time, targets, i, stats.model[i]);
+    });
     // Each table maps a voxel's key to its id: built from the list, each voxel's value its rank.
-    const bool paged = over_budget(ks, config);
+    // Paged tables share the paging counters and their host-side pages: one model at a time.
+    const bool paged        = over_budget(ks, config);
+    const bool side_by_side = !paged;
     prepare_tables(ks, config, paged);
-    for (ModelKeys<K>& k : ks.models) {
+    m_lanes.run(side_by_side, [&](int i) {
+      ModelKeys<K>& k = ks.models[i];
       if (paged) {
         Paged<K>& t = std::get<Paged<K>>(k.table);
-        t.build(m_exec, k.list.data(), k.list.count());
+        t.build(m_lanes.exec(i), k.list.data(), k.list.count());
         add_paging(stats.paging, t.paged_stats());
       } else {
-        table(k).build(k.list.data(), nullptr, k.list.count(), stream);
+        table(k).build(k.list.data(), nullptr, k.list.count(), m_lanes.stream(i));
       }
-    }
-    m_frame_timer.record(FrameMark::Built);
+    });
+    m_lanes.exchange();  // each model's probe reads the other's table
+    for (Timer<FrameMark>& t : m_lane_timers)
+      t.record(FrameMark::Built);
     if (paged) {
       probe_and_fill(ks,
                      g,
                      std::array{std::get<Paged<K>>(ks.models[0].table).ref(),
                                 std::get<Paged<K>>(ks.models[1].table).ref()},
+                     side_by_side,
                      stats);
     } else if (config.algorithm == TableKind::Cuckoo) {
-      probe_and_fill(ks, g, id_refs<Cuckoo<K>>(ks), stats);
+      probe_and_fill(ks, g, id_refs<Cuckoo<K>>(ks), side_by_side, stats);
     } else if (config.algorithm == TableKind::BucketedCuckoo) {
-      probe_and_fill(ks, g, id_refs<Bucketed<K>>(ks), stats);
+      probe_and_fill(ks, g, id_refs<Bucketed<K>>(ks), side_by_side, stats);
     } else {
-      probe_and_fill(ks, g, id_refs<Graph<K>>(ks), stats);
+      probe_and_fill(ks, g, id_refs<Graph<K>>(ks), side_by_side, stats);
     }
+    m_lanes.join(m_exec);
     m_frame_timer.record(FrameMark::Filled);
     // The frame's counts, read back together: per model the labels' and the flagged regions'.
     constexpr std::size_t kPerModel = kVoxelLabels + 2;
@@ -453,12 +432,16 @@ class PipelineImpl final : public detail::PipelineBackend {
       s.thin_feature_regions   = any ? c[kVoxelLabels + 1] : 0;
       if (any) read_fill_times(m_fill_timers[i], stats.ms);
     }
-    stats.ms.animate    = m_frame_timer.elapsed_ms(FrameMark::Begin, FrameMark::Animated);
-    stats.ms.voxelize   = m_frame_timer.elapsed_ms(FrameMark::Animated, FrameMark::Voxelized);
-    stats.ms.number     = m_frame_timer.elapsed_ms(FrameMark::Voxelized, FrameMark::Numbered);
-    stats.ms.build      = m_frame_timer.elapsed_ms(FrameMark::Numbered, FrameMark::Built);
-    stats.ms.probe      = m_frame_timer.elapsed_ms(FrameMark::Built, FrameMark::Probed);
-    stats.ms.flood_fill = m_frame_timer.elapsed_ms(FrameMark::Probed, FrameMark::Filled);
+    // The models' stages ran side by side: each stage takes the longer of its two lanes.
+    const auto stage_ms = [&](FrameMark from, FrameMark to) {
+      return std::max(m_lane_timers[0].elapsed_ms(from, to), m_lane_timers[1].elapsed_ms(from, to));
+    };
+    stats.ms.animate    = stage_ms(FrameMark::Begin, FrameMark::Animated);
+    stats.ms.voxelize   = stage_ms(FrameMark::Animated, FrameMark::Voxelized);
+    stats.ms.number     = stage_ms(FrameMark::Voxelized, FrameMark::Numbered);
+    stats.ms.build      = stage_ms(FrameMark::Numbered, FrameMark::Built);
+    stats.ms.probe      = stage_ms(FrameMark::Built, FrameMark::Probed);
+    stats.ms.flood_fill = stage_ms(FrameMark::Probed, FrameMark::Filled);
     stats.ms.total      = m_frame_timer.elapsed_ms(FrameMark::Begin, FrameMark::Filled);
     const double voxels =
         static_cast<double>(ks.models[0].list.count()) + ks.models[1].list.count();
@@ -587,46 +570,94 @@ class PipelineImpl final : public detail::PipelineBackend {
     }
   }
 
-  /// Probe (each model's voxels against the other's table) and flood fill, for one ref type.
+  /// Lane i's first stages: model i animated, voxelized (its keys) and numbered (its voxel list).
+  template <class K>
+  void number_voxels(ModelKeys<K>& k,
+                     const PipelineConfig& config,
+                     const Grid& g,
+                     double time,
+                     const FrameTargets& targets,
+                     int i,
+                     ModelFrameStats& s) {
+    Exec& exec              = m_lanes.exec(i);
+    Timer<FrameMark>& timer = m_lane_timers[i];
+    Model& m                = m_models[i];
+    timer.record(FrameMark::Begin);
+    const core::MotionParams motion = make_motion(config.animation, i, time);
+    m.points                        = targets.points[i] ? targets.points[i] : m.animated.data();
+    // A mesh is voxelized from its vertices; its points are only drawn, so unless the caller gave
+    // them a target they are animated when read (points()).
+    m.points_stale = m.triangle_count && !targets.points[i];
+    m.motion       = motion;
+    if (!m.points_stale) animate_points(exec, motion, m.rest.data(), count(m), m.points);
+    if (m.triangle_count) {
+      animate_points(exec,
+                     motion,
+                     m.rest_vertices.data(),
+                     static_cast<std::uint32_t>(m.rest_vertices.size()),
+                     m.vertices.data());
+    }
+    timer.record(FrameMark::Animated);
+    s.points = count(m);
+    if (m.triangle_count) {  // a mesh: every voxel its triangles touch, clipped to the grid
+      k.key_count = voxelize_triangles(
+          exec, g, m.vertices.data(), m.triangles.data(), m.triangle_count, k.voxelize, k.keys);
+    } else {
+      k.keys_all.resize(count(m));
+      k.keys.resize(count(m));
+      voxelize_points(exec, g, m.points, count(m), k.keys_all.data());
+      k.key_count =
+          exec.select_not_equal(k.keys_all.data(), k.keys.data(), count(m), kEmptyKeyOf<K>);
+      s.outside_grid = count(m) - k.key_count;
+    }
+    timer.record(FrameMark::Voxelized);
+    k.list.number(exec, k.keys.data(), k.key_count, g.key_bits());
+    s.voxels = k.list.count();
+    timer.record(FrameMark::Numbered);
+  }
+
+  /// Probe (each model's voxels against the other's table) and flood fill, for one ref type, the
+  /// two models side by side unless paged (then one after the other).
   template <class K, class Ref>
   void probe_and_fill(KeyState<K>& ks,
                       const Grid& g,
                       const std::array<Ref, 2>& refs,
+                      bool side_by_side,
                       FrameStats& stats) {
-    for (int i = 0; i < 2; ++i) {
-      ModelKeys<K>& k = ks.models[i];
-      if (m_models[i].triangle_count) continue;
-      const core::Coverage c            = point_coverage(m_exec,
-                                              refs[i],
-                                              k.keys.data(),
-                                              k.key_count,
-                                              k.list.count(),
-                                              k.per_voxel,
-                                              k.coverage_counts);
-      stats.model[i].point_coverage     = c.fraction;
-      stats.model[i].recommended_points = static_cast<std::size_t>(c.recommended_points);
-    }
-    for (int i = 0; i < 2; ++i) {
-      ModelKeys<K>& k = ks.models[i];
+    m_lanes.run(side_by_side, [&](int i) {
+      Exec& exec         = m_lanes.exec(i);
+      ModelKeys<K>& k    = ks.models[i];
+      ModelFrameStats& s = stats.model[i];
+      if (!m_models[i].triangle_count) {
+        const core::Coverage c = point_coverage(exec,
+                                                refs[i],
+                                                k.keys.data(),
+                                                k.key_count,
+                                                k.list.count(),
+                                                k.per_voxel,
+                                                k.coverage_counts);
+        s.point_coverage       = c.fraction;
+        s.recommended_points   = static_cast<std::size_t>(c.recommended_points);
+      }
       k.fill.state.resize(k.list.count());
       if constexpr (std::is_same_v<Ref, PagedVoxelRef<K>>) {
         // Independent lookups: Starfish's search, batched by page (contains writes 1 or 0).
         static_assert(core::kStateIntersect == 1);
         const Paged<K>& other = std::get<Paged<K>>(ks.models[1 - i].table);
-        other.contains(m_exec, k.list.data(), k.list.count(), k.fill.state.data());
+        other.contains(exec, k.list.data(), k.list.count(), k.fill.state.data());
         stats.paging.bytes_to_device += other.paged_stats().bytes_to_device;
         stats.paging.bytes_to_host += other.paged_stats().bytes_to_host;
       } else {
-        probe_other(m_exec, refs[1 - i], k.list.data(), k.list.count(), k.fill.state.data());
+        probe_other(exec, refs[1 - i], k.list.data(), k.list.count(), k.fill.state.data());
       }
-    }
-    m_frame_timer.record(FrameMark::Probed);
-    for (ModelKeys<K>& k : ks.models)
-      build_block_mask(m_exec, g, k.list.data(), k.list.count(), k.fill);
+      m_lane_timers[i].record(FrameMark::Probed);
+      build_block_mask(exec, g, k.list.data(), k.list.count(), k.fill);
+    });
+    m_lanes.exchange();  // each model's fill reads the other's block mask
     share_extent(ks.models[0].fill, ks.models[1].fill);
-    for (int i = 0; i < 2; ++i) {
+    m_lanes.run(side_by_side, [&](int i) {
       ModelKeys<K>& k           = ks.models[i];
-      const FillResult r        = flood_fill(m_exec,
+      const FillResult r        = flood_fill(m_lanes.exec(i),
                                       m_fill_timers[i],
                                       refs[i],
                                       refs[1 - i],
@@ -639,7 +670,8 @@ class PipelineImpl final : public detail::PipelineBackend {
                                       k.inside);
       stats.model[i].components = r.components;
       stats.model[i].undecided  = r.undecided;
-    }
+      m_lane_timers[i].record(FrameMark::Filled);
+    });
   }
 
   /// Model i's label ranges, and (unless the targets ask for none) its instances, queued last.
@@ -678,8 +710,11 @@ class PipelineImpl final : public detail::PipelineBackend {
                     m.instances);
   }
 
-  Exec m_exec;
-  Timer<FrameMark> m_frame_timer{Exec::kBackend};
+  Exec m_exec;  // the caller's stream: before and after the lanes
+  Timer<FrameMark> m_frame_timer{Exec::kBackend};  // the frame's begin and end
+  ModelLanes<Exec> m_lanes;                        // each model's executor, stream and host thread
+  std::array<Timer<FrameMark>, 2> m_lane_timers{Timer<FrameMark>{Exec::kBackend},
+                                                Timer<FrameMark>{Exec::kBackend}};
   std::array<Timer<FillMark>, 2> m_fill_timers{Timer<FillMark>{Exec::kBackend},
                                                Timer<FillMark>{Exec::kBackend}};
   // The frame's counts on their way back (pinned, so the copies queue without waiting).
