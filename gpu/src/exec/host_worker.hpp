@@ -1,10 +1,13 @@
 // HostWorker: a host thread of one's own that runs one posted job at a time, so the caller can do
 // two things at once (the pipeline runs model 1's steps on it while model 0's run on the caller:
-// one model's waits for sizes never hold the other's launches). Hand-over is two atomic counters
-// (C++20 atomic wait: a short spin, then a futex), so ThreadSanitizer sees every ordering.
+// one model's waits for sizes never hold the other's launches). Hand-over is two atomic counters,
+// so ThreadSanitizer sees every ordering; each side spins on its counter for up to kSpin before
+// it sleeps (C++20 atomic wait, a futex): a frame's hand-overs come microseconds apart, and waking
+// a sleeping thread costs tens of microseconds, while the GPU waits for the next launch.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -36,15 +39,31 @@ class HostWorker {
   void wait() {
     const std::uint32_t target = m_posted.load(std::memory_order_relaxed);
     for (std::uint32_t done; (done = m_done.load(std::memory_order_acquire)) != target;)
-      m_done.wait(done, std::memory_order_acquire);
+      await_change(m_done, done);
     if (m_error) std::rethrow_exception(std::exchange(m_error, nullptr));
   }
 
  private:
+  /// How long a side spins for the other's hand-over before it sleeps.
+  static constexpr std::chrono::microseconds kSpin{250};
+
+  /// Returns once `counter` may differ from `old`: spins for up to kSpin, then sleeps on it.
+  static void await_change(const std::atomic<std::uint32_t>& counter, std::uint32_t old) {
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    for (int i = 1;; ++i) {
+      if (counter.load(std::memory_order_acquire) != old) return;
+      if (i % 64 == 0 && std::chrono::steady_clock::now() > until) break;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    counter.wait(old, std::memory_order_acquire);
+  }
+
   void loop() {
     std::uint32_t seen = 0;
     for (;;) {
-      m_posted.wait(seen, std::memory_order_acquire);
+      await_change(m_posted, seen);
       seen = m_posted.load(std::memory_order_acquire);
       if (m_stop.load(std::memory_order_relaxed)) return;
       try {
