@@ -2,7 +2,6 @@
 // per backend, the fault-injection budget (set_allocation_budget or VOXHASH_ALLOC_BUDGET), and the
 // up-front check of an estimate against free memory (require_memory) with its one-line message.
 #include "backends/backend_impl.hpp"
-#include "backends/staging.hpp"
 
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
@@ -17,7 +16,6 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace voxhash {
 namespace {
@@ -209,43 +207,6 @@ void deallocate_pinned(void* ptr, std::size_t bytes) noexcept {
   if (!ptr) return;
   pinned_memory_backend().deallocate_pinned(ptr);
   release_accounted(Backend::Cpu, bytes, true);
-}
-
-namespace {
-/// The staging blocks not lent now. Blocks are made once and lent again, never freed (a handful:
-/// one per live executor that has read something), so they stay out of the ledger.
-struct StagingBlocks {
-  std::mutex mutex;
-  std::vector<void*> free;
-};
-StagingBlocks& staging_blocks() {
-  static auto* const blocks = new StagingBlocks;  // never destroyed, as the backends
-  return *blocks;
-}
-}  // namespace
-
-void* borrow_staging_block() {
-  StagingBlocks& b = staging_blocks();
-  {
-    const std::lock_guard lock(b.mutex);
-    if (!b.free.empty()) {
-      void* block = b.free.back();
-      b.free.pop_back();
-      return block;
-    }
-  }
-  return pinned_memory_backend().allocate_pinned(kStagingBlockBytes);
-}
-
-void return_staging_block(void* block) noexcept {
-  if (!block) return;
-  StagingBlocks& b = staging_blocks();
-  const std::lock_guard lock(b.mutex);
-  try {
-    b.free.push_back(block);
-  } catch (...) {  // no room to keep it: free it
-    pinned_memory_backend().deallocate_pinned(block);
-  }
 }
 
 }  // namespace detail

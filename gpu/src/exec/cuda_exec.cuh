@@ -7,7 +7,6 @@
 // run_length_encode, which wait for it.
 #pragma once
 
-#include "backends/staging.hpp"
 #include "exec/cuda_check.cuh"
 #include "exec/cuda_tile.cuh"
 
@@ -22,7 +21,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 namespace voxhash {
@@ -77,7 +75,6 @@ class CudaExec {
       : m_stream(reinterpret_cast<cudaStream_t>(stream)), m_temp(temp ? temp : &m_own_temp) {}
   CudaExec(const CudaExec&)            = delete;
   CudaExec& operator=(const CudaExec&) = delete;
-  ~CudaExec() { detail::return_staging_block(m_staged); }
   void set_stream(Stream stream) { m_stream = reinterpret_cast<cudaStream_t>(stream); }
   [[nodiscard]] Stream stream() const { return reinterpret_cast<Stream>(m_stream); }
 
@@ -342,26 +339,15 @@ class CudaExec {
   template <class T>
   T read(const T* src) {
     T value;
-    copy_to_host(&value, src, 1);
+    VOXHASH_CUDA_TRY(cudaMemcpyAsync(&value, src, sizeof(T), cudaMemcpyDeviceToHost, m_stream));
+    VOXHASH_CUDA_TRY(cudaStreamSynchronize(m_stream));
     return value;
   }
-  /// dst[0..n) = src[0..n) into host memory, after the work queued so far (waits for it). Copies
-  /// of up to detail::kStagingBlockBytes (sizes, counts, statuses) go through a pinned block the
-  /// executor borrows on its first: the driver stages a copy into pageable memory through buffers
-  /// of its own, which ties one thread's small read to other threads' copies on other streams (the
-  /// frame's two lanes).
+  /// dst[0..n) = src[0..n) into host memory, after the work queued so far (waits for it).
   template <class T>
   void copy_to_host(T* dst, const T* src, std::size_t n) {
-    const std::size_t bytes = n * sizeof(T);
-    if (bytes > detail::kStagingBlockBytes) {
-      VOXHASH_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, m_stream));
-      VOXHASH_CUDA_TRY(cudaStreamSynchronize(m_stream));
-      return;
-    }
-    if (!m_staged) m_staged = detail::borrow_staging_block();
-    VOXHASH_CUDA_TRY(cudaMemcpyAsync(m_staged, src, bytes, cudaMemcpyDeviceToHost, m_stream));
+    VOXHASH_CUDA_TRY(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToHost, m_stream));
     VOXHASH_CUDA_TRY(cudaStreamSynchronize(m_stream));
-    std::memcpy(static_cast<void*>(dst), m_staged, bytes);
   }
   /// *dst = value on the stream, without waiting: a copy from pageable memory is staged before
   /// cudaMemcpyAsync returns, so `value` may go out of scope at once.
@@ -399,7 +385,6 @@ class CudaExec {
   Buffer<std::byte> m_own_temp{Backend::Cuda, 0};
   Buffer<std::byte>* m_temp;
   Buffer<std::uint32_t> m_count{Backend::Cuda, 0};
-  void* m_staged = nullptr;  // a pinned staging block, borrowed by the first small copy to host
 };
 
 }  // namespace voxhash
