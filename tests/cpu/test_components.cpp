@@ -5,6 +5,7 @@
 // non-barrier voxels — on shapes with one dominant component, several, and diagonal-only links.
 #include "exec/cpu_exec.hpp"
 #include "pipeline/frame_steps.hpp"
+#include "pipeline/voxel_list.hpp"
 #include "tables/cuckoo_table_impl.hpp"
 
 #include <algorithm>
@@ -53,16 +54,21 @@ Components check(const std::vector<Int3>& cells,
                  int barrier_hi,
                  std::uint32_t skip_min_voxels) {
   const Grid g = grid();
-  std::vector<Key> keys;
+  // Numbered as the frame numbers them (VoxelList): ids are ranks in key order, each voxel's rank
+  // its value in the table.
+  std::vector<Key> sorted;
   for (const Int3& c : cells)
-    keys.push_back(g.key_as<Key>(c));
+    sorted.push_back(g.key_as<Key>(c));
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   BuildOptions options;
-  options.unique_ids = true;
+  options.unique_ids     = false;  // the value is the input index: the rank
+  options.multiplicities = false;
   tables::CuckooTableImpl<CpuExec, Key> table(options);
-  table.build(keys.data(), nullptr, keys.size(), nullptr);
-  const auto n      = static_cast<std::uint32_t>(table.unique_count());
-  const Key* voxels = table.unique_keys();
-  const auto ref    = table.ref();
+  table.build(sorted.data(), nullptr, sorted.size(), nullptr);
+  const auto n      = static_cast<std::uint32_t>(sorted.size());
+  const Key* voxels = sorted.data();
+  const pipeline::VoxelIdRef<decltype(table.ref())> ref{table.ref()};
   std::vector<std::uint8_t> state(n);
   for (std::uint32_t id = 0; id < n; ++id) {
     const int z = g.cell(voxels[id]).z;

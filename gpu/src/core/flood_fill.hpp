@@ -253,24 +253,37 @@ constexpr int nth_neighbour(std::uint32_t which, int k) {
 /// each round's
 /// kernel holds only its own lookups (registers limit these latency-bound kernels' occupancy). The
 /// lookups go out together (find_id_batch), and a neighbour already under the same parent is
-/// skipped without walking the trees (two equal parents, even stale, share a tree).
+/// skipped without walking the trees (two equal parents, even stale, share a tree). The ids are
+/// ranks in `voxels`, the model's n voxel keys in ascending order (pipeline/voxel_list.hpp): a
+/// neighbour whose key is the next integer (the +x one) is the next voxel or absent, so it is a
+/// compare with voxels[id + 1], not a lookup.
 template <std::uint32_t Which, bool Backward, class View>
 VOXHASH_HD void unite_with_neighbours(const View& self,
                                       const Grid& g,
-                                      Int3 c,
+                                      const ViewKeyOf<View>* voxels,
+                                      std::uint32_t n,
                                       std::uint32_t id,
                                       const std::uint8_t* state,
                                       std::uint32_t* parent) {
   using K              = ViewKeyOf<View>;
   constexpr int kCount = std::popcount(Which);
+  const K own          = voxels[id];
+  const Int3 c         = g.cell(own);
   K key[kCount];
+  bool next[kCount];
   VOXHASH_UNROLL
   for (int k = 0; k < kCount; ++k) {
     const Int3 nc = forward_neighbour<Backward>(c, nth_neighbour(Which, k));
     key[k]        = g.in_grid(nc) ? g.key_as<K>(nc) : kEmptyKeyOf<K>;
+    next[k]       = key[k] != kEmptyKeyOf<K> && key[k] == own + 1;
+    if (next[k]) key[k] = kEmptyKeyOf<K>;  // found by the compare below
   }
   std::uint32_t nid[kCount];
   self.template find_id_batch<kCount>(key, nid);
+  VOXHASH_UNROLL
+  for (int k = 0; k < kCount; ++k) {
+    if (next[k]) nid[k] = id + 1 < n && voxels[id + 1] == own + 1 ? id + 1 : kNotFound;
+  }
   for (int k = 0; k < kCount; ++k) {
     if (nid[k] == kNotFound || state[nid[k]] != 0) continue;
     if (load_hint(&parent[id]) == load_hint(&parent[nid[k]])) continue;

@@ -152,12 +152,13 @@ void flatten(Exec& exec, std::uint32_t n, std::uint32_t* parent) {
 }
 
 /// Unions along the neighbour set Which (forward, or Backward) for the `count` voxels of `list`
-/// (every non-barrier voxel when list is null).
+/// (every non-barrier voxel when list is null; count is n then) of the model's n voxels.
 template <std::uint32_t Which, bool Backward, class Exec, class View, class K>
 void unite_along(Exec& exec,
                  View self,
                  Grid g,
                  const K* voxels,
+                 std::uint32_t n,
                  const std::uint32_t* list,
                  std::uint32_t count,
                  const std::uint8_t* state,
@@ -165,7 +166,7 @@ void unite_along(Exec& exec,
   exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     const std::uint32_t id = list ? list[i] : i;
     if (list || state[id] == 0) {
-      core::unite_with_neighbours<Which, Backward>(self, g, g.cell(voxels[id]), id, state, parent);
+      core::unite_with_neighbours<Which, Backward>(self, g, voxels, n, id, state, parent);
     }
   });
 }
@@ -184,7 +185,8 @@ inline constexpr std::uint32_t kSkipMinVoxels = 1u << 19;
 /// voxel's edge to a skipped one is united from its side; flatten again so every parent is its
 /// root. Compacting the list is what lets whole warps skip (skipping inside warps measured no
 /// gain: a warp waits for its slowest lane). Below skip_min_voxels voxels the second round is the
-/// forward one for every voxel, without the search.
+/// forward one for every voxel, without the search. A voxel's id is its rank in `voxels`, which
+/// ascend (the frame's VoxelList; core::unite_with_neighbours finds the +x neighbour by a compare).
 template <class Exec, class View, class K>
 void connect_components(Exec& exec,
                         View self,
@@ -198,11 +200,11 @@ void connect_components(Exec& exec,
                         std::uint32_t skip_min_voxels = kSkipMinVoxels) {
   if (n == 0) return;
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) { parent[id] = id; });
-  unite_along<core::kFaceNeighbours, false>(exec, self, g, voxels, nullptr, n, state, parent);
+  unite_along<core::kFaceNeighbours, false>(exec, self, g, voxels, n, nullptr, n, state, parent);
   flatten(exec, n, parent);
   constexpr std::uint32_t kRest = core::kAllForwardNeighbours & ~core::kFaceNeighbours;
   if (n < skip_min_voxels) {
-    unite_along<kRest, false>(exec, self, g, voxels, nullptr, n, state, parent);
+    unite_along<kRest, false>(exec, self, g, voxels, n, nullptr, n, state, parent);
     flatten(exec, n, parent);
     return;
   }
@@ -218,9 +220,9 @@ void connect_components(Exec& exec,
       common + 1);
   std::uint32_t found[2];
   exec.copy_to_host(found, common, 2);
-  unite_along<kRest, false>(exec, self, g, voxels, scratch, found[1], state, parent);
+  unite_along<kRest, false>(exec, self, g, voxels, n, scratch, found[1], state, parent);
   if (found[0] != kNotFound) {
-    unite_along<kRest, true>(exec, self, g, voxels, scratch, found[1], state, parent);
+    unite_along<kRest, true>(exec, self, g, voxels, n, scratch, found[1], state, parent);
   }
   flatten(exec, n, parent);
 }
