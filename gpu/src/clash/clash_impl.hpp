@@ -1,13 +1,13 @@
 // The clash pass, written once over the executor (instantiated by ExecBackend in each backend's
-// translation unit): the last frame's intersection voxels get a cuckoo table of their own, whose
-// dense ids number them; union-find over their 26-neighbours (the flood fill's connect_components,
-// neighbours found by probing that table) gives the regions; every voxel adds itself to its
-// region's sums with atomics; each model's distinct (voxel, part) pairs there are inner-joined
-// with the other's on the voxel key (join_impl.hpp), and the joined rows become (region, part A,
-// part B) records, sorted and counted. The results are read back once, at the end. On 64-bit keys
-// (a wide grid) the voxel table is a 64-bit cuckoo table and the join matches the voxels' dense
-// ids, which number the intersection voxels' keys one to one (a 32-bit join key, never the
-// sentinel: the join stays the hash join on the pipeline's table kind).
+// translation unit): the last frame's intersection voxels (in key order) get a cuckoo table of
+// their own, each key stored with its rank, their dense id; union-find over their 26-neighbours
+// (the flood fill's connect_components, neighbours found by probing that table) gives the regions;
+// every voxel adds itself to its region's sums with atomics; each model's distinct (voxel, part)
+// pairs there are inner-joined with the other's on the voxel key (join_impl.hpp), and the joined
+// rows become (region, part A, part B) records, sorted and counted. The results are read back once,
+// at the end. On 64-bit keys (a wide grid) the voxel table is a 64-bit cuckoo table and the join
+// matches the voxels' dense ids, which number the intersection voxels' keys one to one (a 32-bit
+// join key, never the sentinel: the join stays the hash join on the pipeline's table kind).
 #pragma once
 
 #include "clash/clash_raw.hpp"
@@ -15,6 +15,7 @@
 #include "join/join_impl.hpp"
 #include "pipeline/frame_steps.hpp"
 #include "pipeline/pipeline_backend.hpp"
+#include "pipeline/voxel_list.hpp"
 #include "tables/cuckoo_table_impl.hpp"
 
 #include <voxhash/backend.hpp>
@@ -89,7 +90,7 @@ inline int bits_for(std::size_t max_value) {
 /// there are kept as (id, part), sorted by id then part (two stable sorts) and each run kept once.
 template <class Exec, class K>
 void distinct_voxel_parts(Exec& exec,
-                          BasicCuckooRef<K> ids,
+                          pipeline::VoxelIdRef<BasicCuckooRef<K>> ids,
                           const K* id_keys,
                           std::uint32_t voxel_count,
                           detail::PartPairs pairs,
@@ -210,14 +211,16 @@ RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
   Buffer<K> keys(B, m);
   gather(exec, voxels.data(), selected.data(), m, keys.data());
 
-  // Their own table numbers them 0..m-1 (ids) and answers the neighbour probes.
+  // The frame's voxels ascend, so these keys do too, each once: a voxel's id is its rank here, as
+  // in the frame (what the union-find's +x compare needs), and their own table, each key stored
+  // with its rank, answers the neighbour probes.
   BuildOptions options;
-  options.unique_ids     = true;
+  options.unique_ids     = false;
   options.multiplicities = false;
   tables::CuckooTableImpl<Exec, K> table(options);
   table.build(keys.data(), nullptr, m, stream);
-  const BasicCuckooRef<K> ids = table.ref();
-  const K* id_keys            = table.unique_keys();
+  const pipeline::VoxelIdRef<BasicCuckooRef<K>> ids{table.ref()};
+  const K* id_keys = keys.data();
 
   // Regions: union-find over the 26-neighbours (no voxel is a barrier here), roots numbered.
   Buffer<std::uint8_t> no_barrier(B, m);

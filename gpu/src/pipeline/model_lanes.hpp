@@ -12,6 +12,7 @@
 
 #include <array>
 #include <exception>
+#include <optional>
 
 namespace voxhash::pipeline {
 
@@ -52,7 +53,8 @@ class ModelLanes {
       step(1);
       return;
     }
-    m_worker.post([&step] { step(1); });
+    if (!m_worker) m_worker.emplace();  // its thread starts with the first side-by-side run
+    m_worker->post([&step] { step(1); });
     std::exception_ptr first;
     try {
       step(0);
@@ -60,7 +62,7 @@ class ModelLanes {
       first = std::current_exception();
     }
     try {
-      m_worker.wait();
+      m_worker->wait();
     } catch (...) {
       if (!first) first = std::current_exception();
     }
@@ -71,7 +73,7 @@ class ModelLanes {
   std::array<typename Exec::OwnedStream, 2> m_streams;
   std::array<Exec, 2> m_exec{Exec(m_streams[0].get()), Exec(m_streams[1].get())};
   std::array<typename Exec::Event, 3> m_events;  // each lane's, and the frame's fork
-  HostWorker m_worker;
+  std::optional<HostWorker> m_worker;
 };
 
 }  // namespace voxhash::pipeline

@@ -371,13 +371,13 @@ class PipelineImpl final : public detail::PipelineBackend {
     FrameStats stats;
     m_frame_timer.record(FrameMark::Begin);
     m_lanes.fork(m_exec);
-    m_lanes.run(true, [&](int i) {
+    m_lanes.run(kSideBySide, [&](int i) {
       number_voxels(ks.models[i], config, g, time, targets, i, stats.model[i]);
     });
     // Each table maps a voxel's key to its id: built from the list, each voxel's value its rank.
     // Paged tables share the paging counters and their host-side pages: one model at a time.
     const bool paged        = over_budget(ks, config);
-    const bool side_by_side = !paged;
+    const bool side_by_side = kSideBySide && !paged;
     prepare_tables(ks, config, paged);
     m_lanes.run(side_by_side, [&](int i) {
       ModelKeys<K>& k = ks.models[i];
@@ -710,6 +710,9 @@ class PipelineImpl final : public detail::PipelineBackend {
                     m.instances);
   }
 
+  /// The lanes run side by side on the GPU only: on the CPU every loop already spreads over all
+  /// cores (TBB) and nothing waits for a device, so one model follows the other.
+  static constexpr bool kSideBySide = Exec::kBackend == Backend::Cuda;
   Exec m_exec;  // the caller's stream: before and after the lanes
   Timer<FrameMark> m_frame_timer{Exec::kBackend};  // the frame's begin and end
   ModelLanes<Exec> m_lanes;                        // each model's executor, stream and host thread
