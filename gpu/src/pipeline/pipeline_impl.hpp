@@ -1,11 +1,11 @@
 // PipelineImpl<Exec>: one frame of the voxel intersection pipeline for one backend, instantiated
 // by that backend's translation unit. It numbers each model's voxels by a sort (VoxelList), holds
-// both models' tables of them by their concrete types and probes them through their refs. The two
-// models run side by side, each on its lane (ModelLanes: a stream and host thread of its own),
-// joined where one reads the other's table; stages are timed with Timer at named marks on each
-// lane (CUDA events on the GPU), a stage taking the longer of its two lanes. The flood
-// fill's steps are in frame_steps.hpp and core/flood_fill.hpp. The key width is chosen per frame:
-// 32-bit keys (the fast path) on grids of at most 31 key bits, 64-bit keys on wider grids (or when
+// both models' tables of them by their concrete types and probes them through their refs. On the
+// GPU the two models run side by side, each on its lane (ModelLanes: a stream and host thread of
+// its own), joined where one reads the other's table; stages are timed with Timer at named marks on
+// each lane (CUDA events on the GPU), a stage taking the longer of its two lanes. The flood fill's
+// steps are in frame_steps.hpp and core/flood_fill.hpp. The key width is chosen per frame: 32-bit
+// keys (the fast path) on grids of at most 31 key bits, 64-bit keys on wider grids (or when
 // PipelineConfig::wide_keys forces them); each width has its own keys, tables and fill buffers
 // (KeyState<K>), the models are shared.
 #pragma once
@@ -152,9 +152,9 @@ FillResult flood_fill(Exec& exec,
   return r;
 }
 
-/// A fill's step times, read after the frame (adds to the frame's stage times).
+/// A fill's step times, read after the frame (each step of the frame's stage times the longer of
+/// the two models').
 inline void read_fill_times(Timer<FillMark>& timer, StageTimes& ms) {
-  // The two models' fills run side by side: each step takes the longer of the two.
   const auto longer = [](double& step, double ms_here) { step = std::max(step, ms_here); };
   longer(ms.fill_near, timer.elapsed_ms(FillMark::Begin, FillMark::NearDone));
   longer(ms.fill_components, timer.elapsed_ms(FillMark::NearDone, FillMark::ComponentsDone));
@@ -371,40 +371,11 @@ class PipelineImpl final : public detail::PipelineBackend {
     FrameStats stats;
     m_frame_timer.record(FrameMark::Begin);
     m_lanes.fork(m_exec);
-    m_lanes.run(kSideBySide, [&](int i) {
-      number_voxels(ks.models[i], config, g, time, targets, i, stats.model[i]);
-    });
-    // Each table maps a voxel's key to its id: built from the list, each voxel's value its rank.
-    // Paged tables share the paging counters and their host-side pages: one model at a time.
-    const bool paged        = over_budget(ks, config);
-    const bool side_by_side = kSideBySide && !paged;
-    prepare_tables(ks, config, paged);
-    m_lanes.run(side_by_side, [&](int i) {
-      ModelKeys<K>& k = ks.models[i];
-      if (paged) {
-        Paged<K>& t = std::get<Paged<K>>(k.table);
-        t.build(m_lanes.exec(i), k.list.data(), k.list.count());
-        add_paging(stats.paging, t.paged_stats());
-      } else {
-        table(k).build(k.list.data(), nullptr, k.list.count(), m_lanes.stream(i));
-      }
-    });
-    m_lanes.exchange();  // each model's probe reads the other's table
-    for (Timer<FrameMark>& t : m_lane_timers)
-      t.record(FrameMark::Built);
-    if (paged) {
-      probe_and_fill(ks,
-                     g,
-                     std::array{std::get<Paged<K>>(ks.models[0].table).ref(),
-                                std::get<Paged<K>>(ks.models[1].table).ref()},
-                     side_by_side,
-                     stats);
-    } else if (config.algorithm == TableKind::Cuckoo) {
-      probe_and_fill(ks, g, id_refs<Cuckoo<K>>(ks), side_by_side, stats);
-    } else if (config.algorithm == TableKind::BucketedCuckoo) {
-      probe_and_fill(ks, g, id_refs<Bucketed<K>>(ks), side_by_side, stats);
-    } else {
-      probe_and_fill(ks, g, id_refs<Graph<K>>(ks), side_by_side, stats);
+    try {
+      run_lanes(ks, config, g, time, targets, stats);
+    } catch (...) {
+      m_lanes.join(m_exec);  // what the lanes queued before the error comes before later reads
+      throw;
     }
     m_lanes.join(m_exec);
     m_frame_timer.record(FrameMark::Filled);
@@ -570,6 +541,52 @@ class PipelineImpl final : public detail::PipelineBackend {
     }
   }
 
+  /// The frame's work on the lanes, between the fork and the join: both models numbered, their
+  /// tables built, probed and filled.
+  template <class K>
+  void run_lanes(KeyState<K>& ks,
+                 const PipelineConfig& config,
+                 const Grid& g,
+                 double time,
+                 const FrameTargets& targets,
+                 FrameStats& stats) {
+    m_lanes.run(kSideBySide, [&](int i) {
+      number_voxels(ks.models[i], config, g, time, targets, i, stats.model[i]);
+    });
+    // Each table maps a voxel's key to its id: built from the list, each voxel's value its rank.
+    // Paged tables share the paging counters and their host-side pages: one model at a time.
+    const bool paged        = over_budget(ks, config);
+    const bool side_by_side = kSideBySide && !paged;
+    prepare_tables(ks, config, paged);
+    m_lanes.run(side_by_side, [&](int i) {
+      ModelKeys<K>& k = ks.models[i];
+      if (paged) {
+        Paged<K>& t = std::get<Paged<K>>(k.table);
+        t.build(m_lanes.exec(i), k.list.data(), k.list.count());
+        add_paging(stats.paging, t.paged_stats());
+      } else {
+        table(k).build(k.list.data(), nullptr, k.list.count(), m_lanes.stream(i));
+      }
+    });
+    m_lanes.exchange();  // each model's probe reads the other's table
+    for (Timer<FrameMark>& t : m_lane_timers)
+      t.record(FrameMark::Built);
+    if (paged) {
+      probe_and_fill(ks,
+                     g,
+                     std::array{std::get<Paged<K>>(ks.models[0].table).ref(),
+                                std::get<Paged<K>>(ks.models[1].table).ref()},
+                     side_by_side,
+                     stats);
+    } else if (config.algorithm == TableKind::Cuckoo) {
+      probe_and_fill(ks, g, id_refs<Cuckoo<K>>(ks), side_by_side, stats);
+    } else if (config.algorithm == TableKind::BucketedCuckoo) {
+      probe_and_fill(ks, g, id_refs<Bucketed<K>>(ks), side_by_side, stats);
+    } else {
+      probe_and_fill(ks, g, id_refs<Graph<K>>(ks), side_by_side, stats);
+    }
+  }
+
   /// Lane i's first stages: model i animated, voxelized (its keys) and numbered (its voxel list).
   template <class K>
   void number_voxels(ModelKeys<K>& k,
@@ -617,7 +634,7 @@ class PipelineImpl final : public detail::PipelineBackend {
   }
 
   /// Probe (each model's voxels against the other's table) and flood fill, for one ref type, the
-  /// two models side by side unless paged (then one after the other).
+  /// two models side by side or one after the other.
   template <class K, class Ref>
   void probe_and_fill(KeyState<K>& ks,
                       const Grid& g,
