@@ -3,9 +3,8 @@
 // model 1, a host thread of its own (HostWorker), so one model's waits for sizes never hold the
 // other's launches and the two models' small kernels share the GPU. fork and join order the lanes
 // after the frame's stream and it after them; exchange orders each lane after the other's work so
-// far (a model's probe and fill read the other's table). Without a GPU wait in between, nothing
-// on the lanes' host side is shared: each model's steps touch its own buffers and the other's
-// only after an exchange.
+// far (a model's probe and fill read the other's table). A step run on a lane touches its own
+// model's buffers, and the other model's only after an exchange.
 #pragma once
 
 #include "exec/host_worker.hpp"

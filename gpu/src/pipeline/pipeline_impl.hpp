@@ -364,10 +364,6 @@ class PipelineImpl final : public detail::PipelineBackend {
                           Stream stream) {
     m_exec.set_stream(stream);
     m_frame_timer.set_stream(stream);
-    for (int i = 0; i < 2; ++i) {
-      m_lane_timers[i].set_stream(m_lanes.stream(i));
-      m_fill_timers[i].set_stream(m_lanes.stream(i));
-    }
     FrameStats stats;
     m_frame_timer.record(FrameMark::Begin);
     m_lanes.fork(m_exec);
@@ -733,10 +729,12 @@ class PipelineImpl final : public detail::PipelineBackend {
   Exec m_exec;  // the caller's stream: before and after the lanes
   Timer<FrameMark> m_frame_timer{Exec::kBackend};  // the frame's begin and end
   ModelLanes<Exec> m_lanes;                        // each model's executor, stream and host thread
-  std::array<Timer<FrameMark>, 2> m_lane_timers{Timer<FrameMark>{Exec::kBackend},
-                                                Timer<FrameMark>{Exec::kBackend}};
-  std::array<Timer<FillMark>, 2> m_fill_timers{Timer<FillMark>{Exec::kBackend},
-                                               Timer<FillMark>{Exec::kBackend}};
+  // Each model's stage and fill-step marks, on its lane's stream.
+  std::array<Timer<FrameMark>, 2> m_lane_timers{
+      Timer<FrameMark>{Exec::kBackend, m_lanes.stream(0)},
+      Timer<FrameMark>{Exec::kBackend, m_lanes.stream(1)}};
+  std::array<Timer<FillMark>, 2> m_fill_timers{Timer<FillMark>{Exec::kBackend, m_lanes.stream(0)},
+                                               Timer<FillMark>{Exec::kBackend, m_lanes.stream(1)}};
   // The frame's counts on their way back (pinned, so the copies queue without waiting).
   Buffer<std::uint32_t> m_readback = Buffer<std::uint32_t>::pinned_host(2 * (kVoxelLabels + 2));
   std::array<Model, 2> m_models;
