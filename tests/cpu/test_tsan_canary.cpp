@@ -5,10 +5,12 @@
 #include "exec/cpu_exec.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <gtest/gtest.h>
 #include <oneapi/tbb/info.h>
+#include <thread>
 #include <vector>
 
 namespace voxhash::test {
@@ -30,7 +32,22 @@ TEST(TsanCanary, RaceBetweenChunksIsReported) {
       {
         CpuExec exec;
         std::uint32_t shared = 0;
-        exec.for_each(kElements, [&](std::uint32_t i) { shared += i & 1; });
+        // A loaded machine may let the calling thread run every chunk before a worker wakes, and
+        // then there is no race to report. So each thread's first element, after its racy write,
+        // waits (up to 10 s) until a second thread has written too. The meeting uses relaxed
+        // atomics only: TSan sees no ordering in them, so the two writes stay unordered.
+        std::atomic<int> arrived{0};
+        exec.for_each(kElements, [&](std::uint32_t i) {
+          shared += i & 1;
+          thread_local bool met = false;
+          if (met) return;
+          met = true;
+          arrived.fetch_add(1, std::memory_order_relaxed);
+          auto const give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+          while (arrived.load(std::memory_order_relaxed) < 2 &&
+                 std::chrono::steady_clock::now() < give_up)
+            std::this_thread::yield();
+        });
         std::exit(shared == 0 ? 1 : 0);  // TSan's exit code (66) tells the two apart
       },
       "ThreadSanitizer: data race");
