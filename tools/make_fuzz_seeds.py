@@ -54,6 +54,10 @@ XYZ = {
     "non_finite.xyz": "nan 0 0\n1 2 3\n0 -inf 0\n1e400 0 0\n",
     "crlf.xyz": "1 2 3\r\n4 5 6\r\n",
     "bad.xyz": "1 2 3\n4 5\n",
+    "header.csv": "X,Y,Z,R,G,B\r\n1.5, -2, 3e1,10,20,30\r\n\"4\",\"5\",\"6\",,,\r\n",
+    "cloudcompare.txt": "//X Y Z Intensity\nx y z i\n1\t2\t3\t0.5\n",
+    "blocks.pts": "2\n1 2 3 -1200 10 20 30\n4 5 6 -1100 10 20 30\n1\n7 8 9 0 0 0 0\n",
+    "decimal_comma.txt": "1,5 2,5 3,5\n",
 }
 
 
@@ -104,7 +108,9 @@ def ascii_ply():
         ).replace(b"\n", b"\r\n")
         + b"60 2 7 8\r\n0.5 1 2 0 3\r\n\r\n0 -1.5 +2.25 2 0.1 0.2 1e-1\r\n3 0 1 2\r\n"
     )
-    seeds["big_endian.ply"] = ply_header("binary_big_endian", [("vertex", 1, XYZ_PROPS)]) + bytes(12)
+    seeds["big_endian.ply"] = ply_header(
+        "binary_big_endian", [("group", 1, ["list uchar int members"]), ("vertex", 1, ["double x", "short y", "float z"])]
+    ) + struct.pack(">Bii", 2, 7, -9) + struct.pack(">dhf", 1.5e3, -300, 0.25)
     return seeds
 
 

@@ -1,7 +1,7 @@
 // Model I/O: OBJ surface sampling (on the surface, area-weighted, seeded, the same in parallel
-// whatever the threads), PLY (ASCII and binary
-// little-endian) and XYZ point clouds, non-finite points, every error naming its file, and the
-// bundled assets being closed, outward-oriented meshes of the expected size.
+// whatever the threads), PLY (ASCII and binary in both byte orders) and text point clouds (XYZ,
+// PTS, TXT, CSV), non-finite points, every error naming its file, and the bundled assets being
+// closed, outward-oriented meshes of the expected size.
 #include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
 #include <voxhash/pipeline.hpp>
@@ -39,20 +39,27 @@ constexpr char kCubeObj[] =
     "v -0.5 -0.5 0.5\nv 0.5 -0.5 0.5\nv 0.5 0.5 0.5\nv -0.5 0.5 0.5\n"
     "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n";
 
-/// Bytes of a binary little-endian PLY body, appended value by value.
-class LittleEndianBytes {
+/// Bytes of a binary PLY body, appended value by value, little-endian unless asked otherwise.
+class PlyBody {
  public:
-  LittleEndianBytes& f32(float value) { return put(std::bit_cast<std::uint32_t>(value), 4); }
-  LittleEndianBytes& u8(std::uint8_t value) { return put(value, 1); }
-  LittleEndianBytes& i32(std::int32_t value) { return put(static_cast<std::uint32_t>(value), 4); }
+  enum class Order { Little, Big };
+  explicit PlyBody(Order order = Order::Little) : m_big(order == Order::Big) {}
+  PlyBody& f32(float value) { return put(std::bit_cast<std::uint32_t>(value), 4); }
+  PlyBody& f64(double value) { return put(std::bit_cast<std::uint64_t>(value), 8); }
+  PlyBody& u8(std::uint8_t value) { return put(value, 1); }
+  PlyBody& i16(std::int16_t value) { return put(static_cast<std::uint16_t>(value), 2); }
+  PlyBody& i32(std::int32_t value) { return put(static_cast<std::uint32_t>(value), 4); }
   [[nodiscard]] const std::string& str() const { return m_bytes; }
 
  private:
-  LittleEndianBytes& put(std::uint32_t bits, int bytes) {
-    for (int b = 0; b < bytes; ++b)
-      m_bytes.push_back(static_cast<char>((bits >> (8 * b)) & 0xFF));
+  PlyBody& put(std::uint64_t bits, int bytes) {
+    for (int b = 0; b < bytes; ++b) {
+      const int shift = 8 * (m_big ? bytes - 1 - b : b);
+      m_bytes.push_back(static_cast<char>((bits >> shift) & 0xFF));
+    }
     return *this;
   }
+  bool m_big;
   std::string m_bytes;
 };
 
@@ -335,7 +342,7 @@ TEST_F(IoTest, AsciiPlyWithOtherPropertiesAndElements) {
 }
 
 TEST_F(IoTest, BinaryLittleEndianPly) {
-  LittleEndianBytes body;
+  PlyBody body;
   body.i32(99).u8(2).i32(1).i32(2);  // element before the vertices
   body.f32(1.5f).f32(-2.0f).f32(0.0f).u8(10).f32(3.25f).u8(1).u8(2).u8(3);  // vertex 0
   body.f32(1e-3f).f32(7.0f).f32(0.0f).u8(11).f32(-8.0f).u8(4).u8(5).u8(6);  // vertex 1
@@ -377,7 +384,7 @@ TEST_F(IoTest, NonFinitePointsAreDroppedAndCounted) {
   EXPECT_EQ(from_xyz.dropped_non_finite, 3u);
   EXPECT_TRUE(same_point(from_xyz.points[1], {4, 5, 6}));
 
-  LittleEndianBytes body;
+  PlyBody body;
   body.f32(1).f32(2).f32(3).f32(std::nanf("")).f32(0).f32(0).f32(0).f32(INFINITY).f32(0);
   const fs::path ply                 = write("cloud.ply",
                              "ply\nformat binary_little_endian 1.0\nelement vertex 3\n"
@@ -517,7 +524,7 @@ std::string ascii_stl(const std::string& name, const std::vector<std::array<Floa
 }
 
 std::string binary_stl(const std::vector<std::array<Float3, 3>>& tris, std::uint32_t count) {
-  LittleEndianBytes bytes;
+  PlyBody bytes;
   const std::string header(80, ' ');
   bytes.i32(static_cast<std::int32_t>(count));
   for (const auto& t : tris) {
@@ -564,7 +571,7 @@ std::string cube_gltf_json(const std::string& buffer) {
 
 /// The cube's buffer: 8 float positions, then 36 uint16 indices (168 bytes).
 std::string cube_gltf_buffer() {
-  LittleEndianBytes bytes;
+  PlyBody bytes;
   for (int v = 0; v < 8; ++v) {
     bytes.f32((v & 1) ? 0.5f : -0.5f).f32((v & 2) ? 0.5f : -0.5f).f32((v & 4) ? 0.5f : -0.5f);
   }
@@ -587,12 +594,12 @@ std::string glb(const std::string& json, const std::string& bin) {
   std::string padded_bin = bin;
   while (padded_bin.size() % 4 != 0)
     padded_bin += '\0';
-  LittleEndianBytes header;
+  PlyBody header;
   header.i32(0x46546C67)
       .i32(2)
       .i32(static_cast<std::int32_t>(12 + 8 + padded_json.size() + 8 + padded_bin.size()));
   header.i32(static_cast<std::int32_t>(padded_json.size())).i32(0x4E4F534A);
-  LittleEndianBytes bin_header;
+  PlyBody bin_header;
   bin_header.i32(static_cast<std::int32_t>(padded_bin.size())).i32(0x004E4942);
   return header.str() + padded_json + bin_header.str() + padded_bin;
 }
@@ -640,7 +647,7 @@ TEST_F(IoTest, PlyMeshIsSampledOnItsFaces) {
   EXPECT_GT(voxel_count(cloud.points), 200u);  // the 8 corners were 8 voxels
 
   // The same in binary, with a comment; and a vertex-only PLY stays a point cloud.
-  LittleEndianBytes binary;
+  PlyBody binary;
   for (int v = 0; v < 8; ++v)
     binary.f32((v & 1) ? 0.5f : -0.5f).f32((v & 2) ? 0.5f : -0.5f).f32((v & 4) ? 0.5f : -0.5f);
   for (const auto& q : {std::array<int, 4>{0, 4, 6, 2},
@@ -880,14 +887,14 @@ TEST_F(IoTest, TruncatedBinaryPly) {
   const std::string header =
       "ply\nformat binary_little_endian 1.0\nelement vertex 3\n"
       "property float x\nproperty float y\nproperty float z\n";
-  LittleEndianBytes body;
+  PlyBody body;
   body.f32(1).f32(2).f32(3).f32(4).f32(5);  // one and two-thirds of 3 vertices
   EXPECT_PRED_FORMAT2(testing::IsSubstring,
                       "the header promises 3 'vertex' elements of at least 12 bytes each, but only "
                       "20 bytes of data follow the header",
                       load_error(write("cut.ply", header + "end_header\n" + body.str())));
   // With a list the size is known only while reading: the element that runs past the end is named.
-  LittleEndianBytes listed;
+  PlyBody listed;
   listed.f32(1).f32(2).f32(3).u8(0).f32(4).f32(5).f32(6).u8(200).f32(7).f32(8).f32(9).f32(10);
   EXPECT_PRED_FORMAT2(
       testing::IsSubstring,
@@ -899,7 +906,7 @@ TEST_F(IoTest, TruncatedBinaryPly) {
 TEST_F(IoTest, PlyCountBeyondTheFileIsAnErrorUpFront) {
   // 149 bytes that used to hang: an element without properties and a count near 2^64 before the
   // vertex element (its items take no bytes, so reading them consumed nothing).
-  LittleEndianBytes vertex;
+  PlyBody vertex;
   vertex.f32(1).f32(2).f32(3);
   const std::string xyz = "property float x\nproperty float y\nproperty float z\n";
   const fs::path empty_items =
@@ -935,13 +942,88 @@ TEST_F(IoTest, PlyCountBeyondTheFileIsAnErrorUpFront) {
                            xyz + "end_header\n" + std::string(4, '\0') + vertex.str())));
 }
 
-TEST_F(IoTest, BigEndianPlyIsUnsupported) {
-  const fs::path path       = write("big.ply",
-                              "ply\nformat binary_big_endian 1.0\nelement vertex 1\n"
-                                    "property float x\nproperty float y\nproperty float z\nend_header\n");
-  const std::string message = load_error(path);
-  EXPECT_PRED_FORMAT2(testing::IsSubstring, "binary_big_endian", message);
-  EXPECT_PRED_FORMAT2(testing::IsSubstring, "unsupported", message);
+TEST_F(IoTest, BigEndianPlyReadsLikeLittleEndian) {
+  // The same cloud in both byte orders: a list element before the vertices, then vertices of
+  // double x, short y (an integer coordinate), float z and a uchar; the two must read the same.
+  const std::string header_rest =
+      " 1.0\nelement group 1\nproperty list uchar int members\n"
+      "element vertex 2\nproperty double x\nproperty short y\nproperty float z\n"
+      "property uchar red\nend_header\n";
+  std::array<voxhash::PointCloud, 2> clouds;
+  for (const PlyBody::Order order : {PlyBody::Order::Little, PlyBody::Order::Big}) {
+    PlyBody body(order);
+    body.u8(2).i32(7).i32(-9);                      // group: members 7, -9
+    body.f64(1.5e3).i16(-300).f32(0.25f).u8(200);   // vertex 0
+    body.f64(-2.0 / 3.0).i16(12).f32(-8.5f).u8(1);  // vertex 1
+    const bool big = order == PlyBody::Order::Big;
+    const fs::path ply =
+        write(big ? "big.ply" : "little.ply",
+              std::string("ply\nformat ") + (big ? "binary_big_endian" : "binary_little_endian") +
+                  header_rest + body.str());
+    clouds[big ? 1 : 0] = load_point_cloud(ply, 0);
+  }
+  for (const voxhash::PointCloud& cloud : clouds) {
+    ASSERT_EQ(cloud.points.size(), 2u);
+    EXPECT_TRUE(same_point(cloud.points[0], {1.5e3f, -300, 0.25f}));
+    EXPECT_TRUE(same_point(cloud.points[1], {static_cast<float>(-2.0 / 3.0), 12, -8.5f}));
+  }
+}
+
+TEST_F(IoTest, TextCloudsInTheirCommonShapes) {
+  const auto points = [&](const std::string& name, const std::string& text) {
+    return load_point_cloud(write(name, text), 0).points;
+  };
+  // CSV with a header row, ", " separators, quoted fields and colour columns.
+  const std::vector<Float3> csv =
+      points("scan.CSV", "X,Y,Z,R,G,B\r\n1.5, -2, 3e1,10,20,30\r\n\"4\",\"5\",\"6\",,,\r\n");
+  ASSERT_EQ(csv.size(), 2u);
+  EXPECT_TRUE(same_point(csv[0], {1.5f, -2, 30}));
+  EXPECT_TRUE(same_point(csv[1], {4, 5, 6}));
+  // CloudCompare's header comment, a column-name line, tabs.
+  const std::vector<Float3> txt =
+      points("export.txt", "//X Y Z Intensity\nx y z i\n1\t2\t3\t0.5\n4 5 6 0.25\n");
+  ASSERT_EQ(txt.size(), 2u);
+  EXPECT_TRUE(same_point(txt[1], {4, 5, 6}));
+  // Leica PTS: two scans, each behind its count line, x y z intensity r g b.
+  const std::vector<Float3> pts =
+      points("site.pts", "2\n1 2 3 -1200 10 20 30\n4 5 6 -1100 10 20 30\n1\n7 8 9 0 0 0 0\n");
+  ASSERT_EQ(pts.size(), 3u);
+  EXPECT_TRUE(same_point(pts[2], {7, 8, 9}));
+  // Open3D's .xyzn / .xyzrgb: extra columns.
+  EXPECT_EQ(points("cloud.xyzrgb", "1 2 3 0.1 0.2 0.3\n").size(), 1u);
+  EXPECT_EQ(points("cloud.xyzn", "1 2 3 0 0 1\n").size(), 1u);
+}
+
+TEST_F(IoTest, TextCloudErrorsNameTheLineAndTheCause) {
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "line 1: the count line announces 3 points, but 2 follow it",
+                      load_error(write("short.pts", "3\n1 2 3\n4 5 6\n")));
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "line 2: the count line announces 5 points, but 1 follow it",
+                      load_error(write("stray.xyz", "1 2 3\n5\n4 5 6\n")));
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "line 1: expected 3 numbers (x y z), found '1,5 2,5 3,5' (commas and spaces "
+                      "both separate values here: decimal commas are not read",
+                      load_error(write("comma.txt", "1,5 2,5 3,5\n")));
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "line 2: binary data (a NUL byte), not a text point cloud",
+                      load_error(write("binary.xyz", std::string("1 2 3\nab\0cd\n", 13))));
+  // Up to 8 header lines before the data; a 9th line of words is an error, not "no points".
+  std::string words;
+  for (int i = 0; i < 9; ++i)
+    words += "not a number " + std::to_string(i) + "\n";
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring, "line 9: expected 3 numbers", load_error(write("words.txt", words)));
+  EXPECT_EQ(load_point_cloud(
+                write("eight.txt", words.substr(words.find("not a number 1")) + "1 2 3\n"), 0)
+                .points.size(),
+            1u);
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring, "no points", load_error(write("header.csv", "x,y,z\n")));
+  // A long bad line is cut in the message.
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "found '" + std::string(60, '7') + "...'",
+                      load_error(write("long.xyz", "1 2 3\n" + std::string(500, '7') + "\n")));
 }
 
 TEST_F(IoTest, BadXyzLineNamesTheLine) {

@@ -1,5 +1,5 @@
-// libFuzzer target for the XYZ reader (io::parse_xyz_points, behind load_point_cloud): every point
-// it keeps must be finite, and a rejection must name the file.
+// libFuzzer target for the text cloud reader (io::parse_xyz_points: XYZ, PTS, TXT, CSV): every
+// point it keeps must be finite, and a rejection must name the file.
 #include "fuzz_checks.hpp"
 #include "io/io_common.hpp"
 

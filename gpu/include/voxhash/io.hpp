@@ -1,9 +1,9 @@
 // Loading models and point clouds, and writing voxel exports (the voxhash_io target). Meshes are
 // sampled area-weighted into N points: OBJ through tinyobjloader, every other mesh format (PLY with
 // faces, STL, glTF / GLB, FBX, COLLADA, 3DS, OFF, ...) through the Open Asset Import Library. A
-// vertex-only OBJ or PLY (ASCII or binary little-endian) and XYZ text are point clouds. Every
-// failure throws voxhash::InvalidInput whose message names the file (and the line where there is
-// one); docs/RELIABILITY.md lists them.
+// vertex-only OBJ or PLY (ASCII or binary, either byte order) and text clouds (XYZ, PTS, TXT, CSV)
+// are point clouds. Every failure throws voxhash::InvalidInput whose message names the file (and
+// the line where there is one); docs/RELIABILITY.md lists them.
 #pragma once
 
 #include <voxhash/geometry.hpp>
@@ -50,8 +50,8 @@ struct PointCloud {
 /// with faces (.obj, a .ply with a face element, .stl, .gltf, .glb and every other extension the
 /// Open Asset Import Library reads) is sampled into `samples` points, which carry their triangle's
 /// part, and keeps its triangles in `mesh` for Pipeline::set_model's mesh overload; a vertex-only
-/// OBJ or PLY and an XYZ file are read as they are. Non-finite points are dropped and counted, and
-/// so are triangles that use a non-finite vertex.
+/// OBJ or PLY and a text cloud (.xyz, .xyzn, .xyzrgb, .pts, .txt, .csv) are read as they are.
+/// Non-finite points are dropped and counted, and so are triangles that use a non-finite vertex.
 [[nodiscard]] PointCloud load_point_cloud(const std::filesystem::path& path,
                                           std::size_t samples,
                                           std::uint64_t seed = 1);

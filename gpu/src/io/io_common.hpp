@@ -76,7 +76,7 @@ void add_point(PointCloud& cloud, double x, double y, double z);
 /// Whether the Open Asset Import Library has a reader for this extension (".stl", any case).
 [[nodiscard]] bool assimp_reads_extension(const std::string& extension);
 
-/// Appends the vertices of an ASCII or binary little-endian PLY file.
+/// Appends the vertices of an ASCII or binary (little- or big-endian) PLY file.
 void parse_ply_points(const std::filesystem::path& path, std::string_view bytes, PointCloud& cloud);
 
 /// A PLY is read as a mesh by the Open Asset Import Library when its header declares faces (a
@@ -90,7 +90,9 @@ void parse_ply_points(const std::filesystem::path& path, std::string_view bytes,
 [[nodiscard]] std::optional<std::string> ply_mesh_for_assimp(const std::filesystem::path& path,
                                                              std::string_view bytes);
 
-/// Appends the points of an XYZ text file ("x y z [more columns]" per line, '#' comments).
+/// Appends the points of a text point cloud (XYZ, PTS, TXT, CSV): "x y z [more columns]" per line,
+/// separated by whitespace or commas, '#' and "//" comments, a short header of column names before
+/// the data, and count lines (PTS blocks) checked against the points after them.
 void parse_xyz_points(const std::filesystem::path& path, std::string_view text, PointCloud& cloud);
 
 }  // namespace voxhash::io

@@ -1,8 +1,8 @@
 // PLY point clouds: the header is parsed in full (elements, scalar and list properties of every
 // standard type) and its counts checked against the file's size; the vertex element's x/y/z are
-// read from ASCII or binary little-endian data, and whatever precedes it is skipped. Elements after
-// the vertex element are not read. A header that declares faces sends the file to the mesh reader
-// (ply_mesh_for_assimp).
+// read from ASCII or binary (little- or big-endian) data, and whatever precedes it is skipped.
+// Elements after the vertex element are not read. A header that declares faces sends the file to
+// the mesh reader (ply_mesh_for_assimp).
 #include "io/io_common.hpp"
 
 #include <voxhash/io.hpp>
@@ -53,8 +53,7 @@ struct PlyElement {
 };
 
 struct PlyHeader {
-  PlyFormat format        = PlyFormat::Ascii;
-  std::size_t format_line = 0;
+  PlyFormat format = PlyFormat::Ascii;
   std::vector<PlyElement> elements;
   std::size_t vertex_element = 0;        // index into elements
   std::vector<std::size_t> vertex_axis;  // per vertex property: 0, 1, 2 for x, y, z, else kNoAxis
@@ -103,35 +102,36 @@ struct UnsignedOfSize<8> {
   using Type = std::uint64_t;
 };
 
-/// A T stored little-endian at p, whatever the host's byte order.
+/// A T stored at p in the file's byte order (`big_endian` or little), whatever the host's.
 template <typename T>
-T load_little_endian(const char* p) {
+T load_ordered(const char* p, bool big_endian) {
   using Bits = typename UnsignedOfSize<sizeof(T)>::Type;
   Bits bits  = 0;
   for (std::size_t b = 0; b < sizeof(T); ++b) {
-    bits |= static_cast<Bits>(static_cast<Bits>(static_cast<unsigned char>(p[b])) << (8 * b));
+    const std::size_t shift = 8 * (big_endian ? sizeof(T) - 1 - b : b);
+    bits |= static_cast<Bits>(static_cast<Bits>(static_cast<unsigned char>(p[b])) << shift);
   }
   return std::bit_cast<T>(bits);
 }
 
-double load_value(const char* p, PlyType type) {
+double load_value(const char* p, PlyType type, bool big_endian) {
   switch (type) {
     case PlyType::Int8:
-      return load_little_endian<std::int8_t>(p);
+      return load_ordered<std::int8_t>(p, big_endian);
     case PlyType::UInt8:
-      return load_little_endian<std::uint8_t>(p);
+      return load_ordered<std::uint8_t>(p, big_endian);
     case PlyType::Int16:
-      return load_little_endian<std::int16_t>(p);
+      return load_ordered<std::int16_t>(p, big_endian);
     case PlyType::UInt16:
-      return load_little_endian<std::uint16_t>(p);
+      return load_ordered<std::uint16_t>(p, big_endian);
     case PlyType::Int32:
-      return load_little_endian<std::int32_t>(p);
+      return load_ordered<std::int32_t>(p, big_endian);
     case PlyType::UInt32:
-      return load_little_endian<std::uint32_t>(p);
+      return load_ordered<std::uint32_t>(p, big_endian);
     case PlyType::Float32:
-      return load_little_endian<float>(p);
+      return load_ordered<float>(p, big_endian);
     case PlyType::Float64:
-      return load_little_endian<double>(p);
+      return load_ordered<double>(p, big_endian);
   }
   return 0;
 }
@@ -176,8 +176,7 @@ PlyHeader parse_header(const std::filesystem::path& path, LineReader& lines) {
       } else {
         fail(path, at_line(number) + "unknown PLY format '" + std::string(fields[1]) + "'");
       }
-      has_format         = true;
-      header.format_line = number;
+      has_format = true;
     } else if (keyword == "element") {
       if (fields.size() != 3) fail(path, at_line(number) + "expected 'element <name> <count>'");
       const std::optional<std::uint64_t> count = parse_count(fields[2]);
@@ -333,7 +332,8 @@ void read_binary(const std::filesystem::path& path,
                  const PlyHeader& header,
                  std::string_view data,
                  PointCloud& cloud) {
-  std::size_t offset = 0;
+  const bool big_endian = header.format == PlyFormat::BinaryBigEndian;
+  std::size_t offset    = 0;
   for (std::size_t e = 0; e <= header.vertex_element; ++e) {
     const PlyElement& element = header.elements[e];
     const bool is_vertex      = e == header.vertex_element;
@@ -354,8 +354,8 @@ void read_binary(const std::filesystem::path& path,
       for (std::size_t p = 0; p < element.properties.size(); ++p) {
         const PlyProperty& property = element.properties[p];
         if (property.list_count_type) {
-          const double length =
-              load_value(take(type_size(*property.list_count_type)), *property.list_count_type);
+          const double length = load_value(
+              take(type_size(*property.list_count_type)), *property.list_count_type, big_endian);
           if (length < 0) {
             fail(path,
                  "negative list length in '" + element.name + "' element " + std::to_string(i + 1));
@@ -365,7 +365,7 @@ void read_binary(const std::filesystem::path& path,
         }
         const char* value = take(type_size(property.type));
         if (is_vertex && header.vertex_axis[p] != kNoAxis) {
-          xyz[header.vertex_axis[p]] = load_value(value, property.type);
+          xyz[header.vertex_axis[p]] = load_value(value, property.type, big_endian);
         }
       }
       if (is_vertex) add_point(cloud, xyz[0], xyz[1], xyz[2]);
@@ -379,13 +379,7 @@ void parse_ply_points(const std::filesystem::path& path,
                       std::string_view bytes,
                       PointCloud& cloud) {
   LineReader lines(bytes);
-  const PlyHeader header = parse_header(path, lines);
-  if (header.format == PlyFormat::BinaryBigEndian) {
-    fail(path,
-         at_line(header.format_line) +
-             "binary_big_endian PLY point clouds are unsupported (convert it to "
-             "binary_little_endian or ascii)");
-  }
+  const PlyHeader header      = parse_header(path, lines);
   const std::string_view data = bytes.substr(lines.offset());
   check_counts_fit(path, header, data.size(), header.vertex_element);
   if (header.format == PlyFormat::Ascii) {

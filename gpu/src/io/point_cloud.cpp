@@ -1,8 +1,8 @@
 // load_point_cloud: picks the reader by file extension (any letter case) and makes sure the result
-// holds points. OBJ goes to tinyobjloader, XYZ and vertex-only PLY to voxhash's point readers, and
-// every other mesh (a PLY with faces, STL, glTF, ...) to the Open Asset Import Library. A mesh with
-// triangles is sampled on its surface, each point keeping its triangle's part; a mesh without
-// triangles contributes its vertices.
+// holds points. OBJ goes to tinyobjloader, text clouds (XYZ, PTS, TXT, CSV) and vertex-only PLY to
+// voxhash's point readers, and every other mesh (a PLY with faces, STL, glTF, ...) to the Open
+// Asset Import Library. A mesh with triangles is sampled on its surface, each point keeping its
+// triangle's part; a mesh without triangles contributes its vertices.
 #include "io/io_common.hpp"
 
 #include <voxhash/error.hpp>
@@ -45,6 +45,12 @@ void points_from_mesh(const std::filesystem::path& path,
   cloud.mesh       = std::move(mesh);
 }
 
+/// Extensions read as text point clouds (io::parse_xyz_points), in lower case.
+bool is_text_cloud_extension(const std::string& extension) {
+  return extension == ".xyz" || extension == ".xyzn" || extension == ".xyzrgb" ||
+         extension == ".pts" || extension == ".txt" || extension == ".csv";
+}
+
 }  // namespace
 
 PointCloud load_point_cloud(const std::filesystem::path& path,
@@ -59,7 +65,7 @@ PointCloud load_point_cloud(const std::filesystem::path& path,
   cloud.source = path.string();
   if (extension == ".obj") {
     points_from_mesh(path, load_obj_mesh(path), samples, seed, cloud);
-  } else if (extension == ".xyz") {
+  } else if (is_text_cloud_extension(extension)) {
     io::parse_xyz_points(path, io::read_file(path), cloud);
   } else if (extension == ".ply") {
     // Point clouds stay with voxhash's reader: assimp rejects a PLY without faces, and this reader
@@ -75,8 +81,8 @@ PointCloud load_point_cloud(const std::filesystem::path& path,
   } else {
     io::fail(path,
              "unsupported file extension '" + extension +
-                 "' (expected .obj, .ply, .xyz, .stl, .gltf, .glb or another format the Open Asset "
-                 "Import Library reads)");
+                 "' (expected .obj, .ply, .stl, .gltf, .glb or another format the Open Asset "
+                 "Import Library reads, or a text point cloud: .xyz, .pts, .txt, .csv)");
   }
   if (cloud.points.empty()) {
     io::fail(path,

@@ -1,5 +1,10 @@
-// XYZ point clouds: one point per line as whitespace-separated "x y z", further columns (normals,
-// colours, intensities) ignored, '#' starting a comment that runs to the end of the line.
+// Text point clouds (XYZ, PTS, TXT, CSV): one point per line, its first three values x y z, further
+// columns (normals, colours, intensities) ignored. Values are separated by whitespace or, on a line
+// that has commas, by commas (CSV, fields trimmed and unquoted); '#' starts a comment that runs to
+// the end of the line and a line starting with "//" is a comment. Before the first point, a few
+// lines that do not start with a number are a header (column names) and are skipped. A line
+// holding a single count announces a block of that many points (Leica PTS, one block per scan) and
+// is checked against the points that follow it.
 #include "io/io_common.hpp"
 
 #include <voxhash/io.hpp>
@@ -7,26 +12,110 @@
 #include <string>
 
 namespace voxhash::io {
+namespace {
+
+/// Header lines allowed before the first point; past them a file that never starts with numbers
+/// is an error on its line, not a silent "no points".
+constexpr std::size_t kMaxHeaderLines = 8;
+
+std::string_view trim(std::string_view text) {
+  constexpr std::string_view kSpace = " \t\r\n\v\f";
+  const std::size_t first           = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
+}
+
+/// A line's values: comma-separated (each trimmed, one pair of double quotes removed) when the
+/// line has a comma, else whitespace-separated.
+std::vector<std::string_view> split_values(std::string_view line) {
+  if (line.find(',') == std::string_view::npos) return split_whitespace(line);
+  std::vector<std::string_view> fields;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = line.find(',', start);
+    std::string_view field  = trim(line.substr(start, comma - start));
+    if (field.size() >= 2 && field.front() == '"' && field.back() == '"') {
+      field = field.substr(1, field.size() - 2);
+    }
+    fields.push_back(field);
+    if (comma == std::string_view::npos) return fields;
+    start = comma + 1;
+  }
+}
+
+/// `line` for a message: quoted, and cut after 60 characters.
+std::string quoted(std::string_view line) {
+  constexpr std::size_t kShown = 60;
+  std::string out(1, '\'');
+  out.append(line.substr(0, kShown)).append(line.size() > kShown ? "...'" : "'");
+  return out;
+}
+
+/// The block a count line opened: its line and how many points it announced and has had.
+struct Block {
+  std::size_t line        = 0;
+  std::uint64_t announced = 0;
+  std::uint64_t points    = 0;
+  [[nodiscard]] bool open() const { return line != 0; }
+};
+
+void check_block(const std::filesystem::path& path, const Block& block) {
+  if (block.open() && block.points != block.announced) {
+    fail(path,
+         "line " + std::to_string(block.line) + ": the count line announces " +
+             std::to_string(block.announced) + " points, but " + std::to_string(block.points) +
+             " follow it");
+  }
+}
+
+}  // namespace
 
 void parse_xyz_points(const std::filesystem::path& path, std::string_view text, PointCloud& cloud) {
   LineReader lines(text);
+  std::size_t header_lines = 0;
+  bool any_point           = false;
+  Block block;
   while (const std::optional<std::string_view> line = lines.next()) {
-    const std::string_view content             = line->substr(0, line->find('#'));
-    const std::vector<std::string_view> fields = split_whitespace(content);
-    if (fields.empty()) continue;
+    const auto where = [&] { return "line " + std::to_string(lines.line_number()) + ": "; };
+    if (line->find('\0') != std::string_view::npos) {
+      fail(path, where() + "binary data (a NUL byte), not a text point cloud");
+    }
+    const std::string_view content = trim(line->substr(0, line->find('#')));
+    if (content.empty() || content.starts_with("//")) continue;
+    const std::vector<std::string_view> fields = split_values(content);
+    if (fields.size() == 1) {
+      if (const std::optional<std::uint64_t> count = parse_count(fields[0])) {
+        check_block(path, block);
+        block = {lines.line_number(), *count, 0};
+        continue;
+      }
+    }
     std::optional<double> x, y, z;
     if (fields.size() >= 3) {
       x = parse_double(fields[0]);
       y = parse_double(fields[1]);
       z = parse_double(fields[2]);
     }
+    if (!any_point && !block.open() && !parse_double(fields[0]) &&
+        ++header_lines <= kMaxHeaderLines) {
+      continue;  // column names before the data
+    }
     if (!x || !y || !z) {
+      bool spaced = false;  // "1,5 2,5 3,5": decimal commas between spaces
+      if (content.find(',') != std::string_view::npos) {
+        for (std::size_t f = 0; f < fields.size() && f < 3; ++f)
+          spaced = spaced || fields[f].find_first_of(" \t") != std::string_view::npos;
+      }
       fail(path,
-           "line " + std::to_string(lines.line_number()) + ": expected 3 numbers (x y z), found '" +
-               std::string(content) + "'");
+           where() + "expected 3 numbers (x y z), found " + quoted(content) +
+               (spaced ? " (commas and spaces both separate values here: decimal commas are not "
+                         "read, write decimals with '.')"
+                       : ""));
     }
     add_point(cloud, *x, *y, *z);
+    any_point = true;
+    ++block.points;
   }
+  check_block(path, block);
 }
 
 }  // namespace voxhash::io
