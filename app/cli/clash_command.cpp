@@ -10,12 +10,26 @@
 #include <voxhash/io.hpp>
 #include <voxhash/pipeline.hpp>
 
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <string>
 
 namespace voxhash::cli {
 namespace {
+
+/// "(x, y, z)" with each coordinate's shortest text that reads back as the same float: all the
+/// digits a position holds (a georeferenced 4512003.5 stays that, not %g's 4.512e+06).
+std::string position(Float3 p) {
+  const float xyz[3] = {p.x, p.y, p.z};
+  std::string out    = "(";
+  for (int a = 0; a < 3; ++a) {
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, xyz[a]).ptr;
+    out.append(text, end).append(a < 2 ? ", " : ")");
+  }
+  return out;
+}
 
 void print_summary(const LoadedScene& loaded,
                    const Pipeline& pipeline,
@@ -60,21 +74,14 @@ void print_summary(const LoadedScene& loaded,
               unit.c_str());
   for (std::size_t r = 0; r < report.regions.size(); ++r) {
     const ClashRegion& g = report.regions[r];
-    std::printf(
-        "  #%zu  %zu voxels  %g %s^3  centroid (%g, %g, %g)  box (%g, %g, %g)-(%g, %g, %g)\n",
-        r + 1,
-        g.voxels,
-        g.volume,
-        unit.c_str(),
-        g.centroid.x,
-        g.centroid.y,
-        g.centroid.z,
-        g.bounds.min.x,
-        g.bounds.min.y,
-        g.bounds.min.z,
-        g.bounds.max.x,
-        g.bounds.max.y,
-        g.bounds.max.z);
+    std::printf("  #%zu  %zu voxels  %g %s^3  centroid %s  box %s-%s\n",
+                r + 1,
+                g.voxels,
+                g.volume,
+                unit.c_str(),
+                position(g.centroid).c_str(),
+                position(g.bounds.min).c_str(),
+                position(g.bounds.max).c_str());
     for (const PartPair& p : g.parts) {
       std::printf("      %s x %s: %zu voxels\n",
                   names.part(0, p.part_a).c_str(),

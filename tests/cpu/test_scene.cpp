@@ -567,6 +567,52 @@ TEST(Scene, GridThatDoesNotHoldAModelWarnsOnce) {
   EXPECT_EQ(fitted.models[0].outside_grid + fitted.models[1].outside_grid, 0u);
 }
 
+TEST(Scene, CoordinatesTooFarFromTheOriginForTheVoxelsWarn) {
+  // A georeferenced scan (UTM metres: 4.5 million north, where floats are 0.5 m apart) against
+  // 5 cm voxels: the file's own coordinates are the trouble.
+  std::string utm;
+  for (int i = 0; i < 200; ++i) {
+    utm += std::to_string(512000 + i * 0.05) + " " + std::to_string(4512000 + (i % 7) * 0.3) +
+           " 100." + std::to_string(i % 10) + "\n";
+  }
+  const std::string scan = write_file("utm_scan.xyz", utm);
+  const std::string far  = R"({"voxhash_scene": 1, "models": [{"path": ")" + scan +
+                          R"("}, {"path": ")" + scan + R"("}], "grid": {"voxel_size": 0.05}})";
+  const LoadedScene georeferenced = load_scene_models(parse_scene(far, "utm.json"), {});
+  ASSERT_EQ(georeferenced.warnings.size(), 2u);
+  EXPECT_NE(georeferenced.warnings[0].find(
+                "utm.json: model 'utm_scan': its coordinates in utm_scan.xyz lie so far from the "
+                "origin that 32-bit floats there are 0.5 m apart, more than 1/16 of the 0.05 m "
+                "voxels"),
+            std::string::npos)
+      << georeferenced.warnings[0];
+  EXPECT_NE(georeferenced.warnings[0].find("Move the model near the origin in its file"),
+            std::string::npos);
+  // voxhash clash prints the warning, and positions with every digit a float holds there.
+  const Outcome clash = run({"clash", write_file("utm.json", far), "--backend", "cpu"});
+  ASSERT_EQ(clash.exit_code, 0) << clash.err;
+  EXPECT_NE(clash.err.find("32-bit floats there are 0.5 m apart"), std::string::npos) << clash.err;
+  EXPECT_NE(clash.out.find("centroid (512"), std::string::npos) << clash.out;
+  EXPECT_EQ(clash.out.find("e+06"), std::string::npos) << clash.out;
+  // A model file near the origin placed far away: the placement is the trouble.
+  const LoadedScene placed =
+      load_scene_models(parse_scene(scene_text(R"(, "transform": {"translate": [0, 3000000, 0]})",
+                                               R"(, "transform": {"translate": [0, 3000000, 0]})",
+                                               R"(, "grid": {"voxel_size": 0.01})"),
+                                    "far.json"),
+                        {.points = 1000});
+  ASSERT_FALSE(placed.warnings.empty());
+  EXPECT_NE(
+      placed.warnings[0].find("far.json: model 'sphere': its coordinates as placed lie so far"),
+      std::string::npos)
+      << placed.warnings[0];
+  // The same models near the origin, at the same voxel size: no warning.
+  const LoadedScene near = load_scene_models(
+      parse_scene(scene_text("", "", R"(, "grid": {"voxel_size": 0.01})"), "near.json"),
+      {.points = 1000});
+  EXPECT_TRUE(near.warnings.empty());
+}
+
 TEST(Scene, CommandLineFlagsOverrideTheScene) {
   const std::string path =
       write_file("override.json",

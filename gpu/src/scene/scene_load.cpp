@@ -119,6 +119,31 @@ void place(PlacedModel& model, const Placement& p) {
   }
 }
 
+/// The largest |x|, |y| or |z| of the model's finite points and mesh vertices, as read.
+double largest_coordinate(const PointCloud& cloud) {
+  std::atomic<float> largest{0};
+  for (const std::vector<Float3>* points : {&cloud.points, &cloud.mesh.vertices}) {
+    parallel_chunks(points->size(), kGrain, [&](std::size_t begin, std::size_t end) {
+      float chunk = 0;
+      for (std::size_t i = begin; i < end; ++i) {
+        const Float3 v = (*points)[i];
+        if (finite(v)) chunk = std::max({chunk, std::fabs(v.x), std::fabs(v.y), std::fabs(v.z)});
+      }
+      float seen = largest.load(std::memory_order_relaxed);
+      while (chunk > seen && !largest.compare_exchange_weak(seen, chunk)) {
+      }
+    });
+  }
+  return largest.load();
+}
+
+/// The gap between neighbouring 32-bit floats at magnitude `x`: how finely a coordinate that far
+/// from the origin is kept.
+double float_spacing(double x) {
+  const float f = static_cast<float>(std::fabs(x));
+  return static_cast<double>(std::nextafter(f, INFINITY)) - f;
+}
+
 /// The box `model` can reach under the scene's motion (its placed bounds for a static scene).
 Bounds reach(const Scene& scene, int index, const PlacedModel& model) {
   const SceneMotion& motion = scene.motion;
@@ -189,6 +214,47 @@ double smallest_voxel(const std::array<double, 3>& side, double voxel) {
   while (!fits(cells(side, rounded)))
     rounded += digits;
   return rounded;
+}
+
+/// Points are kept as 32-bit floats, in the file (as read) and in the scene (as placed). Far from
+/// the origin, as in georeferenced scans (UTM: millions of metres), floats are coarse: 0.5 m apart
+/// at 4.5e6. Where that spacing passes 1/16 of a voxel a point lands in a wrong voxel often enough
+/// to matter, and the scene gets a warning naming the model, the spacing and the way out.
+void warn_about_precision(const Scene& scene,
+                          LoadedScene& loaded,
+                          const std::array<double, 2>& file_spacing) {
+  const GridParams& g = loaded.config.grid;
+  // The voxel the scene asks for (the grid's float bounds far out are themselves rounded).
+  const double voxel     = scene.grid.voxel_size > 0
+                               ? scene.grid.voxel_size
+                               : std::min({(static_cast<double>(g.bounds.max.x) - g.bounds.min.x) /
+                                               std::max(1, g.resolution.x),
+                                           (static_cast<double>(g.bounds.max.y) - g.bounds.min.y) /
+                                               std::max(1, g.resolution.y),
+                                           (static_cast<double>(g.bounds.max.z) - g.bounds.min.z) /
+                                               std::max(1, g.resolution.z)});
+  const double scene_far = std::max({std::fabs(g.bounds.min.x),
+                                     std::fabs(g.bounds.min.y),
+                                     std::fabs(g.bounds.min.z),
+                                     std::fabs(g.bounds.max.x),
+                                     std::fabs(g.bounds.max.y),
+                                     std::fabs(g.bounds.max.z)});
+  const std::string unit(to_string(scene.unit));
+  for (int i = 0; i < 2; ++i) {
+    const double spacing = std::max(file_spacing[i], float_spacing(scene_far));
+    if (!(spacing > voxel / 16)) continue;
+    const bool in_file = file_spacing[i] >= float_spacing(scene_far);
+    loaded.warnings.push_back(
+        scene.file + ": model '" + loaded.models[i].name + "': its coordinates " +
+        (in_file ? "in " + scene.models[i].path.filename().string() : std::string("as placed")) +
+        " lie so far from the origin that 32-bit floats there are " + number_text(spacing) + " " +
+        unit + " apart, more than 1/16 of the " + number_text(voxel) + " " + unit +
+        " voxels: its voxels are unreliable. " +
+        (in_file ? "Move the model near the origin in its file (e.g. subtract a fixed offset from "
+                   "every coordinate of both files)"
+                 : "Place the models near the origin (their transforms' translate)") +
+        "; voxhash keeps coordinates as 32-bit floats");
+  }
 }
 
 }  // namespace
@@ -365,6 +431,7 @@ PipelineConfig scene_memory_config(const Scene& scene, const SceneDefaults& defa
 LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults) {
   LoadedScene loaded;
   loaded.scene = scene;
+  std::array<double, 2> file_spacing{};  // float spacing of each file's coordinates, scene units
   for (int i = 0; i < 2; ++i) {
     const SceneModel& model  = scene.models[i];
     const std::string field  = "models[" + std::to_string(i) + "]";
@@ -382,6 +449,7 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
     }
     if (model.as == ModelAs::Points) placed.cloud.mesh = Mesh{};  // its samples only
     const double scale = model.scale * meters_per(model.unit) / meters_per(scene.unit);
+    file_spacing[i]    = float_spacing(largest_coordinate(placed.cloud)) * scale;
     // Keyframed models are posed by the pipeline every frame; the host only scales them.
     place(placed,
           scene.motion.kind == MotionKind::Keyframes ? placement({}, scale)
@@ -392,6 +460,7 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
   loaded.config.animation  = scene_animation(scene.motion);
   loaded.config.algorithm  = scene.algorithm.value_or(TableKind::Cuckoo);
   loaded.config.gpu_budget = scene.gpu_budget.value_or(0);
+  warn_about_precision(scene, loaded, file_spacing);
 
   // The scene-level check: does the grid hold each model where the scene puts it? (The swing
   // moves the models every frame; the frame's own outside-grid count covers it.)
