@@ -224,15 +224,11 @@ void warn_about_precision(const Scene& scene,
                           LoadedScene& loaded,
                           const std::array<double, 2>& file_spacing) {
   const GridParams& g = loaded.config.grid;
-  // The voxel the scene asks for (the grid's float bounds far out are themselves rounded).
+  const Grid grid(g);
+  // The voxel the scene asks for, else the grid's (whose float bounds far out are rounded).
   const double voxel     = scene.grid.voxel_size > 0
                                ? scene.grid.voxel_size
-                               : std::min({(static_cast<double>(g.bounds.max.x) - g.bounds.min.x) /
-                                               std::max(1, g.resolution.x),
-                                           (static_cast<double>(g.bounds.max.y) - g.bounds.min.y) /
-                                               std::max(1, g.resolution.y),
-                                           (static_cast<double>(g.bounds.max.z) - g.bounds.min.z) /
-                                               std::max(1, g.resolution.z)});
+                               : std::min({grid.voxel_size.x, grid.voxel_size.y, grid.voxel_size.z});
   const double scene_far = std::max({std::fabs(g.bounds.min.x),
                                      std::fabs(g.bounds.min.y),
                                      std::fabs(g.bounds.min.z),
