@@ -108,6 +108,15 @@ def ascii_ply():
         ).replace(b"\n", b"\r\n")
         + b"60 2 7 8\r\n0.5 1 2 0 3\r\n\r\n0 -1.5 +2.25 2 0.1 0.2 1e-1\r\n3 0 1 2\r\n"
     )
+    faces_first = [("note", 1, ["list uchar int ids"]), ("face", 2, ["list uchar int vertex_indices"]),
+                   ("vertex", 3, XYZ_PROPS)]
+    seeds["faces_first.ply"] = ply_header("ascii", faces_first) + b"2 5 6\n3 0 1 2\n3 2 1 0\n0 0 0\n1 0 0\n0 1 0\n"
+    seeds["faces_first_binary.ply"] = (
+        ply_header("binary_little_endian", faces_first)
+        + struct.pack("<Bii", 2, 5, 6)
+        + struct.pack("<Biii", 3, 0, 1, 2) * 2
+        + struct.pack("<9f", 0, 0, 0, 1, 0, 0, 0, 1, 0)
+    )
     seeds["big_endian.ply"] = ply_header(
         "binary_big_endian", [("group", 1, ["list uchar int members"]), ("vertex", 1, ["double x", "short y", "float z"])]
     ) + struct.pack(">Bii", 2, 7, -9) + struct.pack(">dhf", 1.5e3, -300, 0.25)

@@ -325,15 +325,15 @@ TEST_F(IoTest, AsciiPlyWithOtherPropertiesAndElements) {
                                           "property list uchar float weights\r\n"
                                           "property float z\r\n"
                                           "property uchar red\r\n"
-                                          "element face 1\r\n"
-                                          "property list uchar int vertex_indices\r\n"
+                                          "element edge 1\r\n"
+                                          "property int vertex1\r\n"
                                           "end_header\r\n"
                                           "60 2 7 8\r\n"
                                           "0.5 1 2 0 3 255\r\n"
                                           "\r\n"
                                           "0 -1.5 +2.25 2 0.1 0.2 1e-1 7\r\n"
                                           "1 4 5 1 9 6 12\r\n"
-                                          "3 0 1 2\r\n");
+                                          "2\r\n");
   const voxhash::PointCloud cloud = load_point_cloud(path, 0);
   ASSERT_EQ(cloud.points.size(), 3u);
   EXPECT_TRUE(same_point(cloud.points[0], {1, 2, 3}));
@@ -346,7 +346,7 @@ TEST_F(IoTest, BinaryLittleEndianPly) {
   body.i32(99).u8(2).i32(1).i32(2);  // element before the vertices
   body.f32(1.5f).f32(-2.0f).f32(0.0f).u8(10).f32(3.25f).u8(1).u8(2).u8(3);  // vertex 0
   body.f32(1e-3f).f32(7.0f).f32(0.0f).u8(11).f32(-8.0f).u8(4).u8(5).u8(6);  // vertex 1
-  body.u8(3).i32(0).i32(1).i32(2);                                          // face element, ignored
+  body.i32(1);                                                              // edge element, ignored
   const fs::path path             = write("cloud.ply",
                               "ply\nformat binary_little_endian 1.0\n"
                                           "element group 1\nproperty int id\nproperty list uchar int members\n"
@@ -354,7 +354,7 @@ TEST_F(IoTest, BinaryLittleEndianPly) {
                                           "property float x\nproperty float y\nproperty float nx\n"
                                           "property uchar flags\nproperty float z\n"
                                           "property uchar red\nproperty uchar green\nproperty uchar blue\n"
-                                          "element face 1\nproperty list uchar int vertex_indices\n"
+                                          "element edge 1\nproperty int vertex1\n"
                                           "end_header\n" +
                                   body.str());
   const voxhash::PointCloud cloud = load_point_cloud(path, 0);
@@ -699,6 +699,53 @@ TEST_F(IoTest, PlyMeshIsSampledOnItsFaces) {
                        "property float y\nproperty float z\nelement face 1\n"
                        "property list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n"
                        "0 1 0\n3 0 1 7\n")));
+}
+
+TEST_F(IoTest, PlyMeshWithItsFacesBeforeItsVerticesIsAMesh) {
+  // Legal PLY, rare in the wild: faces (and another element) before the vertices, or an element
+  // between the vertices and the faces. The first came back as its 4 corners (the faces silently
+  // ignored), the second as assimp's "index out of range"; assimp now gets vertices, then faces.
+  const auto check = [&](const std::string& name, const std::string& file) {
+    const voxhash::PointCloud cloud = load_point_cloud(write(name, file), 2000);
+    EXPECT_EQ(cloud.mesh.vertices.size(), 4u) << name;
+    EXPECT_EQ(cloud.mesh.triangles.size(), 4u * 3) << name;
+    EXPECT_EQ(cloud.points.size(), 2000u) << name;
+  };
+  const std::string elements =
+      "element note 1\nproperty list uchar int ids\n"
+      "element face 4\nproperty list uchar int vertex_indices\n"
+      "element vertex 4\nproperty float x\nproperty float y\nproperty float z\n";
+  check("between.ply",
+        "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n"
+        "property float z\nelement note 1\nproperty list uchar int ids\nelement face 4\n"
+        "property list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n2 5 6\n"
+        "3 0 1 2\n3 0 1 3\n3 0 2 3\n3 1 2 3\n");
+  check("first.ply",
+        "ply\nformat ascii 1.0\n" + elements +
+            "end_header\n2 5 6\n3 0 1 2\n3 0 1 3\n3 0 2 3\n3 1 2 3\n0 0 0\n1 0 0\n0 1 0\n0 0 1");
+  for (const PlyBody::Order order : {PlyBody::Order::Little, PlyBody::Order::Big}) {
+    PlyBody body(order);
+    body.u8(2).i32(5).i32(6);
+    for (const auto& f : {std::array<int, 3>{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}}) {
+      body.u8(3).i32(f[0]).i32(f[1]).i32(f[2]);
+    }
+    for (int v = 0; v < 4; ++v)
+      body.f32(v == 1 ? 1.0f : 0.0f).f32(v == 2 ? 1.0f : 0.0f).f32(v == 3 ? 1.0f : 0.0f);
+    const bool big = order == PlyBody::Order::Big;
+    check(big ? "first_big.ply" : "first_little.ply",
+          std::string("ply\nformat ") + (big ? "binary_big_endian" : "binary_little_endian") +
+              " 1.0\n" + elements + "end_header\n" + body.str());
+  }
+  // Data that ends inside an element before the vertices: one line naming the element.
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring,
+      "truncated data: the file ends inside 'face' element 2 of 4",
+      load_error(write("cut.ply",
+                       "ply\nformat binary_little_endian 1.0\nelement face 4\n"
+                       "property list uchar int vertex_indices\nelement vertex 1\n"
+                       "property float x\nproperty float y\nproperty float z\nend_header\n" +
+                           PlyBody().u8(3).i32(0).i32(0).i32(0).u8(200).str() +
+                           std::string(20, '\0'))));
 }
 
 TEST_F(IoTest, MeshFormatsThroughAssimp) {

@@ -80,13 +80,14 @@ void add_point(PointCloud& cloud, double x, double y, double z);
 void parse_ply_points(const std::filesystem::path& path, std::string_view bytes, PointCloud& cloud);
 
 /// A PLY is read as a mesh by the Open Asset Import Library when its header declares faces (a
-/// face or tristrips element with items) and no element with data precedes the vertex element
-/// (assimp 5.2 would take that element's values for vertices); then this returns the bytes to give
-/// assimp: the header without its comment, obj_info and blank lines, which assimp 5.2 misreads (one
-/// after an element line loses the element's properties, one between properties turns the values
-/// into zeros), and the data unchanged. Otherwise it returns nothing: the file is a point cloud for
-/// parse_ply_points. The header's faults are reported as parse_ply_points reports them, and every
-/// element's count is checked against the file's size first.
+/// face or tristrips element with items); then this returns the bytes to give assimp: the header
+/// rewritten in the element order assimp 5.2 reads right (vertices, faces, the rest: an element
+/// with data before the vertices would give its values as vertices, one between the vertices and
+/// the faces face indices out of range) and without the comment, obj_info and blank lines it
+/// misreads, and the data moved to match (unchanged when the order already was). Otherwise it
+/// returns nothing: the file is a point cloud for parse_ply_points. The header's faults are
+/// reported as parse_ply_points reports them, every element's count is checked against the file's
+/// size first, and data ending inside an element that must move is an error naming it.
 [[nodiscard]] std::optional<std::string> ply_mesh_for_assimp(const std::filesystem::path& path,
                                                              std::string_view bytes);
 

@@ -373,6 +373,58 @@ void read_binary(const std::filesystem::path& path,
   }
 }
 
+std::string_view type_name(PlyType type) {
+  return std::find_if(kTypeNames.begin(),
+                      kTypeNames.end(),
+                      [&](const auto& entry) { return entry.second == type; })
+      ->first;
+}
+
+/// Where each element's data lies in `data` (the bytes after the header): [begin, end) offsets,
+/// found by walking every item (ASCII: one non-blank line each; binary: scalars and lists by their
+/// sizes). Throws on data that ends inside an element.
+std::vector<std::pair<std::size_t, std::size_t>> element_extents(const std::filesystem::path& path,
+                                                                 const PlyHeader& header,
+                                                                 std::string_view data) {
+  std::vector<std::pair<std::size_t, std::size_t>> extents;
+  const bool big_endian = header.format == PlyFormat::BinaryBigEndian;
+  LineReader lines(data);
+  std::size_t offset = 0;
+  for (const PlyElement& element : header.elements) {
+    const std::size_t begin = offset;
+    for (std::uint64_t i = 0; i < element.count && !element.properties.empty(); ++i) {
+      const auto truncated = [&] {
+        fail(path,
+             "truncated data: the file ends inside '" + element.name + "' element " +
+                 std::to_string(i + 1) + " of " + std::to_string(element.count));
+      };
+      if (header.format == PlyFormat::Ascii) {
+        std::optional<std::string_view> line = lines.next();
+        while (line && split_whitespace(*line).empty())
+          line = lines.next();
+        if (!line) truncated();
+        offset = lines.offset();
+        continue;
+      }
+      for (const PlyProperty& property : element.properties) {
+        std::uint64_t bytes = type_size(property.list_count_type.value_or(property.type));
+        if (data.size() - offset < bytes) truncated();
+        if (property.list_count_type) {
+          const double length =
+              load_value(data.data() + offset, *property.list_count_type, big_endian);
+          offset += static_cast<std::size_t>(bytes);
+          if (length < 0) fail(path, "negative list length in '" + element.name + "'");
+          bytes = static_cast<std::uint64_t>(length) * type_size(property.type);
+          if (data.size() - offset < bytes) truncated();
+        }
+        offset += static_cast<std::size_t>(bytes);
+      }
+    }
+    extents.emplace_back(begin, offset);
+  }
+  return extents;
+}
+
 }  // namespace
 
 void parse_ply_points(const std::filesystem::path& path,
@@ -396,28 +448,59 @@ std::optional<std::string> ply_mesh_for_assimp(const std::filesystem::path& path
   const auto has_data    = [](const PlyElement& element) {
     return element.count > 0 && !element.properties.empty();
   };
-  const auto first = header.elements.begin();
-  const auto faces = std::find_if(first, header.elements.end(), [&](const PlyElement& element) {
-    return (element.name == "face" || element.name == "tristrips") && has_data(element);
-  });
-  if (faces == header.elements.end() ||
-      std::any_of(first, first + static_cast<std::ptrdiff_t>(header.vertex_element), has_data)) {
-    return std::nullopt;
-  }
+  const auto faces =
+      std::find_if(header.elements.begin(), header.elements.end(), [&](const PlyElement& element) {
+        return (element.name == "face" || element.name == "tristrips") && has_data(element);
+      });
+  if (faces == header.elements.end()) return std::nullopt;
   // Every count against the file's size: assimp reserves what the header promises (a 400-byte
   // file declaring 64294967295 faces asked for 66 GB).
-  check_counts_fit(path, header, bytes.size() - lines.offset(), header.elements.size() - 1);
-  // The header again, each line once with "\n", less what assimp misreads; the data as it is.
-  std::string cleaned;
-  LineReader again(bytes);
-  while (again.offset() < lines.offset()) {
-    const std::string_view line                = *again.next();
-    const std::vector<std::string_view> fields = split_whitespace(line);
-    if (fields.empty() || fields[0] == "comment" || fields[0] == "obj_info") continue;
-    cleaned.append(line).push_back('\n');
+  const std::string_view data = bytes.substr(lines.offset());
+  check_counts_fit(path, header, data.size(), header.elements.size() - 1);
+
+  // The header again from what was parsed, in the order assimp 5.2 reads right — the vertices,
+  // then the faces, then the rest (an element with data before the vertices gives its values as
+  // vertices; one between the vertices and the faces, face indices out of range) — and without
+  // the comment, obj_info and blank lines it misreads (one after an element line loses the
+  // element's properties, one between properties turns the values into zeros).
+  const auto is_faces = [&](std::size_t e) { return header.elements.begin() + e == faces; };
+  std::vector<std::size_t> order{header.vertex_element,
+                                 static_cast<std::size_t>(faces - header.elements.begin())};
+  for (std::size_t e = 0; e < header.elements.size(); ++e) {
+    if (e != header.vertex_element && !is_faces(e)) order.push_back(e);
   }
-  cleaned.append(bytes.substr(lines.offset()));
-  return cleaned;
+  std::string out = "ply\nformat ";
+  out += header.format == PlyFormat::Ascii                ? "ascii"
+         : header.format == PlyFormat::BinaryLittleEndian ? "binary_little_endian"
+                                                          : "binary_big_endian";
+  out += " 1.0\n";
+  for (const std::size_t e : order) {
+    const PlyElement& element = header.elements[e];
+    out += "element " + element.name + " " + std::to_string(element.count) + "\n";
+    for (const PlyProperty& property : element.properties) {
+      out += "property ";
+      if (property.list_count_type) {
+        out.append("list ").append(type_name(*property.list_count_type)).append(" ");
+      }
+      out.append(type_name(property.type)).append(" ").append(property.name).append("\n");
+    }
+  }
+  out += "end_header\n";
+  // The data as it is when the elements that hold data keep their order; else moved to match.
+  std::vector<std::size_t> with_data, original;
+  for (std::size_t e = 0; e < header.elements.size(); ++e) {
+    if (has_data(header.elements[order[e]])) with_data.push_back(order[e]);
+    if (has_data(header.elements[e])) original.push_back(e);
+  }
+  if (with_data == original) return out.append(data);
+  const std::vector<std::pair<std::size_t, std::size_t>> extents =
+      element_extents(path, header, data);
+  for (const std::size_t e : order) {
+    out.append(data.substr(extents[e].first, extents[e].second - extents[e].first));
+    // An ASCII element's last line may lack its line end.
+    if (header.format == PlyFormat::Ascii && !out.empty() && out.back() != '\n') out += '\n';
+  }
+  return out;
 }
 
 }  // namespace voxhash::io
