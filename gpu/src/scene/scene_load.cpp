@@ -92,17 +92,20 @@ constexpr std::size_t kGrain = std::size_t{1} << 16;
 
 /// Places the model's points and mesh vertices, and measures them (in parallel: a cloud can hold
 /// hundreds of millions of points; the bounds and radius are the same whatever the chunks).
-void place(PlacedModel& model, const Placement& p) {
-  model.bounds = kEmptyBounds;
-  model.radius = 0;
+/// Returns the largest |x|, |y| or |z| of the finite points and vertices as they were read.
+float place(PlacedModel& model, const Placement& p) {
+  model.bounds  = kEmptyBounds;
+  model.radius  = 0;
+  float largest = 0;
   std::mutex mutex;
   for (std::vector<Float3>* points : {&model.cloud.points, &model.cloud.mesh.vertices}) {
     parallel_chunks(points->size(), kGrain, [&](std::size_t begin, std::size_t end) {
       Bounds bounds = kEmptyBounds;
-      float radius  = 0;
+      float radius = 0, read = 0;
       for (std::size_t i = begin; i < end; ++i) {
         Float3& v = (*points)[i];
-        v         = p.apply(v);
+        if (finite(v)) read = std::max({read, std::fabs(v.x), std::fabs(v.y), std::fabs(v.z)});
+        v = p.apply(v);
         if (!finite(v)) continue;
         grow(bounds, v);
         radius = std::max(radius, std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z));
@@ -115,26 +118,10 @@ void place(PlacedModel& model, const Placement& p) {
                           std::max(model.bounds.max.y, bounds.max.y),
                           std::max(model.bounds.max.z, bounds.max.z)};
       model.radius     = std::max(model.radius, radius);
+      largest          = std::max(largest, read);
     });
   }
-}
-
-/// The largest |x|, |y| or |z| of the model's finite points and mesh vertices, as read.
-double largest_coordinate(const PointCloud& cloud) {
-  std::atomic<float> largest{0};
-  for (const std::vector<Float3>* points : {&cloud.points, &cloud.mesh.vertices}) {
-    parallel_chunks(points->size(), kGrain, [&](std::size_t begin, std::size_t end) {
-      float chunk = 0;
-      for (std::size_t i = begin; i < end; ++i) {
-        const Float3 v = (*points)[i];
-        if (finite(v)) chunk = std::max({chunk, std::fabs(v.x), std::fabs(v.y), std::fabs(v.z)});
-      }
-      float seen = largest.load(std::memory_order_relaxed);
-      while (chunk > seen && !largest.compare_exchange_weak(seen, chunk)) {
-      }
-    });
-  }
-  return largest.load();
+  return largest;
 }
 
 /// The gap between neighbouring 32-bit floats at magnitude `x`: how finely a coordinate that far
@@ -445,11 +432,12 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
     }
     if (model.as == ModelAs::Points) placed.cloud.mesh = Mesh{};  // its samples only
     const double scale = model.scale * meters_per(model.unit) / meters_per(scene.unit);
-    file_spacing[i]    = float_spacing(largest_coordinate(placed.cloud)) * scale;
     // Keyframed models are posed by the pipeline every frame; the host only scales them.
-    place(placed,
-          scene.motion.kind == MotionKind::Keyframes ? placement({}, scale)
-                                                     : placement(model.pose, scale));
+    const float read =
+        place(placed,
+              scene.motion.kind == MotionKind::Keyframes ? placement({}, scale)
+                                                         : placement(model.pose, scale));
+    file_spacing[i] = float_spacing(read) * scale;
   }
 
   loaded.config.grid       = fit_grid(scene, loaded.models, defaults.resolution);
