@@ -1,15 +1,17 @@
 // `voxhash bench frame`: the viewer's frame (animate, voxelize, build, probe, flood fill) without a
 // window on a scene's two models (by default the demo's sphere and torus over one pass through each
-// other): per-stage median / p10 / p90 times, build and probe rates, the last frame's counts, how
-// far the labels can be trusted (low-confidence and thin-feature regions, point coverage, with a
-// warning on stderr for a cloud too sparse for the grid), with --all-algos a check that every
-// algorithm gives identical voxels and labels, --export the last frame as PLY (the library's
-// export_voxels_ply), --join an inner join of the two models' point keys each frame (join.hpp), and
-// the sort + unique of each frame's keys that the builds are held against (SortedArray::build_set).
-// Memory is checked before anything runs; the host's copies of the models are freed once the
-// pipelines hold them; under a GPU budget the last frame's paging (FrameStats::paging) is reported;
-// --soak runs frames for a time and samples the process's memory; a model largely outside the grid
-// is warned about; progress of the timed frames goes to stderr.
+// other), each algorithm's frames timed back to back as the viewer runs them: per-stage median /
+// p10 / p90 times, build and probe rates, the last frame's counts, how far the labels can be
+// trusted (low-confidence and thin-feature regions, point coverage, with a warning on stderr for a
+// cloud too sparse for the grid). The same frames then run again, untimed, for what else they are
+// used for: with --all-algos a check that every algorithm gives identical voxels and labels,
+// --join an inner join of the two models' point keys each frame (join.hpp), and the sort + unique
+// of each frame's keys that the builds are held against (SortedArray::build_set); --export writes
+// the last frame as PLY (the library's export_voxels_ply). Memory is checked before anything runs;
+// the host's copies of the models are freed once the pipelines hold them; under a GPU budget the
+// last frame's paging (FrameStats::paging) is reported; --soak runs frames (every algorithm's,
+// with their uses, one frame time after another) for a time and samples the process's memory; a
+// model largely outside the grid is warned about; progress of the frames goes to stderr.
 #include "bench/suites.hpp"
 #include "progress/progress.hpp"
 
@@ -741,62 +743,81 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
     std::cerr << "[frame] " << options.warmup << " warm-up + " << options.frames << " frames, grid "
               << grid_text << std::endl;
   }
-  // One frame of every pipeline; f counts from the first warm-up frame.
-  const auto run_one = [&](std::uint64_t f, double time) {
-    std::array<ModelVoxels, 2> reference;
-    for (std::size_t p = 0; p < pipelines.size(); ++p) {
-      FrameStats s;
-      try {
-        pose_scene(*pipelines[p], scene, time);
-        s = pipelines[p]->run_frame(time, {.write_instances = false});
-      } catch (const OutOfMemory& e) {
-        throw OutOfMemory("frame " + std::to_string(f) + " (" +
-                          std::string(to_string(algorithms[p])) + "): " + e.what());
-      }
-      if (p == 0) outside.add(f, s);
-      last[p]          = s;
-      const bool timed = f >= static_cast<std::uint64_t>(options.warmup);
-      if (timed) keep(stats[p], f - options.warmup, s, options.frames);
-      // The baseline sorts 32-bit keys (SortedArray): none on a wide grid's 64-bit keys.
-      if (timed && p == 0 && pipelines[0]->key_bits() == 32) {
-        keep(baseline_samples, f - options.warmup, baseline.run(*pipelines[0]), options.frames);
-      }
-      if (joins[p]) {
-        const auto skip_join = [&](const Error& e) {
-          const std::string line = "frame " + std::to_string(f) + " (" +
-                                   std::string(to_string(algorithms[p])) +
-                                   "): the point join is skipped for this run: " + e.what();
-          std::cerr << "[frame] " << line << std::endl;
-          report.skipped.push_back(line);
-          joins[p].reset();
-          join_samples[p].clear();
-        };
-        try {
-          last_join[p] = joins[p]->run(*pipelines[p]);
-          if (timed) keep(join_samples[p], f - options.warmup, last_join[p], options.frames);
-        } catch (const OutOfMemory& e) {
-          skip_join(e);
-        } catch (const BuildFailed& e) {
-          skip_join(e);
-        }
-      }
-      if (!options.all_algorithms) continue;
-      for (int m = 0; m < 2; ++m) {
-        ModelVoxels voxels = pipelines[p]->download(m);
-        if (p == 0) {
-          reference[m] = std::move(voxels);
-        } else if (!same_voxels(voxels, reference[m])) {
-          if (differing_frames == 0) {
-            std::cerr << "[frame] frame " << f << ": " << to_string(algorithms[p]) << " model " << m
-                      << " has " << voxels.keys.size() << " voxels, " << to_string(algorithms[0])
-                      << " " << reference[m].keys.size() << "; keys or labels differ" << std::endl;
-          }
-          ++differing_frames;
-        }
-      }
+  // Frame f of pipeline p (f counts from the first warm-up frame), posed at `time`.
+  const auto frame_of = [&](std::size_t p, std::uint64_t f, double time) {
+    try {
+      pose_scene(*pipelines[p], scene, time);
+      return pipelines[p]->run_frame(time, {.write_instances = false});
+    } catch (const OutOfMemory& e) {
+      throw OutOfMemory("frame " + std::to_string(f) + " (" +
+                        std::string(to_string(algorithms[p])) + "): " + e.what());
     }
   };
+  const auto timed = [&](std::uint64_t f) {
+    return f >= static_cast<std::uint64_t>(options.warmup);
+  };
+  // What else pipeline p's frame f is used for, each timed by its own clock: the sort + unique
+  // baseline of pipeline 0's keys (32-bit keys: SortedArray; none on a wide grid), the point
+  // join, and with --all-algos the check against pipeline 0's voxels and labels (`reference`).
+  const bool baseline_runs = pipelines[0]->key_bits() == 32;
+  const auto use_frame =
+      [&](std::size_t p, std::uint64_t f, std::array<ModelVoxels, 2>& reference) {
+        if (timed(f) && p == 0 && baseline_runs) {
+          keep(baseline_samples, f - options.warmup, baseline.run(*pipelines[0]), options.frames);
+        }
+        if (joins[p]) {
+          const auto skip_join = [&](const Error& e) {
+            const std::string line = "frame " + std::to_string(f) + " (" +
+                                     std::string(to_string(algorithms[p])) +
+                                     "): the point join is skipped for this run: " + e.what();
+            std::cerr << "[frame] " << line << std::endl;
+            report.skipped.push_back(line);
+            joins[p].reset();
+            join_samples[p].clear();
+          };
+          try {
+            last_join[p] = joins[p]->run(*pipelines[p]);
+            if (timed(f)) keep(join_samples[p], f - options.warmup, last_join[p], options.frames);
+          } catch (const OutOfMemory& e) {
+            skip_join(e);
+          } catch (const BuildFailed& e) {
+            skip_join(e);
+          }
+        }
+        if (!options.all_algorithms) return;
+        for (int m = 0; m < 2; ++m) {
+          ModelVoxels voxels = pipelines[p]->download(m);
+          if (p == 0) {
+            reference[m] = std::move(voxels);
+          } else if (!same_voxels(voxels, reference[m])) {
+            if (differing_frames == 0) {
+              std::cerr << "[frame] frame " << f << ": " << to_string(algorithms[p]) << " model "
+                        << m << " has " << voxels.keys.size() << " voxels, "
+                        << to_string(algorithms[0]) << " " << reference[m].keys.size()
+                        << "; keys or labels differ" << std::endl;
+            }
+            ++differing_frames;
+          }
+        }
+      };
+  // Keeps pipeline p's frame f as its last and, past the warm-up, among its timed frames.
+  const auto keep_frame = [&](std::size_t p, std::uint64_t f, const FrameStats& s) {
+    if (p == 0) outside.add(f, s);
+    last[p] = s;
+    if (timed(f)) keep(stats[p], f - options.warmup, s, options.frames);
+  };
+  const bool frames_have_uses =
+      baseline_runs || options.all_algorithms ||
+      std::any_of(joins.begin(), joins.end(), [](const auto& j) { return j.has_value(); });
   if (soak) {
+    // A soak is about memory: every pipeline's frame and its uses, one frame time after another.
+    const auto run_one = [&](std::uint64_t f, double time) {
+      std::array<ModelVoxels, 2> reference;
+      for (std::size_t p = 0; p < pipelines.size(); ++p) {
+        keep_frame(p, f, frame_of(p, f, time));
+        use_frame(p, f, reference);
+      }
+    };
     std::uint64_t f = 0;
     for (; f < static_cast<std::uint64_t>(options.warmup); ++f)
       run_one(f, soak_time(scene, f));
@@ -807,11 +828,30 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
     }
     report.soak = monitor.finish(f - options.warmup);
   } else {
-    const auto total = static_cast<std::uint64_t>(options.warmup + options.frames);
-    Progress progress("[frame] frames", total);
-    for (std::uint64_t f = 0; f < total; ++f) {
-      run_one(f, frame_time(scene, f, total));
-      progress.update(f + 1);
+    // Each pipeline's frames back to back, as the viewer runs them: a frame interleaved with other
+    // pipelines' frames, the baseline, the join and the downloads starts on idle streams, with
+    // sleeping lane threads and other data in L2: its median was 0.2-0.35 ms higher at 2 x 8M
+    // and 2 x 1M (docs/BENCHMARKS.md, thirteenth sitting). Then the same frames again, untimed,
+    // for their uses.
+    const auto total  = static_cast<std::uint64_t>(options.warmup + options.frames);
+    const auto passes = pipelines.size() + (frames_have_uses ? 1 : 0);
+    Progress progress("[frame] frames", total * passes);
+    std::uint64_t done = 0;
+    for (std::size_t p = 0; p < pipelines.size(); ++p) {
+      for (std::uint64_t f = 0; f < total; ++f) {
+        keep_frame(p, f, frame_of(p, f, frame_time(scene, f, total)));
+        progress.update(++done);
+      }
+    }
+    if (frames_have_uses) {
+      for (std::uint64_t f = 0; f < total; ++f) {
+        std::array<ModelVoxels, 2> reference;
+        for (std::size_t p = 0; p < pipelines.size(); ++p) {
+          frame_of(p, f, frame_time(scene, f, total));
+          use_frame(p, f, reference);
+        }
+        progress.update(++done);
+      }
     }
     progress.finish();
   }
