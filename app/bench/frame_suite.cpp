@@ -217,9 +217,13 @@ void print_paging(TableKind algorithm, std::size_t gpu_budget, const FramePaging
 }
 
 /// One result per stage of one algorithm's timed frames; `last` is its last frame, whose counts
-/// (and paging under `gpu_budget`) the total reports.
+/// (and paging under `gpu_budget`) the total reports. Then `host`: the host's wall time in
+/// Pipeline::run_frame per timed frame (`host_ms`; with its mean, which the slow frames pull up) —
+/// the stages are device times, and frames run back to back come no faster than the host issues
+/// them.
 void add_results(TableKind algorithm,
                  const std::vector<FrameStats>& frames,
+                 const std::vector<double>& host_ms,
                  const FrameStats& last,
                  std::size_t points,
                  int resolution,
@@ -269,6 +273,14 @@ void add_results(TableKind algorithm,
     printer.print(r);
     report.results.push_back(std::move(r));
   }
+  if (host_ms.empty()) return;
+  Result r   = frame_result(std::string(to_string(algorithm)), "host", host_ms, points, resolution);
+  double sum = 0;
+  for (const double ms : host_ms)
+    sum += ms;
+  r.extra.emplace_back("mean_ms", sum / static_cast<double>(host_ms.size()));
+  printer.print(r);
+  report.results.push_back(std::move(r));
 }
 
 /// One frame's join of the models' point keys (--join).
@@ -716,6 +728,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   const bool soak = options.soak_minutes > 0;
   std::vector<std::vector<FrameStats>> stats(pipelines.size());
   std::vector<FrameStats> last(pipelines.size());
+  std::vector<std::vector<double>> host_ms(pipelines.size());  // the timed frames' host times
   // --join: one point join per pipeline, dropped (with one line) when its output is too large.
   std::vector<std::optional<PointJoin>> joins(pipelines.size());
   std::vector<std::vector<JoinSample>> join_samples(pipelines.size());
@@ -839,7 +852,12 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
     std::uint64_t done = 0;
     for (std::size_t p = 0; p < pipelines.size(); ++p) {
       for (std::uint64_t f = 0; f < total; ++f) {
-        keep_frame(p, f, frame_of(p, f, frame_time(scene, f, total)));
+        const auto start   = std::chrono::steady_clock::now();
+        const FrameStats s = frame_of(p, f, frame_time(scene, f, total));
+        const std::chrono::duration<double, std::milli> host =
+            std::chrono::steady_clock::now() - start;
+        if (timed(f)) keep(host_ms[p], f - options.warmup, host.count(), options.frames);
+        keep_frame(p, f, s);
         progress.update(++done);
       }
     }
@@ -881,6 +899,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   for (std::size_t p = 0; p < algorithms.size(); ++p) {
     add_results(algorithms[p],
                 stats[p],
+                host_ms[p],
                 last[p],
                 std::max(points[0], points[1]),
                 resolution,
