@@ -317,6 +317,16 @@ TEST(bench, FrameAllAlgorithmsAgree) {
   }
   EXPECT_EQ(values_of(json, "operation").size(), results + 1);
   EXPECT_NE(json.find('"' + std::string("sort_unique") + '"'), std::string::npos);
+  // Each algorithm's host time per frame beside its device stages, with its mean.
+  const std::string host_tag = key_of("operation") + "\"host\"";
+  std::size_t host_rows      = 0;
+  for (auto pos = json.find(host_tag); pos != std::string::npos; pos = json.find(host_tag, pos + 1))
+    ++host_rows;
+  EXPECT_EQ(host_rows, kTableKinds.size());
+  const std::vector<double> means = values_of(json, "mean_ms");
+  EXPECT_EQ(means.size(), kTableKinds.size());
+  for (const double mean : means)
+    EXPECT_GT(mean, 0);
 }
 
 /// Writes `points` (x, y, z; `copies` times each) as an XYZ point cloud at `path`.
