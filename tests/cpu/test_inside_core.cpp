@@ -169,6 +169,36 @@ TEST(TriangleVoxelizer, LargeTrianglesAndTrianglesOutsideTheGrid) {
     EXPECT_EQ(g.cell(k).z, 16);
 }
 
+// The voxelization is sized by the room the last one left: a bigger mesh overflows it (the pass
+// runs again with more), a smaller one shrinks it, a like one fits the first time; the keys are
+// the same as with fresh buffers and the room past them holds sentinels.
+TEST(TriangleVoxelizer, RoomFromTheLastMeshGrowsAndShrinks) {
+  const Grid g = cubic_grid(64, 1.2f);
+  CpuExec exec;
+  pipeline::VoxelizeBuffers b(Backend::Cpu);
+  Buffer<Key> keys(Backend::Cpu, 0);
+  const double radius[]   = {0.2, 1.0, 1.0, 0.2};
+  const bool fits_first[] = {false, false, true, true};  // no room yet; too small; then enough
+  for (int pass = 0; pass < 4; ++pass) {
+    const Mesh m         = uv_sphere(radius[pass]);
+    const auto vertices  = Buffer<Float3>::from_host(Backend::Cpu, m.vertices);
+    const auto triangles = Buffer<std::uint32_t>::from_host(Backend::Cpu, m.triangles);
+    const auto t         = static_cast<std::uint32_t>(m.triangles.size() / 3);
+    pipeline::voxelize_triangles_async(exec, g, vertices.data(), triangles.data(), t, b, keys);
+    EXPECT_EQ(b.fits(b.sizes.data()[0], b.sizes.data()[1]), fits_first[pass]) << "pass " << pass;
+    const std::size_t n =
+        pipeline::voxelize_triangles(exec, g, vertices.data(), triangles.data(), t, b, keys);
+    std::vector<Key> got(keys.data(), keys.data() + n);
+    std::sort(got.begin(), got.end());
+    got.erase(std::unique(got.begin(), got.end()), got.end());
+    EXPECT_EQ(got, voxelize(g, m)) << "pass " << pass;
+    ASSERT_GE(b.key_room, n);
+    for (std::size_t i = n; i < b.key_room; ++i)
+      ASSERT_EQ(keys.data()[i], kEmptyKey) << "pass " << pass << ", word " << i;
+    EXPECT_LE(b.key_room, n + n / 8 + 256) << "pass " << pass << ": the room shrinks to the keys";
+  }
+}
+
 TEST(TriangleVoxelizer, SegmentOfFindsTheOwningTriangle) {
   const std::uint32_t offsets[] = {0, 3, 3, 3, 7, 8};  // triangles 1, 2 have no tiles
   EXPECT_EQ(core::segment_of(offsets, 5, 0), 0u);

@@ -42,6 +42,13 @@ class CpuExec {
     });
   }
 
+  /// f(i) for i < *count, a word earlier work wrote (at most max_n): on the CPU that work is done,
+  /// so the count is read here.
+  template <class F>
+  void for_each_counted(std::size_t max_n, const std::uint32_t* count, F f) {
+    for_each(std::min<std::size_t>(*count, max_n), f);
+  }
+
   /// The tile of bucketed tables' per-element functions: on the CPU one thread holds a bucket,
   /// whatever the lanes a GPU tile would have.
   template <int Lanes>
@@ -123,6 +130,11 @@ class CpuExec {
   template <class KeyT>
   std::size_t unique(const KeyT* in, KeyT* out, std::size_t n) {
     return static_cast<std::size_t>(std::unique_copy(in, in + n, out) - out);
+  }
+  /// The same, their number into *count.
+  template <class KeyT>
+  void unique_async(const KeyT* in, KeyT* out, std::size_t n, std::uint32_t* count) {
+    *count = static_cast<std::uint32_t>(unique(in, out, n));
   }
 
   /// Copies the keys of in[0..n) that differ from `drop` to out, in order; returns how many.

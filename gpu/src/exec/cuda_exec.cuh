@@ -4,7 +4,8 @@
 // is a CUDA event recorded on the stream; wait() orders the stream after an event, and an
 // OwnedStream is a non-blocking stream of one's own. Everything is asynchronous on the executor's
 // stream except read(), copy_to_host(), the selects that return a count, unique and
-// run_length_encode, which wait for it.
+// run_length_encode, which wait for it; for_each_counted launches on a bound and reads its count on
+// the device.
 #pragma once
 
 #include "exec/cuda_check.cuh"
@@ -31,6 +32,13 @@ template <class F>
 __global__ void for_each_kernel(std::uint32_t n, F f) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) f(i);
+}
+
+/// Thread i calls f(i) for i < *count (a device word earlier work wrote).
+template <class F>
+__global__ void for_each_counted_kernel(const std::uint32_t* count, F f) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < *count) f(i);
 }
 
 /// Tile t (Lanes consecutive threads) calls f(tile, t) for t < n.
@@ -83,6 +91,17 @@ class CudaExec {
     if (n == 0) return;
     const auto blocks = static_cast<unsigned>((n + block_size - 1) / block_size);
     cuda::for_each_kernel<<<blocks, block_size, 0, m_stream>>>(static_cast<std::uint32_t>(n), f);
+    VOXHASH_CUDA_CHECK_LAUNCH();
+  }
+
+  /// f(i) for i < *count, a device word earlier work on the stream wrote (at most max_n), with no
+  /// wait: max_n threads are launched, those past the count return at once.
+  template <class F>
+  void for_each_counted(std::size_t max_n, const std::uint32_t* count, F f) {
+    if (max_n == 0) return;
+    constexpr unsigned kBlock = 256;
+    const auto blocks         = static_cast<unsigned>((max_n + kBlock - 1) / kBlock);
+    cuda::for_each_counted_kernel<<<blocks, kBlock, 0, m_stream>>>(count, f);
     VOXHASH_CUDA_CHECK_LAUNCH();
   }
 
@@ -221,11 +240,20 @@ class CudaExec {
   template <class KeyT>
   std::size_t unique(const KeyT* in, KeyT* out, std::size_t n) {
     if (n == 0) return 0;
-    std::size_t bytes = 0;
-    VOXHASH_CUDA_TRY(cub::DeviceSelect::Unique(nullptr, bytes, in, out, count_slot(), n, m_stream));
-    VOXHASH_CUDA_TRY(
-        cub::DeviceSelect::Unique(temp(bytes), bytes, in, out, count_slot(), n, m_stream));
+    unique_async(in, out, n, count_slot());
     return read(count_slot());
+  }
+
+  /// The same, their number into the device word *count; no wait.
+  template <class KeyT>
+  void unique_async(const KeyT* in, KeyT* out, std::size_t n, std::uint32_t* count) {
+    if (n == 0) {
+      VOXHASH_CUDA_TRY(cudaMemsetAsync(count, 0, sizeof(std::uint32_t), m_stream));
+      return;
+    }
+    std::size_t bytes = 0;
+    VOXHASH_CUDA_TRY(cub::DeviceSelect::Unique(nullptr, bytes, in, out, count, n, m_stream));
+    VOXHASH_CUDA_TRY(cub::DeviceSelect::Unique(temp(bytes), bytes, in, out, count, n, m_stream));
   }
 
   /// Copies the keys of in[0..n) that differ from `drop` to out, in order; returns how many

@@ -151,38 +151,56 @@ void flatten(Exec& exec, std::uint32_t n, std::uint32_t* parent) {
   });
 }
 
-/// Unions along the neighbour set Which (forward, or Backward) for the `count` voxels of `list`
-/// (every non-barrier voxel when list is null; count is n then) of the model's n voxels.
-template <std::uint32_t Which, bool Backward, class Exec, class View, class K>
+/// Unions along the neighbour set Which (forward) for every non-barrier voxel of the model's n.
+template <std::uint32_t Which, class Exec, class View, class K>
 void unite_along(Exec& exec,
                  View self,
                  Grid g,
                  const K* voxels,
                  std::uint32_t n,
-                 const std::uint32_t* list,
-                 std::uint32_t count,
                  const std::uint8_t* state,
                  std::uint32_t* parent) {
-  exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const std::uint32_t id = list ? list[i] : i;
-    if (list || state[id] == 0) {
-      core::unite_with_neighbours<Which, Backward>(self, g, voxels, n, id, state, parent);
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) {
+    if (state[id] == 0) {
+      core::unite_with_neighbours<Which, false>(self, g, voxels, n, id, state, parent);
     }
   });
 }
 
-/// Voxels below which connect_components does not look for a common root: its wait and selects
-/// cost more than the skip saves (measured on H100: +0.03..0.06 ms a model of ~200k voxels,
-/// -0.05..0.1 ms a model of ~700k).
+/// The same along Which (forward, or Backward) for the voxels of `list`, as many as the device
+/// word *listed says (at most n: no wait for it); a Backward round only when `when` holds a root
+/// (*when != kNotFound, read on the device too).
+template <std::uint32_t Which, bool Backward, class Exec, class View, class K>
+void unite_listed(Exec& exec,
+                  View self,
+                  Grid g,
+                  const K* voxels,
+                  std::uint32_t n,
+                  const std::uint32_t* list,
+                  const std::uint32_t* listed,
+                  const std::uint32_t* when,
+                  const std::uint8_t* state,
+                  std::uint32_t* parent) {
+  exec.for_each_counted(n, listed, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    if (Backward && *when == kNotFound) return;
+    core::unite_with_neighbours<Which, Backward>(self, g, voxels, n, list[i], state, parent);
+  });
+}
+
+/// Voxels below which connect_components does not look for a common root: its search and select
+/// cost more than the skip saves (measured on H100 when it also waited for the list's size:
+/// +0.03..0.06 ms a model of ~200k voxels, -0.05..0.1 ms a model of ~700k).
 inline constexpr std::uint32_t kSkipMinVoxels = 1u << 19;
 
 /// Step 2: union-find over the non-barrier voxels in two rounds (Afforest's ideas): hook along the
 /// face neighbours and flatten, so almost every voxel then points straight at its root; find the
 /// root more than three in four of 32 sampled voxels share (core::common_root, into common[0]) and
 /// list the non-barrier voxels outside its tree (all of them when there is none; into `scratch`,
-/// n words, their number into common[1]: one wait); then the other ten forward neighbours of the
-/// listed voxels, and when some voxels were left out, their ten backward ones too — a listed
-/// voxel's edge to a skipped one is united from its side; flatten again so every parent is its
+/// n words, their number into common[1]); then the other ten forward neighbours of the listed
+/// voxels, and when some voxels were left out, their ten backward ones too — a listed voxel's
+/// edge to a skipped one is united from its side (both sizes stay on the device: the rounds run
+/// n threads, those past the list's end, or the backward round's when none were left out, return
+/// at once; no wait); flatten again so every parent is its
 /// root. Compacting the list is what lets whole warps skip (skipping inside warps measured no
 /// gain: a warp waits for its slowest lane). Below skip_min_voxels voxels the second round is the
 /// forward one for every voxel, without the search. A voxel's id is its rank in `voxels`, which
@@ -200,11 +218,11 @@ void connect_components(Exec& exec,
                         std::uint32_t skip_min_voxels = kSkipMinVoxels) {
   if (n == 0) return;
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t id) { parent[id] = id; });
-  unite_along<core::kFaceNeighbours, false>(exec, self, g, voxels, n, nullptr, n, state, parent);
+  unite_along<core::kFaceNeighbours>(exec, self, g, voxels, n, state, parent);
   flatten(exec, n, parent);
   constexpr std::uint32_t kRest = core::kAllForwardNeighbours & ~core::kFaceNeighbours;
   if (n < skip_min_voxels) {
-    unite_along<kRest, false>(exec, self, g, voxels, n, nullptr, n, state, parent);
+    unite_along<kRest>(exec, self, g, voxels, n, state, parent);
     flatten(exec, n, parent);
     return;
   }
@@ -218,12 +236,8 @@ void connect_components(Exec& exec,
       [=] VOXHASH_LAMBDA(std::uint32_t id) { return state[id] == 0 && parent[id] != common[0]; },
       scratch,
       common + 1);
-  std::uint32_t found[2];
-  exec.copy_to_host(found, common, 2);
-  unite_along<kRest, false>(exec, self, g, voxels, n, scratch, found[1], state, parent);
-  if (found[0] != kNotFound) {
-    unite_along<kRest, true>(exec, self, g, voxels, n, scratch, found[1], state, parent);
-  }
+  unite_listed<kRest, false>(exec, self, g, voxels, n, scratch, common + 1, common, state, parent);
+  unite_listed<kRest, true>(exec, self, g, voxels, n, scratch, common + 1, common, state, parent);
   flatten(exec, n, parent);
 }
 

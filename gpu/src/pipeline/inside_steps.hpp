@@ -16,7 +16,11 @@
 
 namespace voxhash::pipeline {
 
-/// Scratch of one model's triangle voxelization, kept across frames.
+/// Scratch of one model's triangle voxelization, kept across frames. Its buffers are sized by room
+/// for items and keys (the last frame's sizes and a little more), so a frame queues the whole
+/// voxelization without reading its sizes first; `sizes` gets them on the device, and fits()
+/// checks them once they are read, growing the room when they did not fit (the pass is run
+/// again) and shrinking it when they used less than half.
 template <class K = Key>
 struct BasicVoxelizeBuffers {
   explicit BasicVoxelizeBuffers(Backend b)
@@ -24,29 +28,49 @@ struct BasicVoxelizeBuffers {
         item_triangle(b, 0),
         voxel_offsets(b, 0),
         tile_first(b, 0),
-        tile_mask(b, 0) {}
+        tile_mask(b, 0),
+        sizes(b, 3) {}
   Buffer<std::uint32_t> tile_offsets;
   Buffer<std::uint32_t> item_triangle;  // per item: its triangle
   Buffer<std::uint32_t> voxel_offsets;
   Buffer<K> tile_first;             // per item: the key of its tile's first cell
   Buffer<std::uint64_t> tile_mask;  // per item: the tile's voxels the triangle touches
+  Buffer<std::uint32_t> sizes;      // device words: items, keys, and a third for the caller
+  std::uint32_t item_room = 0, key_room = 0;  // what the buffers hold this frame
+  std::uint32_t items = 0;                    // the last voxelization's items, once it fits
+
+  /// Whether a voxelization with these sizes (items, keys: read from `sizes`) fitted the room;
+  /// sets the room for the next pass or frame.
+  bool fits(std::uint32_t item_count, std::uint32_t key_count) {
+    const auto with_slack = [](std::uint32_t n) {
+      const std::uint64_t r = std::uint64_t{n} + n / 16 + 256;
+      return static_cast<std::uint32_t>(std::min<std::uint64_t>(r, 0xFFFFFFFEu));
+    };
+    const bool fit = item_count <= item_room && key_count <= key_room;
+    if (item_count > item_room || item_count < item_room / 2) item_room = with_slack(item_count);
+    // Past the item room the key count is short; it grows again next pass if still too small.
+    if (key_count > key_room || (fit && key_count < key_room / 2)) key_room = with_slack(key_count);
+    if (fit) items = item_count;
+    return fit;
+  }
 };
 using VoxelizeBuffers = BasicVoxelizeBuffers<Key>;
 
-/// Keys of every voxel a triangle touches, written to `keys` (resized; duplicates where triangles
-/// share a voxel); returns how many. Tiles per triangle (one thread per triangle) -> scan; each
-/// item's triangle (its first item marked, then a running max: no search per item); the voxels of
-/// each (triangle, tile) item as a mask (one thread per item) -> scan of their counts; the masks'
-/// voxels written (one thread per item). Synchronizes (twice, for the two sizes).
+/// Keys of every voxel a triangle touches, written to `keys` (duplicates where triangles share a
+/// voxel), within b's room: b.key_room words, those past the keys set to kEmptyKeyOf<K>;
+/// b.sizes[0] = the items, b.sizes[1] = the keys, on the device, without a wait (b.fits checks
+/// them). Tiles per triangle (one thread per triangle) -> scan; each item's triangle (its first
+/// item marked, then a running max: no search per item); the voxels of each (triangle, tile) item
+/// as a mask (one thread per item) -> scan of their counts; the masks' voxels written (one thread
+/// per item). Every loop runs over the room and reads the sizes where it needs them.
 template <class Exec, class K>
-std::size_t voxelize_triangles(Exec& exec,
-                               Grid g,
-                               const Float3* vertices,
-                               const std::uint32_t* triangles,
-                               std::uint32_t triangle_count,
-                               BasicVoxelizeBuffers<K>& b,
-                               Buffer<K>& keys) {
-  if (triangle_count == 0) return 0;
+void voxelize_triangles_async(Exec& exec,
+                              Grid g,
+                              const Float3* vertices,
+                              const std::uint32_t* triangles,
+                              std::uint32_t triangle_count,
+                              BasicVoxelizeBuffers<K>& b,
+                              Buffer<K>& keys) {
   b.tile_offsets.resize(std::size_t{triangle_count} + 1);
   std::uint32_t* tiles = b.tile_offsets.data();
   exec.for_each(std::size_t{triangle_count} + 1, [=] VOXHASH_LAMBDA(std::uint32_t t) {
@@ -59,25 +83,25 @@ std::size_t voxelize_triangles(Exec& exec,
     tiles[t] = core::triangle_tile_count(core::triangle_cells(g, v[0], v[1], v[2]));
   });
   exec.exclusive_sum(tiles, tiles, std::size_t{triangle_count} + 1);
-  const std::uint32_t items = exec.read(&tiles[triangle_count]);
-  if (items == 0) return 0;
-
-  b.item_triangle.resize(items);
+  const std::uint32_t room     = b.item_room;
+  const std::uint32_t key_room = b.key_room;
+  b.item_triangle.resize(room);
   std::uint32_t* item_triangle = b.item_triangle.data();
   b.item_triangle.fill_bytes_async(0, exec.stream());
   exec.for_each(triangle_count, [=] VOXHASH_LAMBDA(std::uint32_t t) {
-    if (tiles[t + 1] > tiles[t]) item_triangle[tiles[t]] = t;
+    if (tiles[t + 1] > tiles[t] && tiles[t] < room) item_triangle[tiles[t]] = t;
   });
-  exec.inclusive_max(item_triangle, items);
+  exec.inclusive_max(item_triangle, room);
 
-  b.voxel_offsets.resize(std::size_t{items} + 1);
-  b.tile_first.resize(items);
-  b.tile_mask.resize(items);
+  b.voxel_offsets.resize(std::size_t{room} + 1);
+  b.tile_first.resize(room);
+  b.tile_mask.resize(room);
   std::uint32_t* offsets = b.voxel_offsets.data();
   K* first               = b.tile_first.data();
   std::uint64_t* mask    = b.tile_mask.data();
-  exec.for_each(std::size_t{items} + 1, [=] VOXHASH_LAMBDA(std::uint32_t item) {
-    if (item == items) {
+  exec.for_each(std::size_t{room} + 1, [=] VOXHASH_LAMBDA(std::uint32_t item) {
+    if (item == room || item >= tiles[triangle_count]) {  // past the room or the items: no voxels
+      if (item < room) mask[item] = 0;
       offsets[item] = 0;
       return;
     }
@@ -87,17 +111,41 @@ std::size_t voxelize_triangles(Exec& exec,
     mask[item]    = v.mask;
     offsets[item] = static_cast<std::uint32_t>(core::popcount64(v.mask));
   });
-  exec.exclusive_sum(offsets, offsets, std::size_t{items} + 1);
-  const std::uint32_t total = exec.read(&offsets[items]);
-  keys.resize(total);
+  exec.exclusive_sum(offsets, offsets, std::size_t{room} + 1);  // offsets[room]: the keys
+  keys.resize(key_room);
   K* out = keys.data();
-  exec.for_each(items, [=] VOXHASH_LAMBDA(std::uint32_t item) {
+  exec.for_each(room, [=] VOXHASH_LAMBDA(std::uint32_t item) {
     std::uint32_t at = offsets[item];
     const Int3 tile  = g.cell(first[item]);
-    for (std::uint64_t m = mask[item]; m != 0; m &= m - 1)
+    for (std::uint64_t m = mask[item]; m != 0 && at < key_room; m &= m - 1)
       out[at++] = g.key_as<K>(core::tile_voxel(tile, core::lowest_bit64(m)));
   });
-  return total;
+  exec.for_each(key_room, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    if (i >= offsets[room]) out[i] = kEmptyKeyOf<K>;
+  });
+  std::uint32_t* sizes = b.sizes.data();
+  exec.for_each(1, [=] VOXHASH_LAMBDA(std::uint32_t) {
+    sizes[0] = tiles[triangle_count];
+    sizes[1] = offsets[room];
+  });
+}
+
+/// The same, waiting for the sizes and running again with more room until they fit; returns how
+/// many keys lead `keys` (sentinels fill the rest of its room).
+template <class Exec, class K>
+std::size_t voxelize_triangles(Exec& exec,
+                               Grid g,
+                               const Float3* vertices,
+                               const std::uint32_t* triangles,
+                               std::uint32_t triangle_count,
+                               BasicVoxelizeBuffers<K>& b,
+                               Buffer<K>& keys) {
+  for (;;) {
+    voxelize_triangles_async(exec, g, vertices, triangles, triangle_count, b, keys);
+    std::uint32_t sizes[2];
+    exec.copy_to_host(sizes, b.sizes.data(), 2);
+    if (b.fits(sizes[0], sizes[1])) return sizes[1];
+  }
 }
 
 /// Coverage of a point cloud's surface from its voxel multiplicities: per_voxel counts the points

@@ -438,7 +438,7 @@ class PipelineImpl final : public detail::PipelineBackend {
                            k.voxelize.tile_offsets.data(),
                            m.triangle_count,
                            k.voxelize.voxel_offsets.data(),
-                           static_cast<std::uint32_t>(k.voxelize.voxel_offsets.size() - 1),
+                           k.voxelize.items,
                            m.parts.data(),
                            k.key_count,
                            scratch.data());
@@ -612,9 +612,8 @@ class PipelineImpl final : public detail::PipelineBackend {
     }
     timer.record(FrameMark::Animated);
     s.points = count(m);
-    if (m.triangle_count) {  // a mesh: every voxel its triangles touch, clipped to the grid
-      k.key_count = voxelize_triangles(
-          exec, g, m.vertices.data(), m.triangles.data(), m.triangle_count, k.voxelize, k.keys);
+    if (m.triangle_count) {
+      number_mesh_voxels(k, m, g, i);
     } else {
       k.keys_all.resize(count(m));
       k.keys.resize(count(m));
@@ -622,11 +621,34 @@ class PipelineImpl final : public detail::PipelineBackend {
       k.key_count =
           exec.select_not_equal(k.keys_all.data(), k.keys.data(), count(m), kEmptyKeyOf<K>);
       s.outside_grid = count(m) - k.key_count;
+      timer.record(FrameMark::Voxelized);
+      k.list.number(exec, k.keys.data(), k.key_count, g.key_bits());
     }
-    timer.record(FrameMark::Voxelized);
-    k.list.number(exec, k.keys.data(), k.key_count, g.key_bits());
     s.voxels = k.list.count();
     timer.record(FrameMark::Numbered);
+  }
+
+  /// A mesh's voxels: every voxel its triangles touch, clipped to the grid, voxelized into the
+  /// room the last frame's sizes left and numbered with no wait between, then the three sizes
+  /// (items, keys, voxels) read at once; again with more room if they did not fit.
+  template <class K>
+  void number_mesh_voxels(ModelKeys<K>& k, const Model& m, const Grid& g, int i) {
+    Exec& exec                 = m_lanes.exec(i);
+    BasicVoxelizeBuffers<K>& b = k.voxelize;
+    for (;;) {
+      voxelize_triangles_async(
+          exec, g, m.vertices.data(), m.triangles.data(), m.triangle_count, b, k.keys);
+      m_lane_timers[i].record(FrameMark::Voxelized);
+      const std::uint32_t room = b.key_room;
+      k.list.number_async(exec, k.keys.data(), room, g.key_bits(), b.sizes.data() + 2);
+      std::uint32_t sizes[3];
+      exec.copy_to_host(sizes, b.sizes.data(), 3);
+      if (b.fits(sizes[0], sizes[1])) {
+        k.key_count = sizes[1];
+        k.list.set_count(sizes[2], sizes[1] < room);
+        return;
+      }
+    }
   }
 
   /// Probe (each model's voxels against the other's table) and flood fill, for one ref type, the

@@ -35,6 +35,20 @@ class VoxelList {
     return m_count;
   }
 
+  /// The same without a wait: keys[0..n) may end in sentinels (kEmptyKeyOf<K>, room the keys did
+  /// not fill), which the sort over key_bits + 1 bits puts last (a sentinel has that bit, no key
+  /// does) and the de-duplication keeps once; the number of distinct keys, that sentinel
+  /// included, goes to the device word *distinct. Read it with other sizes, then set_count.
+  void number_async(
+      Exec& exec, const K* keys, std::size_t n, int key_bits, std::uint32_t* distinct) {
+    m_sorted.resize(n);
+    m_voxels.resize(n);
+    exec.sort_keys(keys, m_sorted.data(), n, key_bits + 1);
+    exec.unique_async(m_sorted.data(), m_voxels.data(), n, distinct);
+  }
+  /// The voxels number_async found: its distinct keys less the sentinel if the keys had one.
+  void set_count(std::uint32_t distinct, bool padded) { m_count = distinct - (padded ? 1 : 0); }
+
   /// The voxels in ascending key order: voxel id i is data()[i].
   [[nodiscard]] const K* data() const { return m_voxels.data(); }
   [[nodiscard]] std::uint32_t count() const { return m_count; }
