@@ -120,13 +120,14 @@ void voxelize_triangles_async(Exec& exec,
     for (std::uint64_t m = mask[item]; m != 0 && at < key_room; m &= m - 1)
       out[at++] = g.key_as<K>(core::tile_voxel(tile, core::lowest_bit64(m)));
   });
-  exec.for_each(key_room, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    if (i >= offsets[room]) out[i] = kEmptyKeyOf<K>;
-  });
   std::uint32_t* sizes = b.sizes.data();
-  exec.for_each(1, [=] VOXHASH_LAMBDA(std::uint32_t) {
-    sizes[0] = tiles[triangle_count];
-    sizes[1] = offsets[room];
+  exec.for_each(std::size_t{key_room} + 1, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    if (i == key_room) {
+      sizes[0] = tiles[triangle_count];
+      sizes[1] = offsets[room];
+    } else if (i >= offsets[room]) {
+      out[i] = kEmptyKeyOf<K>;
+    }
   });
 }
 
