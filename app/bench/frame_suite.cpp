@@ -249,6 +249,7 @@ void add_results(TableKind algorithm,
       r.set_bound(limits, build ? "exch8_l2" : "read8_l2");
     }
     if (name == "total") {
+      r.frame_ms = ms;
       r.extra.emplace_back("fps", 1e3 / quantile(ms, 0.5));
       // Counts of the last frame, as integers (a median of counts is no count).
       for (int m = 0; m < 2; ++m) {
@@ -279,6 +280,7 @@ void add_results(TableKind algorithm,
   for (const double ms : host_ms)
     sum += ms;
   r.extra.emplace_back("mean_ms", sum / static_cast<double>(host_ms.size()));
+  r.frame_ms = host_ms;
   printer.print(r);
   report.results.push_back(std::move(r));
 }

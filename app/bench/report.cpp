@@ -117,8 +117,11 @@ void write_json(const Report& report, const std::string& path) {
       limits[std::string(f.name)] = json_number((*report.limits).*(f.member));
   }
   json results = json::array();
-  for (const Result& r : report.results)
-    results.push_back(result_record(r));
+  for (const Result& r : report.results) {
+    json record = result_record(r);
+    if (!r.frame_ms.empty()) record["frame_ms"] = r.frame_ms;
+    results.push_back(std::move(record));
+  }
   json document = {{"schema", "voxhash-bench/1"},
                    {"device", report.device},
                    {"backend", report.backend},

@@ -36,6 +36,7 @@ struct Result {
   double bound_gkeys       = kNone;
   double fraction_of_bound = kNone;
   std::vector<std::pair<std::string, double>> extra;  // further numeric fields, by name
+  std::vector<double> frame_ms;  // frame total and host: each timed frame's time in order (JSON)
 
   /// Sets bound, bound_gkeys and fraction_of_bound from the limits field named `name`.
   void set_bound(const DeviceLimits& limits, std::string_view name);
