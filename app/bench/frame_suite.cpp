@@ -163,8 +163,8 @@ void warn_about_labels(const std::vector<FrameStats>& frames,
 }
 
 /// A frame result of `operation` by `algorithm` over the timed frames' times `ms`: the median as
-/// its time, and the fields every frame result starts with (median, p10, p90, frames, points per
-/// model, resolution).
+/// its time, the fields every frame result starts with (median, p10, p90, frames, points per
+/// model, resolution), and the times themselves in frame order.
 Result frame_result(std::string algorithm,
                     std::string operation,
                     const std::vector<double>& ms,
@@ -183,6 +183,7 @@ Result frame_result(std::string algorithm,
                  {"frames", static_cast<double>(ms.size())},
                  {"points_per_model", static_cast<double>(points)},
                  {"resolution", resolution}};
+  r.frame_ms  = ms;
   return r;
 }
 
@@ -249,7 +250,6 @@ void add_results(TableKind algorithm,
       r.set_bound(limits, build ? "exch8_l2" : "read8_l2");
     }
     if (name == "total") {
-      r.frame_ms = ms;
       r.extra.emplace_back("fps", 1e3 / quantile(ms, 0.5));
       // Counts of the last frame, as integers (a median of counts is no count).
       for (int m = 0; m < 2; ++m) {
@@ -280,7 +280,6 @@ void add_results(TableKind algorithm,
   for (const double ms : host_ms)
     sum += ms;
   r.extra.emplace_back("mean_ms", sum / static_cast<double>(host_ms.size()));
-  r.frame_ms = host_ms;
   printer.print(r);
   report.results.push_back(std::move(r));
 }
