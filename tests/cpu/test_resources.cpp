@@ -82,6 +82,27 @@ TEST(Resources, BuffersAreAccounted) {
   EXPECT_EQ(allocation_stats(kCpu).in_use, before.in_use);
 }
 
+// A first allocation is exact; a buffer that outgrows its allocation takes an eighth more, so a
+// size creeping up frame by frame reallocates once in a while; without the eighth where it would
+// not fit.
+TEST(Resources, BufferThatOutgrowsItsAllocationTakesAnEighthMore) {
+  const AllocationStats before = allocation_stats(kCpu);
+  Buffer<std::uint32_t> buffer(kCpu, 1000);
+  EXPECT_EQ(buffer.bytes(), 4000u);
+  buffer.resize(1001);
+  EXPECT_EQ(buffer.bytes(), 4u * (1001 + 125));
+  buffer.resize(1126);
+  EXPECT_EQ(allocation_stats(kCpu).allocations, before.allocations + 2);  // no third
+  EXPECT_EQ(buffer.size(), 1126u);
+  {
+    const BudgetScope budget(before.in_use + 4 * 2100);  // 2000 elements fit, 2250 do not
+    buffer.resize(2000);
+    EXPECT_EQ(buffer.bytes(), 8000u);
+    EXPECT_EQ(allocation_stats(kCpu).failures, before.failures + 1);
+  }
+  EXPECT_EQ(allocation_stats(kCpu).in_use, before.in_use + 8000);
+}
+
 TEST(Resources, BudgetRefusesAllocationsBeyondIt) {
   const BudgetScope budget(allocation_stats(kCpu).in_use + 4096);
   Buffer<std::uint32_t> fits(kCpu, 1000);

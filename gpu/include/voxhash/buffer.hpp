@@ -9,6 +9,7 @@
 #include <voxhash/error.hpp>
 #include <voxhash/types.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <limits>
 #include <optional>
@@ -105,17 +106,27 @@ class Buffer {
   }
 
   /// Makes room for `size` elements; contents are unspecified afterwards. Keeps the allocation when
-  /// it is large enough, so per-frame resizes do not allocate.
+  /// it is large enough, so per-frame resizes do not allocate. A first allocation is exact; a
+  /// buffer that outgrows its allocation takes an eighth more than asked, so a size that creeps up
+  /// frame by frame (a deforming model's voxels) reallocates once in a while, not every frame
+  /// (each free waits for the device), and without that eighth when memory is short.
   void resize(std::size_t size) {
     if (size > m_capacity) {
-      if (size > std::numeric_limits<std::size_t>::max() / sizeof(T)) {
+      constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max() / sizeof(T);
+      if (size > kMax) {
         throw OutOfMemory("cannot allocate " + std::to_string(size) + " elements of " +
                           std::to_string(sizeof(T)) + " bytes: the size overflows");
       }
+      std::size_t roomy = m_capacity == 0 ? size : size + std::min(size / 8, kMax - size);
       release();
-      m_data     = static_cast<T*>(m_pinned ? detail::allocate_pinned(size * sizeof(T))
-                                            : detail::allocate(m_backend, size * sizeof(T)));
-      m_capacity = size;
+      try {
+        m_data = allocate(roomy);
+      } catch (const OutOfMemory&) {
+        if (roomy == size) throw;
+        m_data = allocate(size);
+        roomy  = size;
+      }
+      m_capacity = roomy;
     }
     m_size = size;
   }
@@ -143,6 +154,11 @@ class Buffer {
   }
 
  private:
+  T* allocate(std::size_t count) {
+    return static_cast<T*>(m_pinned ? detail::allocate_pinned(count * sizeof(T))
+                                    : detail::allocate(m_backend, count * sizeof(T)));
+  }
+
   void release() noexcept {
     if (m_data && m_pinned) detail::deallocate_pinned(m_data, m_capacity * sizeof(T));
     if (m_data && !m_pinned) detail::deallocate(m_backend, m_data, m_capacity * sizeof(T));
