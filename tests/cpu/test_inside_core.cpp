@@ -199,6 +199,51 @@ TEST(TriangleVoxelizer, RoomFromTheLastMeshGrowsAndShrinks) {
   }
 }
 
+// The tile's set-up-once test (core::tile_voxels) marks the voxels the per-voxel test
+// (triangle_box_overlap at the same half-size) accepts: the same voxels but for rounding at the
+// boundary, and never one outside the slack's band. Triangles near the origin and ~1000 voxels
+// from it, small and long.
+TEST(TriangleVoxelizer, TileTestMatchesThePerVoxelTest) {
+  GridParams p;
+  p.resolution = {2048, 2048, 2048};
+  p.bounds     = {{0, 0, 0}, {2048, 2048, 2048}};  // world units are voxel units
+  const Grid g(p);
+  std::mt19937_64 rng(7);
+  const float s      = 0.5f + core::kOverlapSlack;
+  std::size_t voxels = 0, marked = 0, differ = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    const float base = trial % 2 ? 1000.f : 3.f;
+    const float size = trial % 3 == 0 ? 20.f : 3.f;
+    std::uniform_real_distribution<float> u(base, base + size);
+    const core::Vec3f a{u(rng), u(rng), u(rng)}, b{u(rng), u(rng), u(rng)},
+        c{u(rng), u(rng), u(rng)};
+    const core::CellRange r = core::triangle_cells(g, a, b, c);
+    for (std::uint32_t tile = 0; tile < core::triangle_tile_count(r); ++tile) {
+      const core::TileVoxels v = core::tile_voxels(r, tile, a, b, c);
+      for (int bit = 0; bit < 64; ++bit) {
+        const Int3 cell = core::tile_voxel(v.first, bit);
+        if (cell.x > r.hi.x || cell.y > r.hi.y || cell.z > r.hi.z) {
+          ASSERT_EQ((v.mask >> bit) & 1, 0u) << "a voxel past the triangle's cells";
+          continue;
+        }
+        const core::Vec3f centre{cell.x + 0.5f, cell.y + 0.5f, cell.z + 0.5f};
+        const bool tile_says  = (v.mask >> bit) & 1;
+        const bool voxel_says = core::triangle_box_overlap(centre, {s, s, s}, a, b, c);
+        ++voxels;
+        marked += tile_says;
+        if (tile_says == voxel_says) continue;
+        ++differ;
+        // A difference is rounding at the boundary: within the slack's band on either side.
+        const float h = tile_says ? 0.5f + 2 * core::kOverlapSlack : 0.5f;
+        EXPECT_EQ(core::triangle_box_overlap(centre, {h, h, h}, a, b, c), tile_says)
+            << "trial " << trial << " cell " << cell.x << " " << cell.y << " " << cell.z;
+      }
+    }
+  }
+  EXPECT_GT(marked, 1000u);
+  EXPECT_LE(differ * 10000, voxels) << differ << " of " << voxels << " voxels differ";
+}
+
 TEST(TriangleVoxelizer, SegmentOfFindsTheOwningTriangle) {
   const std::uint32_t offsets[] = {0, 3, 3, 3, 7, 8};  // triangles 1, 2 have no tiles
   EXPECT_EQ(core::segment_of(offsets, 5, 0), 0u);

@@ -17,12 +17,8 @@ namespace voxhash::core {
 /// Extra half-size (in voxels) of every box tested: the test is conservative against rounding of
 /// coordinates up to ~1000 voxels from the origin (float ulp there ~6e-5).
 inline constexpr float kOverlapSlack = 1e-3f;
-/// Widening (in voxels) of the plane pre-test in tile_voxels, far beyond its rounding (ulps of
-/// coordinates, ~1e-4 voxels at 1000 from the origin), so it never rejects a voxel the exact test
-/// accepts.
-inline constexpr float kPlaneMargin = 0.1f;
-inline constexpr int kTileShift     = 2;  // tiles of 4x4x4 voxels
-inline constexpr int kTileSide      = 1 << kTileShift;
+inline constexpr int kTileShift      = 2;  // tiles of 4x4x4 voxels
+inline constexpr int kTileSide       = 1 << kTileShift;
 
 struct Vec3f {
   float x, y, z;
@@ -159,6 +155,90 @@ VOXHASH_HD Int3 tile_voxel(Int3 first, int bit) {
           first.z + (bit >> (2 * kTileShift))};
 }
 
+/// A triangle's separating-axis test (as triangle_box_overlap) against the voxels of one tile,
+/// set up once: coordinates relative to the tile's first cell (small, so rounded alike wherever
+/// the tile is), and each axis's projection of the triangle widened by a voxel's reach (half-size
+/// 0.5 + kOverlapSlack), so one voxel costs a dot product and two compares an axis. The nine edge
+/// axes cross(unit axis, edge) have a zero component: two products each.
+struct TileAxes {
+  Vec3f lo, hi;                  // the triangle's box widened by the half-size (face axes)
+  Vec3f normal;                  // the triangle's plane
+  float plane_lo, plane_hi;      // dot(normal, voxel centre) within these: touches the plane
+  Vec3f edge[3];                 // the edges
+  float edge_lo[9], edge_hi[9];  // per (edge, unit axis) as plane_lo / plane_hi
+};
+
+VOXHASH_HD void widen(float p0, float p1, float p2, float r, float& lo, float& hi) {
+  lo = min3(p0, p1, p2) - r;
+  hi = max3(p0, p1, p2) + r;
+}
+
+/// Projection of point p on cross(unit axis `axis`, e).
+VOXHASH_HD float edge_axis_dot(int axis, Vec3f e, Vec3f p) {
+  if (axis == 0) return e.y * p.z - e.z * p.y;
+  if (axis == 1) return e.z * p.x - e.x * p.z;
+  return e.x * p.y - e.y * p.x;
+}
+
+/// The L1 norm of cross(unit axis `axis`, e): a box's reach along it per unit of half-size.
+VOXHASH_HD float edge_axis_reach(int axis, Vec3f e) {
+  if (axis == 0) return abs_f(e.y) + abs_f(e.z);
+  if (axis == 1) return abs_f(e.x) + abs_f(e.z);
+  return abs_f(e.x) + abs_f(e.y);
+}
+
+/// The axes of triangle (a, b, c) (voxel units) for the voxels of the tile starting at `first`.
+VOXHASH_HD TileAxes tile_axes(Int3 first, Vec3f a, Vec3f b, Vec3f c) {
+  const Vec3f o = {
+      static_cast<float>(first.x), static_cast<float>(first.y), static_cast<float>(first.z)};
+  const Vec3f v[3] = {sub(a, o), sub(b, o), sub(c, o)};
+  const float s    = 0.5f + kOverlapSlack;
+  TileAxes t;
+  t.lo          = {min3(v[0].x, v[1].x, v[2].x) - s,
+                   min3(v[0].y, v[1].y, v[2].y) - s,
+                   min3(v[0].z, v[1].z, v[2].z) - s};
+  t.hi          = {max3(v[0].x, v[1].x, v[2].x) + s,
+                   max3(v[0].y, v[1].y, v[2].y) + s,
+                   max3(v[0].z, v[1].z, v[2].z) + s};
+  t.edge[0]     = sub(v[1], v[0]);
+  t.edge[1]     = sub(v[2], v[1]);
+  t.edge[2]     = sub(v[0], v[2]);
+  t.normal      = cross3(t.edge[0], t.edge[1]);
+  const float d = dot3(t.normal, v[0]);
+  const float r = s * (abs_f(t.normal.x) + abs_f(t.normal.y) + abs_f(t.normal.z));
+  t.plane_lo    = d - r;
+  t.plane_hi    = d + r;
+  for (int i = 0; i < 3; ++i)
+    for (int axis = 0; axis < 3; ++axis) {
+      const Vec3f e = t.edge[i];
+      widen(edge_axis_dot(axis, e, v[0]),
+            edge_axis_dot(axis, e, v[1]),
+            edge_axis_dot(axis, e, v[2]),
+            s * edge_axis_reach(axis, e),
+            t.edge_lo[3 * i + axis],
+            t.edge_hi[3 * i + axis]);
+    }
+  return t;
+}
+
+/// Whether the voxel centred at p (relative to the tile's first cell) may touch the triangle: its
+/// box axes and plane (the cheap part, rejecting most of a tile).
+VOXHASH_HD bool near_plane(const TileAxes& t, Vec3f p) {
+  const float q = dot3(t.normal, p);
+  return q >= t.plane_lo && q <= t.plane_hi && p.x >= t.lo.x && p.x <= t.hi.x && p.y >= t.lo.y &&
+         p.y <= t.hi.y && p.z >= t.lo.z && p.z <= t.hi.z;
+}
+
+/// The rest of the test for a voxel near_plane passed: the nine edge axes.
+VOXHASH_HD bool within_edges(const TileAxes& t, Vec3f p) {
+  for (int i = 0; i < 3; ++i)
+    for (int axis = 0; axis < 3; ++axis) {
+      const float q = edge_axis_dot(axis, t.edge[i], p);
+      if (q < t.edge_lo[3 * i + axis] || q > t.edge_hi[3 * i + axis]) return false;
+    }
+  return true;
+}
+
 /// The voxels of tile `tile` (0 .. triangle_tile_count - 1) of range r that the triangle (voxel
 /// units) touches. The whole tile is tested first.
 VOXHASH_HD TileVoxels
@@ -170,7 +250,6 @@ tile_voxels(const CellRange& r, std::uint32_t tile, Vec3f a, Vec3f b, Vec3f c) {
   const Int3 last  = {first.x + kTileSide - 1 < r.hi.x ? first.x + kTileSide - 1 : r.hi.x,
                      first.y + kTileSide - 1 < r.hi.y ? first.y + kTileSide - 1 : r.hi.y,
                      first.z + kTileSide - 1 < r.hi.z ? first.z + kTileSide - 1 : r.hi.z};
-  const float s           = 0.5f + kOverlapSlack;
   const Vec3f tile_half   = {0.5f * (last.x - first.x + 1) + kOverlapSlack,
                              0.5f * (last.y - first.y + 1) + kOverlapSlack,
                              0.5f * (last.z - first.z + 1) + kOverlapSlack};
@@ -178,26 +257,23 @@ tile_voxels(const CellRange& r, std::uint32_t tile, Vec3f a, Vec3f b, Vec3f c) {
       0.5f * (first.x + last.x + 1), 0.5f * (first.y + last.y + 1), 0.5f * (first.z + last.z + 1)};
   TileVoxels v = {first, 0};
   if (!triangle_box_overlap(tile_centre, tile_half, a, b, c)) return v;
-  // Two passes over the tile: the plane axis alone, widened by kPlaneMargin (a cheap necessary
-  // condition), marks the candidates; the exact test runs only on those, ~1/3 of the tile's
-  // voxels. Lanes of a warp hold different tiles, so testing in one loop would run the exact test
-  // wherever any lane needs it: every voxel (measured: no gain on H100).
-  const Vec3f n      = cross3(sub(b, a), sub(c, b));
-  const float reach  = (s + kPlaneMargin) * (abs_f(n.x) + abs_f(n.y) + abs_f(n.z));
-  std::uint64_t near = 0;
-  for (std::int32_t z = first.z; z <= last.z; ++z)
-    for (std::int32_t y = first.y; y <= last.y; ++y)
-      for (std::int32_t x = first.x; x <= last.x; ++x) {
-        const Vec3f centre = {x + 0.5f, y + 0.5f, z + 0.5f};
-        if (abs_f(dot3(n, sub(a, centre))) > reach) continue;
-        const int bit = ((z - first.z) * kTileSide + (y - first.y)) * kTileSide + (x - first.x);
-        near |= std::uint64_t{1} << bit;
+  // Two passes over the tile: the plane and box axes mark the candidates, the edge axes run only
+  // on those, ~1/3 of the tile's voxels. Lanes of a warp hold different tiles, so testing in one
+  // loop would run the edge axes wherever any lane needs them: every voxel.
+  const TileAxes axes = tile_axes(first, a, b, c);
+  std::uint64_t near  = 0;
+  for (std::int32_t z = 0; z <= last.z - first.z; ++z)
+    for (std::int32_t y = 0; y <= last.y - first.y; ++y)
+      for (std::int32_t x = 0; x <= last.x - first.x; ++x) {
+        if (!near_plane(axes, {x + 0.5f, y + 0.5f, z + 0.5f})) continue;
+        near |= std::uint64_t{1} << ((z * kTileSide + y) * kTileSide + x);
       }
   for (std::uint64_t m = near; m != 0; m &= m - 1) {
-    const int bit      = lowest_bit64(m);
-    const Int3 cell    = tile_voxel(first, bit);
-    const Vec3f centre = {cell.x + 0.5f, cell.y + 0.5f, cell.z + 0.5f};
-    if (triangle_box_overlap(centre, {s, s, s}, a, b, c)) v.mask |= std::uint64_t{1} << bit;
+    const int bit = lowest_bit64(m);
+    const Int3 at = tile_voxel({0, 0, 0}, bit);
+    if (within_edges(axes, {at.x + 0.5f, at.y + 0.5f, at.z + 0.5f})) {
+      v.mask |= std::uint64_t{1} << bit;
+    }
   }
   return v;
 }
