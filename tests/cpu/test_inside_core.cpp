@@ -373,6 +373,38 @@ TEST(InsideTest, SegmentedWalkMatchesOneSerialWalk) {
   }
 }
 
+// The walk reads the mask bits of a segment's steps at once and probes only where one is set: with
+// the model's own mask (clear away from its voxels) every segment counts what it counts with every
+// bit set.
+TEST(InsideTest, SegmentedWalkWithTheModelsMaskMatchesEveryBitSet) {
+  const Grid g = cubic_grid(40, 1.0f);
+  std::mt19937_64 rng(11);
+  std::unordered_set<Key> set;
+  for (int i = 0; i < 1500; ++i)  // clutter in a box: the mask is clear around it
+    set.insert(g.key({10 + static_cast<int>(rng() % 14),
+                      12 + static_cast<int>(rng() % 12),
+                      8 + static_cast<int>(rng() % 16)}));
+  const SetView view{&set};
+  const AllBlocks all(g);
+  AllBlocks own(g);
+  std::fill(own.words.begin(), own.words.end(), 0u);
+  for (const Key k : set)
+    own.mask.mark_around(g.cell(k));
+  for (int trial = 0; trial < 300; ++trial) {
+    const Int3 o{
+        static_cast<int>(rng() % 40), static_cast<int>(rng() % 40), static_cast<int>(rng() % 40)};
+    const Int3 d = core::ray_direction(trial % core::kRayDirectionCount);
+    for (std::uint32_t k = 0; k < core::segments_per_ray(g); ++k) {
+      for (const bool dilate : {false, true}) {
+        const core::RayWalk a = core::walk_ray_segment(view, own.mask, g, o, d, k, dilate);
+        const core::RayWalk b = core::walk_ray_segment(view, all.mask, g, o, d, k, dilate);
+        EXPECT_EQ(a.crossings, b.crossings) << trial << " segment " << k;
+        EXPECT_EQ(a.grazing, b.grazing) << trial << " segment " << k;
+      }
+    }
+  }
+}
+
 TEST(InsideTest, RegionVotes) {
   std::uint32_t cross[core::kRaysPerRound] = {}, graze[core::kRaysPerRound] = {};
   std::uint32_t in[8] = {}, out[8] = {};
@@ -380,24 +412,23 @@ TEST(InsideTest, RegionVotes) {
   // All rays odd: inside, confident.
   for (auto& c : cross)
     c = 1;
-  EXPECT_EQ(core::tally_region(cross, graze, 0, false, 8, 8, in, out, &label), 0);
+  EXPECT_EQ(core::tally_region(cross, graze, false, 8, 8, in, out, &label), 0);
   EXPECT_EQ(label, VoxelLabel::Inside);
   // A tie after the first round casts more rays; in the last round it is low confidence.
   std::fill(in, in + 8, 0u);
   std::fill(out, out + 8, 0u);
   for (int j = 0; j < core::kRaysPerRound; ++j)
     cross[j] = j % 2;
-  EXPECT_EQ(core::tally_region(cross, graze, 0, false, 8, 8, in, out, &label),
-            core::kRegionMoreRays);
+  EXPECT_EQ(core::tally_region(cross, graze, false, 8, 8, in, out, &label), core::kRegionMoreRays);
   EXPECT_NE(
-      core::tally_region(cross, graze, 1, true, 8, 8, in, out, &label) & core::kRegionLowConfidence,
+      core::tally_region(cross, graze, true, 8, 8, in, out, &label) & core::kRegionLowConfidence,
       0);
   // Half the samples sure of inside, half of outside: a thin feature.
   std::fill(in, in + 8, 0u);
   std::fill(out, out + 8, 0u);
   for (int j = 0; j < core::kRaysPerRound; ++j)
     cross[j] = core::plan_ray(0, j, 8, 8).slot < 4;
-  const std::uint8_t f = core::tally_region(cross, graze, 0, true, 8, 8, in, out, &label);
+  const std::uint8_t f = core::tally_region(cross, graze, true, 8, 8, in, out, &label);
   EXPECT_NE(f & core::kRegionThinFeature, 0);
   EXPECT_NE(f & core::kRegionLowConfidence, 0);
   // Grazing rays do not vote; too few valid votes are not confident.
@@ -408,9 +439,38 @@ TEST(InsideTest, RegionVotes) {
     graze[j] = j >= 4;
   }
   EXPECT_NE(
-      core::tally_region(cross, graze, 0, true, 8, 8, in, out, &label) & core::kRegionLowConfidence,
+      core::tally_region(cross, graze, true, 8, 8, in, out, &label) & core::kRegionLowConfidence,
       0);
   EXPECT_EQ(label, VoxelLabel::Inside);
+}
+
+// The tally counts each ray for the sample slot plan_ray gives it, in every round, for any number
+// of slots and of filled ones.
+TEST(InsideTest, TallyCountsEachRayForItsPlannedSlot) {
+  std::mt19937_64 rng(3);
+  for (const int samples : {1, 5, 8}) {
+    for (int filled = 0; filled <= samples; ++filled) {
+      for (int round = 0; round < core::kInsideRounds; ++round) {
+        std::uint32_t cross[core::kRaysPerRound], graze[core::kRaysPerRound];
+        for (int j = 0; j < core::kRaysPerRound; ++j) {
+          cross[j] = static_cast<std::uint32_t>(rng() % 4);
+          graze[j] = rng() % 5 == 0;
+        }
+        std::uint32_t in[8] = {}, out[8] = {}, want_in[8] = {}, want_out[8] = {};
+        for (int j = 0; j < core::kRaysPerRound && filled > 0; ++j) {
+          if (graze[j]) continue;
+          const int slot = core::plan_ray(round, j, samples, filled).slot;
+          ++(cross[j] & 1u ? want_in : want_out)[slot];
+        }
+        VoxelLabel label;
+        core::tally_region(cross, graze, false, samples, filled, in, out, &label);
+        for (int s = 0; s < 8; ++s) {
+          EXPECT_EQ(in[s], want_in[s]) << samples << " " << filled << " " << round << " " << s;
+          EXPECT_EQ(out[s], want_out[s]) << samples << " " << filled << " " << round << " " << s;
+        }
+      }
+    }
+  }
 }
 
 TEST(InsideTest, RaysOfOneSampleTakeDistinctDirections) {

@@ -251,20 +251,29 @@ VOXHASH_HD void insert_bottom_k(std::uint64_t* slots, int k, std::uint64_t entry
 /// round a minority over one in four of enough valid rays).
 VOXHASH_HD std::uint8_t tally_region(const std::uint32_t* crossings,
                                      const std::uint32_t* grazing,
-                                     int round,
                                      bool last_round,
                                      int samples,
                                      int filled,
                                      std::uint32_t* votes_in,
                                      std::uint32_t* votes_out,
                                      VoxelLabel* label) {
-  for (int j = 0; j < kRaysPerRound; ++j) {
-    if (filled == 0 || grazing[j]) continue;
-    const int slot = plan_ray(round, j, samples, filled).slot;
-    if (crossings[j] & 1u) {
-      ++votes_in[slot];
-    } else {
-      ++votes_out[slot];
+  // The rays by their nominal sample (plan_ray: a run of per_slot rays each, whatever the round),
+  // one division a sample rather than two a ray: a region's tally is one thread, and a lone
+  // region's tally measured 10-27 us on H100 with a slot planned per ray.
+  if (filled > 0) {
+    const int per_slot = kRaysPerRound / samples;
+    for (int nominal = 0; nominal * per_slot < kRaysPerRound; ++nominal) {
+      const int slot = nominal % filled;
+      const int end =
+          (nominal + 1) * per_slot < kRaysPerRound ? (nominal + 1) * per_slot : kRaysPerRound;
+      for (int j = nominal * per_slot; j < end; ++j) {
+        if (grazing[j]) continue;
+        if (crossings[j] & 1u) {
+          ++votes_in[slot];
+        } else {
+          ++votes_out[slot];
+        }
+      }
     }
   }
   std::uint32_t in = 0, out = 0;

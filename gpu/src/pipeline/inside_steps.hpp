@@ -227,8 +227,10 @@ void pick_samples(Exec& exec,
   std::uint32_t* comp  = b.comp_index.data();
   std::uint64_t* slots = b.sample_slots.data();
   K* key               = b.sample_key.data();
-  exec.for_each(components, [=] VOXHASH_LAMBDA(std::uint32_t r) { comp[roots[r]] = r; });
-  exec.fill(slots, std::size_t{components} * S, core::kNoSample);
+  exec.for_each(std::size_t{components} * S, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    if (i < components) comp[roots[i]] = i;
+    slots[i] = core::kNoSample;
+  });
   constexpr std::uint64_t kFirstPassVoxels = 256;
   const std::uint64_t cut = std::min<std::uint64_t>((kFirstPassVoxels << 32) / n, kEmptyKey);
   for (const bool first_pass : {true, false}) {
@@ -282,9 +284,14 @@ void robust_inside_test(Exec& exec,
   std::uint8_t* flags     = b.flags.data();
   VoxelLabel* label       = b.label.data();
   const K* sample_key     = b.sample_key.data();
-  exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) { subjects[r] = r; });
-  exec.fill(in, std::size_t{count} * samples, 0u);
-  exec.fill(out, std::size_t{count} * samples, 0u);
+  static_assert(R >= core::kSamplesPerRegion);
+  // Every subject, its votes none, and round 0's rays: one launch (the test of one region is a
+  // run of small launches the host issues one by one).
+  exec.for_each(std::size_t{count} * R, [=] VOXHASH_LAMBDA(std::uint32_t t) {
+    if (t < count) subjects[t] = t;
+    if (t < std::size_t{count} * samples) in[t] = out[t] = 0;
+    cross[t] = grazing[t] = 0;
+  });
   std::uint32_t segments = core::segments_per_ray(g);
   if constexpr (std::is_same_v<Mask, core::WideBlockMask>) {
     segments = std::min(segments, core::segments_per_ray(other_mask.shift.extent));
@@ -292,8 +299,10 @@ void robust_inside_test(Exec& exec,
   const int rounds     = samples > 1 ? core::kInsideRounds : 1;
   std::uint32_t active = count;
   for (int round = 0; round < rounds && active > 0; ++round) {
-    exec.fill(cross, std::size_t{active} * R, 0u);
-    exec.fill(grazing, std::size_t{active} * R, 0u);
+    if (round > 0) {
+      exec.for_each(std::size_t{active} * R,
+                    [=] VOXHASH_LAMBDA(std::uint32_t t) { cross[t] = grazing[t] = 0; });
+    }
     // One thread per (subject, ray, segment), in chunks of subjects that keep thread ids 32-bit.
     const std::uint32_t per_subject = R * segments;
     const std::uint32_t chunk       = 0x7FFFFFFFu / per_subject;
@@ -317,7 +326,6 @@ void robust_inside_test(Exec& exec,
       const std::uint32_t s = subjects[a];
       flags[s]              = core::tally_region(&cross[a * R],
                                     &grazing[a * R],
-                                    round,
                                     round + 1 == rounds,
                                     samples,
                                     core::filled_samples(sample_key, s, samples),
