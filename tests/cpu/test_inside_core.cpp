@@ -373,9 +373,9 @@ TEST(InsideTest, SegmentedWalkMatchesOneSerialWalk) {
   }
 }
 
-// The walk reads the mask bits of a segment's steps at once and probes only where one is set: with
-// the model's own mask (clear away from its voxels) every segment counts what it counts with every
-// bit set.
+// The walk probes the table only where the other model's mask is set: with the model's own mask
+// (clear away from its voxels) every segment, dilated or not, counts what it counts with every bit
+// set (the mask never hides a surface cell).
 TEST(InsideTest, SegmentedWalkWithTheModelsMaskMatchesEveryBitSet) {
   const Grid g = cubic_grid(40, 1.0f);
   std::mt19937_64 rng(11);
