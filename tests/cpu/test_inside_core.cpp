@@ -359,16 +359,19 @@ TEST(InsideTest, SegmentedWalkMatchesOneSerialWalk) {
       if (first > 0 && s - first + 1 > static_cast<int>(core::kMaxRunSteps)) grazing = true;
       previous = s;
     }
-    std::uint32_t segmented = 0;
-    bool segmented_grazing  = false;
-    for (std::uint32_t k = 0; k < core::segments_per_ray(g); ++k) {
-      const core::RayWalk w = core::walk_ray_segment(view, blocks.mask, g, o, d, k, false);
-      segmented += w.crossings;
-      segmented_grazing |= w.grazing;
-    }
-    EXPECT_EQ(segmented_grazing, grazing) << trial;
-    if (!grazing) {
-      EXPECT_EQ(segmented, clusters) << trial;
+    // Whatever the segments' span (few subjects walk shorter ones), the same count.
+    for (const std::int32_t span : {core::kSegmentSpan, core::kFewSubjectsSegmentSpan, 3}) {
+      std::uint32_t segmented = 0;
+      bool segmented_grazing  = false;
+      for (std::uint32_t k = 0; k < core::segments_per_ray(g, span); ++k) {
+        const core::RayWalk w = core::walk_ray_segment(view, blocks.mask, g, o, d, k, false, span);
+        segmented += w.crossings;
+        segmented_grazing |= w.grazing;
+      }
+      EXPECT_EQ(segmented_grazing, grazing) << trial << " span " << span;
+      if (!grazing) {
+        EXPECT_EQ(segmented, clusters) << trial << " span " << span;
+      }
     }
   }
 }
@@ -491,14 +494,16 @@ TEST(InsideTest, NoRaySegmentStartsInTheGridPastTheBound) {
     p.resolution = res;
     p.bounds     = {{0, 0, 0}, {1, 1, 1}};
     const Grid g(p);
-    const std::int32_t t =
-        static_cast<std::int32_t>(core::segments_per_ray(g)) * core::kSegmentSpan;
-    for (int dir = 0; dir < core::kRayDirectionCount; ++dir) {
-      const Int3 d = core::ray_direction(dir);
-      for (int corner = 0; corner < 8; ++corner) {
-        const Int3 o = {
-            corner & 1 ? res.x - 1 : 0, corner & 2 ? res.y - 1 : 0, corner & 4 ? res.z - 1 : 0};
-        EXPECT_FALSE(g.in_grid({o.x + t * d.x, o.y + t * d.y, o.z + t * d.z})) << dir;
+    for (const std::int32_t span : {core::kSegmentSpan, core::kFewSubjectsSegmentSpan}) {
+      const std::int32_t t = static_cast<std::int32_t>(core::segments_per_ray(g, span)) * span;
+      for (int dir = 0; dir < core::kRayDirectionCount; ++dir) {
+        const Int3 d = core::ray_direction(dir);
+        for (int corner = 0; corner < 8; ++corner) {
+          const Int3 o = {
+              corner & 1 ? res.x - 1 : 0, corner & 2 ? res.y - 1 : 0, corner & 4 ? res.z - 1 : 0};
+          EXPECT_FALSE(g.in_grid({o.x + t * d.x, o.y + t * d.y, o.z + t * d.z}))
+              << dir << " span " << span;
+        }
       }
     }
   }

@@ -23,6 +23,9 @@ inline constexpr int kSamplesPerRegion     = 8;
 inline constexpr int kRaysPerRound         = 24;
 inline constexpr int kInsideRounds         = 3;  // rounds of rays before a region is decided anyway
 inline constexpr std::int32_t kSegmentSpan = 2;  // ray parameter units per thread (12 voxel steps)
+// A test of few subjects leaves most of the GPU idle: its rays go in segments of one unit (twice
+// the threads, each walking 12 steps with the lead-in instead of 18), which finish sooner.
+inline constexpr std::int32_t kFewSubjectsSegmentSpan = 1;
 /// Surface cells along a ray come in clusters: near a shallow crossing the 6-connected walk
 /// alternates between cells that touch the surface and cells that do not. Occupied steps at most
 /// kRunGap free steps apart belong to one cluster, which counts as one crossing.
@@ -86,7 +89,7 @@ struct RayWalk {
 };
 
 /// Segment `segment` of the ray from cell o along d: the steps after the cell at parameter
-/// segment * kSegmentSpan up to the cell at (segment + 1) * kSegmentSpan (cell centres on the
+/// segment * span up to the cell at (segment + 1) * span (cell centres on the
 /// ray). Counts the clusters of surface cells that start in the segment (an occupied step with
 /// kRunGap free steps before it: the walk starts one parameter unit early to see them); a cluster
 /// that starts here is followed past the segment's end until it ends, and one longer than the
@@ -98,19 +101,20 @@ VOXHASH_HD RayWalk walk_ray_segment(const View& other,
                                     Int3 o,
                                     Int3 d,
                                     std::uint32_t segment,
-                                    bool dilate) {
+                                    bool dilate,
+                                    std::int32_t span = kSegmentSpan) {
   RayWalk r            = {0, false};
-  const std::int32_t t = static_cast<std::int32_t>(segment) * kSegmentSpan;
+  const std::int32_t t = static_cast<std::int32_t>(segment) * span;
   const Int3 start     = {o.x + t * d.x, o.y + t * d.y, o.z + t * d.z};
   if (!g.in_grid(start)) return r;
   if constexpr (std::is_same_v<Mask, WideBlockMask>) {
     // A wide grid's rays are long (2^21 voxels): a segment that cannot meet the other model's
     // cells (its box) has nothing to count and returns at once.
-    if (!mask.shift.segment_may_meet(o, d, t, t + kSegmentSpan)) return r;
+    if (!mask.shift.segment_may_meet(o, d, t, t + span)) return r;
   }
   const std::uint32_t per_unit = abs_i(d.x) + abs_i(d.y) + abs_i(d.z);
   const std::uint32_t lead     = segment == 0 ? 0 : per_unit;  // steps before the segment
-  const std::uint32_t last     = lead + kSegmentSpan * per_unit;
+  const std::uint32_t last     = lead + static_cast<std::uint32_t>(span) * per_unit;
   const std::uint32_t limit    = dilate ? kMaxRunStepsDilated : kMaxRunSteps;
   Int3 c              = segment == 0 ? o : Int3{start.x - d.x, start.y - d.y, start.z - d.z};
   std::uint32_t gap   = kRunGap + 1;  // free steps since the last surface cell
@@ -139,20 +143,21 @@ VOXHASH_HD RayWalk walk_ray_segment(const View& other,
 
 /// Segments of a ray that can start inside the grid: every direction has a component of
 /// magnitude kMaxDirectionComponent, so a ray leaves the grid before parameter
-/// max(resolution) / kMaxDirectionComponent. Segments are launched per ray up to this bound.
+/// max(resolution) / kMaxDirectionComponent. Segments (of `span` units) are launched per ray up to
+/// this bound.
 inline constexpr std::int32_t kMaxDirectionComponent = 3;
-VOXHASH_HD std::uint32_t segments_per_ray(const Grid& g) {
+VOXHASH_HD std::uint32_t segments_per_ray(const Grid& g, std::int32_t span = kSegmentSpan) {
   const std::int32_t longest =
       g.resolution.x > g.resolution.y
           ? (g.resolution.x > g.resolution.z ? g.resolution.x : g.resolution.z)
           : (g.resolution.y > g.resolution.z ? g.resolution.y : g.resolution.z);
-  return static_cast<std::uint32_t>(longest / (kMaxDirectionComponent * kSegmentSpan) + 1);
+  return static_cast<std::uint32_t>(longest / (kMaxDirectionComponent * span) + 1);
 }
 
 /// The same bound for rays that need to travel only `extent` voxels plus a margin (a wide grid's:
 /// the longest side of both models' cell box; beyond it a ray meets nothing).
-VOXHASH_HD std::uint32_t segments_per_ray(std::int32_t extent) {
-  return static_cast<std::uint32_t>((extent + 4) / (kMaxDirectionComponent * kSegmentSpan) + 2);
+VOXHASH_HD std::uint32_t segments_per_ray(std::int32_t extent, std::int32_t span = kSegmentSpan) {
+  return static_cast<std::uint32_t>((extent + 4) / (kMaxDirectionComponent * span) + 2);
 }
 
 /// Which sample slot and direction ray j of `round` uses, for a region with `samples` slots of

@@ -292,9 +292,15 @@ void robust_inside_test(Exec& exec,
     if (t < std::size_t{count} * samples) in[t] = out[t] = 0;
     cross[t] = grazing[t] = 0;
   });
-  std::uint32_t segments = core::segments_per_ray(g);
+  // Few subjects (rays in fewer threads than a quarter of an H100's resident ones) walk shorter
+  // segments; the counts do not depend on the span.
+  constexpr std::uint64_t kFewRayThreads = 1u << 16;
+  const std::int32_t span = std::uint64_t{count} * R * core::segments_per_ray(g) < kFewRayThreads
+                                ? core::kFewSubjectsSegmentSpan
+                                : core::kSegmentSpan;
+  std::uint32_t segments  = core::segments_per_ray(g, span);
   if constexpr (std::is_same_v<Mask, core::WideBlockMask>) {
-    segments = std::min(segments, core::segments_per_ray(other_mask.shift.extent));
+    segments = std::min(segments, core::segments_per_ray(other_mask.shift.extent, span));
   }
   const int rounds     = samples > 1 ? core::kInsideRounds : 1;
   std::uint32_t active = count;
@@ -316,8 +322,14 @@ void robust_inside_test(Exec& exec,
         if (f == 0) return;
         const core::RayPlan p = core::plan_ray(round, j, samples, f);
         const Int3 origin     = g.cell(sample_key[s * samples + p.slot]);
-        const core::RayWalk w = core::walk_ray_segment(
-            other, other_mask, g, origin, core::ray_direction(p.direction), t % segments, dilate);
+        const core::RayWalk w = core::walk_ray_segment(other,
+                                                       other_mask,
+                                                       g,
+                                                       origin,
+                                                       core::ray_direction(p.direction),
+                                                       t % segments,
+                                                       dilate,
+                                                       span);
         if (w.crossings) core::atomic_add(&cross[a * R + j], w.crossings);
         if (w.grazing) core::atomic_or(&grazing[a * R + j], 1u);
       });
