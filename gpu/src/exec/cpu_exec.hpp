@@ -211,6 +211,7 @@ class CpuExec {
   /// A timestamp: record() takes the time now, elapsed_ms() the time between two.
   class Event {
    public:
+    explicit Event(bool /*timed*/ = true) {}
     void record(const CpuExec&) { m_time = std::chrono::steady_clock::now(); }
     [[nodiscard]] double elapsed_ms(const Event& to) const {
       return std::chrono::duration<double, std::milli>(to.m_time - m_time).count();

@@ -71,7 +71,9 @@ class ModelLanes {
  private:
   std::array<typename Exec::OwnedStream, 2> m_streams;
   std::array<Exec, 2> m_exec{Exec(m_streams[0].get()), Exec(m_streams[1].get())};
-  std::array<typename Exec::Event, 3> m_events;  // each lane's, and the frame's fork
+  // Each lane's, and the frame's fork: they only order the streams.
+  std::array<typename Exec::Event, 3> m_events{
+      typename Exec::Event{false}, typename Exec::Event{false}, typename Exec::Event{false}};
   std::optional<HostWorker> m_worker;
 };
 
