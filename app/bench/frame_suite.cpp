@@ -251,6 +251,11 @@ void add_results(TableKind algorithm,
     }
     if (name == "total") {
       r.extra.emplace_back("fps", 1e3 / quantile(ms, 0.5));
+      // Frames whose queued table build missed a key and ran again with retrying builds.
+      double redone = 0;
+      for (const FrameStats& s : frames)
+        redone += s.builds_redone;
+      r.extra.emplace_back("builds_redone", redone);
       // Counts of the last frame, as integers (a median of counts is no count).
       for (int m = 0; m < 2; ++m) {
         const std::string suffix = m == 0 ? "_a" : "_b";

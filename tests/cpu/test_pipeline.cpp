@@ -72,6 +72,39 @@ TEST(Pipeline, SwitchingAlgorithmBetweenFramesKeepsTheOutput) {
   }
 }
 
+// The frame's cuckoo builds are queued without a wait and their status read with its counts: a
+// build that missed a key (short eviction chains fail a first attempt) runs the frame again with
+// builds that retry, and the frame comes out as with the default chain limit.
+TEST(Pipeline, QueuedBuildThatMissesAKeyRunsTheFrameAgain) {
+  const auto a = sphere({-0.2f, 0, 0}, 0.7f, 20000, 7);
+  const auto b = sphere({0.3f, 0, 0}, 0.6f, 20000, 8);
+  for (const TableKind kind : {TableKind::Cuckoo, TableKind::BucketedCuckoo}) {
+    const auto plain = run_scene(kCpu, static_config(64, kind), a, b);
+    EXPECT_EQ(plain.stats.builds_redone, 0) << to_string(kind);
+    bool redone = false;
+    // Chain limits from short up until a retried build succeeds after a first attempt failed (the
+    // seeds are fixed: the same each run; the default limit is 7 lg n, ~100 here).
+    for (std::uint32_t chain = 2; chain <= 100 && !redone; chain += 2) {
+      auto tight                       = static_config(64, kind);
+      tight.table_options.max_chain    = chain;
+      tight.table_options.max_attempts = 64;
+      SceneResult r;
+      try {
+        r = run_scene(kCpu, tight, a, b);
+      } catch (const BuildFailed&) {
+        continue;  // too short for 64 attempts
+      }
+      redone = r.stats.builds_redone == 1;
+      for (int m = 0; m < 2; ++m) {
+        EXPECT_EQ(r.voxels[m].keys, plain.voxels[m].keys) << to_string(kind) << " chain " << chain;
+        EXPECT_TRUE(r.voxels[m].labels == plain.voxels[m].labels)
+            << to_string(kind) << " chain " << chain;
+      }
+    }
+    EXPECT_TRUE(redone) << to_string(kind) << ": no chain limit failed a first build";
+  }
+}
+
 TEST(Pipeline, ModelsApartHaveNoIntersection) {
   const auto a = sphere({-0.8f, 0, 0}, 0.5f, 50000, 9);
   const auto b = sphere({0.8f, 0, 0}, 0.5f, 50000, 10);

@@ -131,6 +131,9 @@ struct FrameStats {
   int key_bits            = 32;  // the width of the frame's voxel keys (64 on a wide grid)
   double build_keys_per_s = 0;   // voxels (unique keys) inserted into the tables per second
   double probe_keys_per_s = 0;   // unique voxels probed per second
+  /// 1 when a table's build, queued without a wait, missed a key (an eviction chain at its limit:
+  /// rare) and the frame ran again with builds that retry; its times count both runs.
+  int builds_redone = 0;
 };
 
 /// Front ends warn when more than this share of a model's points fall outside the grid (the model

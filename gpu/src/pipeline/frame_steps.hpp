@@ -28,7 +28,7 @@ struct BasicFillBuffers {
         roots(b, 0),
         counts(b, 4),
         pending(b, 0),
-        sizes(b, 3),
+        sizes(b, 4),
         common(b, 2),
         vote_changes(b, 0),
         mask_words(b, 0),
@@ -36,9 +36,9 @@ struct BasicFillBuffers {
   Buffer<std::uint8_t> state;
   Buffer<VoxelLabel> labels, labels_next;
   Buffer<std::uint32_t> parent, roots, counts;
-  Buffer<std::uint32_t> pending;       // the barrier voxels the vote rounds label
-  Buffer<std::uint32_t> sizes;         // components, pending and undecided voxels (device words)
-  Buffer<std::uint32_t> common;        // connect_components' common root and listed voxels
+  Buffer<std::uint32_t> pending;  // the barrier voxels the vote rounds label
+  Buffer<std::uint32_t> sizes;   // components, pending, undecided voxels, regions wanting more rays
+  Buffer<std::uint32_t> common;  // connect_components' common root and listed voxels
   Buffer<std::uint32_t> vote_changes;  // per vote round: 1 when it changed a label
   Buffer<std::uint32_t> mask_words;    // this model's BlockMask, read by the other model's fill
   Buffer<std::uint32_t> box;           // wide grids: the model's cell box, min x y z, max x y z

@@ -250,30 +250,25 @@ void pick_samples(Exec& exec,
   });
 }
 
-/// Labels `count` subjects by rays from their samples (b.sample_key, `samples` slots each) through
-/// the other model's voxels (`dilate`: a sampled surface; see core::surface_at): b.label[r] and
-/// b.flags[r] per subject. Rounds of kRaysPerRound rays per undecided subject, one thread per ray
-/// segment; the host waits once per round that leaves subjects for another (to size it).
+/// Rounds first_round.. of the robust inside test for the `active` subjects listed in b.subjects
+/// (b's buffers sized by start_rays for `count` subjects): rays walked from the subjects' samples
+/// through the other model's voxels, one thread per ray segment, tallied into b.label / b.flags per
+/// subject. The host waits once per round that leaves subjects for another (to size it), except
+/// with `more_count`: after round 0 the subjects that want more rays are listed in b.subjects and
+/// their number left in that device word, and the rest waits for finish_inside_test.
 template <class Exec, class View, class Mask, class K>
-void robust_inside_test(Exec& exec,
+void inside_test_rounds(Exec& exec,
                         View other,
                         Mask other_mask,
                         Grid g,
                         bool dilate,
                         std::uint32_t count,
                         int samples,
+                        int first_round,
+                        std::uint32_t active,
+                        std::uint32_t* more_count,
                         BasicInsideBuffers<K>& b) {
-  if (count == 0) return;
-  constexpr int R = core::kRaysPerRound;
-  b.subjects.resize(count);
-  b.picked.resize(count);
-  b.more.resize(count);
-  b.flags.resize(count);
-  b.label.resize(count);
-  b.crossings.resize(std::size_t{count} * R);
-  b.grazing.resize(std::size_t{count} * R);
-  b.votes_in.resize(std::size_t{count} * samples);
-  b.votes_out.resize(std::size_t{count} * samples);
+  constexpr int R         = core::kRaysPerRound;
   std::uint32_t* subjects = b.subjects.data();
   std::uint32_t* picked   = b.picked.data();
   std::uint32_t* cross    = b.crossings.data();
@@ -284,14 +279,6 @@ void robust_inside_test(Exec& exec,
   std::uint8_t* flags     = b.flags.data();
   VoxelLabel* label       = b.label.data();
   const K* sample_key     = b.sample_key.data();
-  static_assert(R >= core::kSamplesPerRegion);
-  // Every subject, its votes none, and round 0's rays: one launch (the test of one region is a
-  // run of small launches the host issues one by one).
-  exec.for_each(std::size_t{count} * R, [=] VOXHASH_LAMBDA(std::uint32_t t) {
-    if (t < count) subjects[t] = t;
-    if (t < std::size_t{count} * samples) in[t] = out[t] = 0;
-    cross[t] = grazing[t] = 0;
-  });
   // Few subjects (rays in fewer threads than a quarter of an H100's resident ones) walk shorter
   // segments; the counts do not depend on the span.
   constexpr std::uint64_t kFewRayThreads = 1u << 16;
@@ -302,9 +289,8 @@ void robust_inside_test(Exec& exec,
   if constexpr (std::is_same_v<Mask, core::WideBlockMask>) {
     segments = std::min(segments, core::segments_per_ray(other_mask.shift.extent, span));
   }
-  const int rounds     = samples > 1 ? core::kInsideRounds : 1;
-  std::uint32_t active = count;
-  for (int round = 0; round < rounds && active > 0; ++round) {
+  const int rounds = samples > 1 ? core::kInsideRounds : 1;
+  for (int round = first_round; round < rounds && active > 0; ++round) {
     if (round > 0) {
       exec.for_each(std::size_t{active} * R,
                     [=] VOXHASH_LAMBDA(std::uint32_t t) { cross[t] = grazing[t] = 0; });
@@ -347,6 +333,13 @@ void robust_inside_test(Exec& exec,
       more[a]               = flags[s] & core::kRegionMoreRays;
     });
     if (round + 1 == rounds) break;  // the last round decides every subject
+    if (more_count != nullptr) {
+      // Round 0 lists every subject at its own place: the flagged places are the subjects.
+      exec.select_indices_async(
+          active, [=] VOXHASH_LAMBDA(std::uint32_t a) { return more[a] != 0; }, picked, more_count);
+      b.subjects.swap(b.picked);
+      return;
+    }
     const auto next = static_cast<std::uint32_t>(exec.select_flagged_indices(more, picked, active));
     exec.for_each(next, [=] VOXHASH_LAMBDA(std::uint32_t i) { picked[i] = subjects[picked[i]]; });
     b.subjects.swap(b.picked);
@@ -354,6 +347,90 @@ void robust_inside_test(Exec& exec,
     picked   = b.picked.data();
     active   = next;
   }
+  if (more_count != nullptr) exec.fill(more_count, 1, 0u);  // no round after this one
+}
+
+/// Sizes b for a test of `count` subjects (`samples` slots each in b.sample_key) and queues every
+/// subject listed, its votes none and round 0's rays cleared: one launch (the test of one region is
+/// a run of small launches the host issues one by one).
+template <class Exec, class K>
+void start_rays(Exec& exec, std::uint32_t count, int samples, BasicInsideBuffers<K>& b) {
+  constexpr int R = core::kRaysPerRound;
+  b.subjects.resize(count);
+  b.picked.resize(count);
+  b.more.resize(count);
+  b.flags.resize(count);
+  b.label.resize(count);
+  b.crossings.resize(std::size_t{count} * R);
+  b.grazing.resize(std::size_t{count} * R);
+  b.votes_in.resize(std::size_t{count} * samples);
+  b.votes_out.resize(std::size_t{count} * samples);
+  std::uint32_t* subjects = b.subjects.data();
+  std::uint32_t* cross    = b.crossings.data();
+  std::uint32_t* grazing  = b.grazing.data();
+  std::uint32_t* in       = b.votes_in.data();
+  std::uint32_t* out      = b.votes_out.data();
+  static_assert(R >= core::kSamplesPerRegion);
+  exec.for_each(std::size_t{count} * R, [=] VOXHASH_LAMBDA(std::uint32_t t) {
+    if (t < count) subjects[t] = t;
+    if (t < std::size_t{count} * samples) in[t] = out[t] = 0;
+    cross[t] = grazing[t] = 0;
+  });
+}
+
+/// Labels `count` subjects by rays from their samples (b.sample_key, `samples` slots each) through
+/// the other model's voxels (`dilate`: a sampled surface; see core::surface_at): b.label[r] and
+/// b.flags[r] per subject. Rounds of kRaysPerRound rays per undecided subject; the host waits once
+/// per round that leaves subjects for another.
+template <class Exec, class View, class Mask, class K>
+void robust_inside_test(Exec& exec,
+                        View other,
+                        Mask other_mask,
+                        Grid g,
+                        bool dilate,
+                        std::uint32_t count,
+                        int samples,
+                        BasicInsideBuffers<K>& b) {
+  if (count == 0) return;
+  start_rays(exec, count, samples, b);
+  inside_test_rounds(exec, other, other_mask, g, dilate, count, samples, 0, count, nullptr, b);
+}
+
+/// The same test queued without a wait: round 0 for every subject, the number of those that want
+/// more rays left in the device word *more_count; read it (with the frame's other sizes), then
+/// finish_inside_test runs their rounds (none when it is 0, the common case).
+template <class Exec, class View, class Mask, class K>
+void start_inside_test(Exec& exec,
+                       View other,
+                       Mask other_mask,
+                       Grid g,
+                       bool dilate,
+                       std::uint32_t count,
+                       int samples,
+                       BasicInsideBuffers<K>& b,
+                       std::uint32_t* more_count) {
+  if (count == 0) {
+    exec.fill(more_count, 1, 0u);
+    return;
+  }
+  start_rays(exec, count, samples, b);
+  inside_test_rounds(exec, other, other_mask, g, dilate, count, samples, 0, count, more_count, b);
+}
+
+/// The rounds after start_inside_test's for the `more` subjects it listed (waits as
+/// robust_inside_test does).
+template <class Exec, class View, class Mask, class K>
+void finish_inside_test(Exec& exec,
+                        View other,
+                        Mask other_mask,
+                        Grid g,
+                        bool dilate,
+                        std::uint32_t count,
+                        int samples,
+                        std::uint32_t more,
+                        BasicInsideBuffers<K>& b) {
+  if (more == 0) return;
+  inside_test_rounds(exec, other, other_mask, g, dilate, count, samples, 1, more, nullptr, b);
 }
 
 /// b.counts = how many of the last test's `count` subjects were flagged low confidence and thin

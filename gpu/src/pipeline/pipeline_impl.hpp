@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -60,7 +61,8 @@ struct FillResult {
 /// Labels the voxels of model `self` against model `other` (see core/flood_fill.hpp for the
 /// steps; `dilate`: the other model is a sampled surface). state holds the probe's intersection
 /// flags. Waits twice for sizes: the components with the barrier voxels the votes will label, and
-/// the voxels the votes leave undecided (plus once per extra round of the inside test).
+/// the voxels the votes leave undecided with the regions whose inside test wants more rays (when
+/// some do, rare: their rounds, then the labels and votes again, waiting once per round).
 template <class Exec, class Ref, class K>
 FillResult flood_fill(Exec& exec,
                       Timer<FillMark>& timer,
@@ -111,39 +113,61 @@ FillResult flood_fill(Exec& exec,
   exec.copy_to_host(sizes, b.sizes.data(), 2);
   r.components                = sizes[0];
   const std::uint32_t pending = sizes[1];
-  VoxelLabel* component_label = b.labels_next.data();  // indexed by root id
   timer.record(FillMark::ComponentsDone);
   pick_samples(exec, voxels, n, b.state.data(), b.parent.data(), b.roots.data(), r.components, ib);
-  robust_inside_test(exec, other, other_mask, g, dilate, r.components, core::kSamplesPerRegion, ib);
-  scatter_verdicts(exec, b.roots.data(), r.components, ib, component_label);
-  count_region_flags_async(exec, r.components, ib);
-  timer.record(FillMark::InsideDone);
-  label_from_components(exec, n, b.state.data(), b.parent.data(), component_label, b.labels.data());
-  exec.copy_async(b.labels_next.data(), b.labels.data(), n * sizeof(VoxelLabel));
-  b.vote_changes.resize(kVoteRounds);
-  b.vote_changes.fill_bytes_async(0, exec.stream());
-  for (int round = 0; round < kVoteRounds; ++round) {
-    const std::uint32_t* before = round ? b.vote_changes.data() + round - 1 : nullptr;
-    vote_round(exec,
-               self,
-               g,
-               voxels,
-               b.pending.data(),
-               pending,
-               b.labels.data(),
-               b.labels_next.data(),
-               before,
-               b.vote_changes.data() + round);
-    b.labels.swap(b.labels_next);
+  start_inside_test(exec,
+                    other,
+                    other_mask,
+                    g,
+                    dilate,
+                    r.components,
+                    core::kSamplesPerRegion,
+                    ib,
+                    b.sizes.data() + 3);
+  // The regions' verdicts onto their voxels, the votes over the barrier voxels, and the voxels
+  // they leave undecided listed (their number into sizes[2]).
+  const auto label_and_vote = [&] {
+    VoxelLabel* component_label = b.labels_next.data();  // indexed by root id
+    scatter_verdicts(exec, b.roots.data(), r.components, ib, component_label);
+    count_region_flags_async(exec, r.components, ib);
+    timer.record(FillMark::InsideDone);
+    label_from_components(
+        exec, n, b.state.data(), b.parent.data(), component_label, b.labels.data());
+    exec.copy_async(b.labels_next.data(), b.labels.data(), n * sizeof(VoxelLabel));
+    b.vote_changes.resize(kVoteRounds);
+    b.vote_changes.fill_bytes_async(0, exec.stream());
+    for (int round = 0; round < kVoteRounds; ++round) {
+      const std::uint32_t* before = round ? b.vote_changes.data() + round - 1 : nullptr;
+      vote_round(exec,
+                 self,
+                 g,
+                 voxels,
+                 b.pending.data(),
+                 pending,
+                 b.labels.data(),
+                 b.labels_next.data(),
+                 before,
+                 b.vote_changes.data() + round);
+      b.labels.swap(b.labels_next);
+    }
+    const VoxelLabel* labels = b.labels.data();
+    exec.select_if_async(
+        b.pending.data(),
+        b.roots.data(),
+        pending,
+        [=] VOXHASH_LAMBDA(std::uint32_t id) { return labels[id] == core::kLabelUnknown; },
+        b.sizes.data() + 2);
+  };
+  label_and_vote();
+  std::uint32_t late[2];  // the undecided voxels, the regions that want more rays
+  exec.copy_to_host(late, b.sizes.data() + 2, 2);
+  if (late[1] > 0) {
+    finish_inside_test(
+        exec, other, other_mask, g, dilate, r.components, core::kSamplesPerRegion, late[1], ib);
+    label_and_vote();
+    late[0] = exec.read(b.sizes.data() + 2);
   }
-  const VoxelLabel* labels = b.labels.data();
-  exec.select_if_async(
-      b.pending.data(),
-      b.roots.data(),
-      pending,
-      [=] VOXHASH_LAMBDA(std::uint32_t id) { return labels[id] == core::kLabelUnknown; },
-      b.sizes.data() + 2);
-  r.undecided = exec.read(b.sizes.data() + 2);
+  r.undecided = late[0];
   timer.record(FillMark::VotesDone);
   single_voxel_samples(exec, voxels, b.roots.data(), r.undecided, ib);
   robust_inside_test(exec, other, other_mask, g, dilate, r.undecided, 1, ib);
@@ -355,6 +379,45 @@ class PipelineImpl final : public detail::PipelineBackend {
     return std::get<Graph<K>>(m.table);
   }
 
+  /// The frame's counts into m_readback with one wait: per model the labels', the flagged
+  /// regions' and, after queued builds, the build's status.
+  template <class K>
+  void read_frame_counts(KeyState<K>& ks) {
+    for (int i = 0; i < 2; ++i) {
+      ModelKeys<K>& k   = ks.models[i];
+      std::uint32_t* to = m_readback.data() + i * kReadbackPerModel;
+      count_labels(m_exec, k.fill.labels.data(), k.list.count(), k.fill.counts.data());
+      m_exec.transfer_async(to, k.fill.counts.data(), kVoxelLabels * sizeof(std::uint32_t));
+      m_exec.transfer_async(to + kVoxelLabels, k.inside.counts.data(), 2 * sizeof(std::uint32_t));
+      if (m_queued_builds) {
+        std::visit(
+            [&](const auto& t) {
+              if constexpr (requires { t.status(); }) {
+                m_exec.transfer_async(
+                    to + kVoxelLabels + 2, t.status(), sizeof(tables::BuildStatus));
+              }
+            },
+            k.table);
+      }
+    }
+    m_exec.synchronize();
+  }
+
+  /// Whether the frame's queued builds (if any) placed every key: no eviction chain at its limit,
+  /// no sentinel key (a voxel list has none; the checked build would say so).
+  template <class K>
+  bool builds_placed_every_key(const KeyState<K>&) const {
+    if (!m_queued_builds) return true;
+    for (int i = 0; i < 2; ++i) {
+      tables::BuildStatus s;
+      std::memcpy(&s,
+                  m_readback.data() + i * kReadbackPerModel + kVoxelLabels + 2,
+                  sizeof(tables::BuildStatus));
+      if (s.failed || s.sentinel_key) return false;
+    }
+    return true;
+  }
+
   template <class K>
   FrameStats run_frame_as(KeyState<K>& ks,
                           const PipelineConfig& config,
@@ -365,31 +428,28 @@ class PipelineImpl final : public detail::PipelineBackend {
     m_exec.set_stream(stream);
     m_frame_timer.set_stream(stream);
     FrameStats stats;
+    // The tables' builds are queued without a wait and their status read with the frame's counts;
+    // a build that did not place every key (rare) runs the frame again with checked builds (the
+    // frame's time counts both runs).
     m_frame_timer.record(FrameMark::Begin);
-    m_lanes.fork(m_exec);
-    try {
-      run_lanes(ks, config, g, time, targets, stats);
-    } catch (...) {
-      m_lanes.join(m_exec);  // what the lanes queued before the error comes before later reads
-      throw;
+    int redone = 0;
+    for (bool checked = false;; checked = true, redone = 1) {
+      stats = FrameStats{};
+      m_lanes.fork(m_exec);
+      try {
+        run_lanes(ks, config, g, time, targets, stats, checked);
+      } catch (...) {
+        m_lanes.join(m_exec);  // what the lanes queued before the error comes before later reads
+        throw;
+      }
+      m_lanes.join(m_exec);
+      m_frame_timer.record(FrameMark::Filled);
+      read_frame_counts(ks);
+      if (builds_placed_every_key(ks)) break;
     }
-    m_lanes.join(m_exec);
-    m_frame_timer.record(FrameMark::Filled);
-    // The frame's counts, read back together: per model the labels' and the flagged regions'.
-    constexpr std::size_t kPerModel = kVoxelLabels + 2;
+    stats.builds_redone = redone;
     for (int i = 0; i < 2; ++i) {
-      ModelKeys<K>& k = ks.models[i];
-      count_labels(m_exec, k.fill.labels.data(), k.list.count(), k.fill.counts.data());
-      m_exec.transfer_async(m_readback.data() + i * kPerModel,
-                            k.fill.counts.data(),
-                            kVoxelLabels * sizeof(std::uint32_t));
-      m_exec.transfer_async(m_readback.data() + i * kPerModel + kVoxelLabels,
-                            k.inside.counts.data(),
-                            2 * sizeof(std::uint32_t));
-    }
-    m_exec.synchronize();
-    for (int i = 0; i < 2; ++i) {
-      const std::uint32_t* c   = m_readback.data() + i * kPerModel;
+      const std::uint32_t* c   = m_readback.data() + i * kReadbackPerModel;
       ModelFrameStats& s       = stats.model[i];
       const bool any           = ks.models[i].list.count() > 0;
       s.outside                = any ? c[0] : 0;
@@ -545,7 +605,8 @@ class PipelineImpl final : public detail::PipelineBackend {
                  const Grid& g,
                  double time,
                  const FrameTargets& targets,
-                 FrameStats& stats) {
+                 FrameStats& stats,
+                 bool checked) {
     m_lanes.run(kSideBySide, [&](int i) {
       number_voxels(ks.models[i], config, g, time, targets, i, stats.model[i]);
     });
@@ -554,14 +615,23 @@ class PipelineImpl final : public detail::PipelineBackend {
     const bool paged        = over_budget(ks, config);
     const bool side_by_side = kSideBySide && !paged;
     prepare_tables(ks, config, paged);
+    m_queued_builds = !paged && !checked;
     m_lanes.run(side_by_side, [&](int i) {
       ModelKeys<K>& k = ks.models[i];
       if (paged) {
         Paged<K>& t = std::get<Paged<K>>(k.table);
         t.build(m_lanes.exec(i), k.list.data(), k.list.count());
         add_paging(stats.paging, t.paged_stats());
-      } else {
+      } else if (checked) {
         table(k).build(k.list.data(), nullptr, k.list.count(), m_lanes.stream(i));
+      } else {
+        std::visit(
+            [&](auto& t) {
+              if constexpr (requires { t.queue_build(k.list.data(), 0, Stream{}); }) {
+                t.queue_build(k.list.data(), k.list.count(), m_lanes.stream(i));
+              }
+            },
+            k.table);
       }
     });
     m_lanes.exchange();  // each model's probe reads the other's table
@@ -757,8 +827,12 @@ class PipelineImpl final : public detail::PipelineBackend {
       Timer<FrameMark>{Exec::kBackend, m_lanes.stream(1)}};
   std::array<Timer<FillMark>, 2> m_fill_timers{Timer<FillMark>{Exec::kBackend, m_lanes.stream(0)},
                                                Timer<FillMark>{Exec::kBackend, m_lanes.stream(1)}};
-  // The frame's counts on their way back (pinned, so the copies queue without waiting).
-  Buffer<std::uint32_t> m_readback = Buffer<std::uint32_t>::pinned_host(2 * (kVoxelLabels + 2));
+  // The frame's counts on their way back (pinned, so the copies queue without waiting): per model
+  // its labels', its flagged regions' and its queued build's status.
+  static constexpr std::size_t kStatusWords = sizeof(tables::BuildStatus) / sizeof(std::uint32_t);
+  static constexpr std::size_t kReadbackPerModel = kVoxelLabels + 2 + kStatusWords;
+  Buffer<std::uint32_t> m_readback = Buffer<std::uint32_t>::pinned_host(2 * kReadbackPerModel);
+  bool m_queued_builds             = false;  // the frame's tables were built by queue_build
   std::array<Model, 2> m_models;
   bool m_wide = false;  // the last frame ran on 64-bit keys
   // Each width's frame state (the one not in use is empty; replaced when the width changes).

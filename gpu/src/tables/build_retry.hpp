@@ -1,7 +1,8 @@
 // The restart loop of the cuckoo builds, written once for the single-slot and the bucketed table:
 // draw fresh hash constants, empty the slots and the build status, insert every key, read the
 // status; again while an eviction chain reached its limit, sized for all keys from the third
-// attempt when a unique-key hint was too small. The paged table draws its pages' constants here.
+// attempt when a unique-key hint was too small. queue_one_attempt is one such attempt without the
+// read (the frame's builds). The paged table draws its pages' constants here.
 #pragma once
 
 #include "tables/build_status.hpp"
@@ -44,6 +45,29 @@ struct CuckooRetryResult {
   bool met_copy;
 };
 
+/// Queues one attempt: `units` units of slots emptied, fresh constants, the status cleared and
+/// every key inserted (insert_all as below); returns its view. Nothing waits.
+template <class Ref, class Exec, class InsertAll>
+Ref queue_one_attempt(Exec& exec,
+                      Buffer<typename Ref::Entry>& slots,
+                      Buffer<BuildStatus>& status,
+                      std::mt19937_64& rng,
+                      std::uint32_t units,
+                      std::size_t slots_per_unit,
+                      std::uint32_t max_chain,
+                      InsertAll insert_all) {
+  using K                 = typename Ref::key_type;
+  const std::size_t count = std::size_t{units} * slots_per_unit;
+  status.resize(1);
+  slots.resize(count);
+  Ref view{slots.data(), units};
+  draw_cuckoo_constants(rng, view.hash);
+  exec.fill(slots.data(), count, detail::empty_entry<K>());
+  exec.fill(status.data(), 1, BuildStatus{});
+  insert_all(view, max_chain);
+  return view;
+}
+
 /// Inserts `in.n` keys into `slots` with fresh constants from `rng` until no eviction chain
 /// reaches its limit, at most options.max_attempts times. units_for(keys) gives the Ref's size
 /// (slots or buckets) for a key count; insert_all(view, max_chain) runs one attempt's insertions
@@ -66,19 +90,14 @@ CuckooRetryResult<Ref> insert_with_retries(Exec& exec,
   const std::uint32_t max_chain = chain_limit(options.max_chain, in.n);
   const std::size_t hinted      = in.expected ? std::min<std::size_t>(in.expected, in.n) : in.n;
   std::uint32_t units           = units_for(hinted);
-  status.resize(1);
-  stats.chain_limit = max_chain;
+  stats.chain_limit             = max_chain;
 
   std::size_t count = 0;
   for (int attempt = 1; attempt <= options.max_attempts; ++attempt) {
     if (attempt == 3 && hinted < in.n) units = units_for(in.n);  // the hint was too small
-    count = std::size_t{units} * in.slots_per_unit;
-    slots.resize(count);
-    Ref view{slots.data(), units};
-    draw_cuckoo_constants(rng, view.hash);
-    exec.fill(slots.data(), count, detail::empty_entry<K>());
-    exec.write_async(status.data(), BuildStatus{});
-    insert_all(view, max_chain);
+    count          = std::size_t{units} * in.slots_per_unit;
+    const Ref view = queue_one_attempt<Ref>(
+        exec, slots, status, rng, units, in.slots_per_unit, max_chain, insert_all);
     const BuildStatus s = exec.read(status.data());
     stats.attempts      = attempt;
     if (s.sentinel_key) {

@@ -131,6 +131,45 @@ class CuckooTableImpl final : public BasicCuckooTable<K> {
     return m_stats = stats;
   }
 
+  /// The frame's build (a VoxelList: distinct keys, none the sentinel; options without ids,
+  /// multiplicities or multivalue): one attempt queued on `stream`, nothing read. status() says,
+  /// once the stream has run it, whether every key was placed (BuildStatus::failed: build()
+  /// again, which retries).
+  void queue_build(const K* keys, std::size_t n, Stream stream) {
+    check_size(n, "cuckoo table");
+    if (m_options.unique_ids || m_options.multivalue) {
+      throw InvalidInput("cuckoo table: a queued build keeps no ids or value lists");
+    }
+    clear();
+    m_exec.set_stream(stream);
+    m_stats.keys                  = n;
+    const auto count              = static_cast<std::uint32_t>(n);
+    const std::uint32_t max_chain = chain_limit(m_options.max_chain, count);
+    if (n == 0) {
+      m_status.resize(1);
+      m_exec.fill(m_status.data(), 1, BuildStatus{});
+      return;
+    }
+    m_view = queue_one_attempt<Ref>(
+        m_exec,
+        m_slots,
+        m_status,
+        m_rng,
+        slots_for(n),
+        1,
+        max_chain,
+        [&](const Ref& view, std::uint32_t chain) {
+          cuckoo_insert_all(
+              m_exec, view, m_slots.data(), keys, nullptr, count, chain, m_status.data());
+        });
+    m_stats.attempts    = 1;
+    m_stats.chain_limit = max_chain;
+    m_stats.slots       = m_slots.size();
+    m_stats.bytes       = held_bytes();
+  }
+  /// The last build's status word (device memory): see queue_build.
+  [[nodiscard]] const BuildStatus* status() const { return m_status.data(); }
+
   void find_async(const K* q, std::size_t n, Value* out, Stream stream) const override {
     if (m_multi.offsets) {
       const MultiRef m = m_multi;

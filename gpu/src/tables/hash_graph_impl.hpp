@@ -254,30 +254,11 @@ class HashGraphImpl final : public BasicHashGraph<K> {
   [[nodiscard]] Backend backend() const override { return Exec::kBackend; }
 
   BuildStats build(const K* keys, const Value* values, std::size_t n, Stream stream) override {
-    check_size(n, "hashgraph");
-    clear();
-    m_exec.set_stream(stream);
-    const double vertices = std::ceil(static_cast<double>(n) / m_options.load);
-    if (vertices >= 4294967295.0) throw InvalidInput("hashgraph: hash range exceeds 2^32 - 1");
-    const auto range = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(vertices));
-    const auto seed  = static_cast<std::uint32_t>(m_rng());
-    m_status.resize(1);
-    m_exec.write_async(m_status.data(), BuildStatus{});
-    group_hash_graph_edges(m_exec,
-                           m_kind,
-                           m_graph,
-                           range,
-                           seed,
-                           keys,
-                           values,
-                           static_cast<std::uint32_t>(n),
-                           m_status.data());
-    write_hash_graph_buckets(m_exec, m_kind, m_graph, range, seed, static_cast<std::uint32_t>(n));
+    const std::uint32_t range = queue(keys, values, n, stream);
     if (m_exec.read(m_status.data()).sentinel_key) {
       clear();
       throw_sentinel_key<K>("hashgraph");
     }
-    m_ref = graph_ref(m_graph, range, seed);
     BuildStats stats;
     stats.keys     = n;
     stats.attempts = 1;
@@ -287,6 +268,22 @@ class HashGraphImpl final : public BasicHashGraph<K> {
         m_graph.buckets.bytes() + m_graph.edges.bytes() + m_rank.bytes() + m_unique.bytes();
     return m_stats = stats;  // the sort scratch keeps its capacity for the next build
   }
+
+  /// The frame's build (a VoxelList: distinct keys, none the sentinel; options without ids,
+  /// multiplicities or multivalue): one attempt queued on `stream`, nothing read. status() says,
+  /// once the stream has run it, whether every key was placed (a HashGraph build places every
+  /// key; BuildStatus::sentinel_key: build() again, which throws).
+  void queue_build(const K* keys, std::size_t n, Stream stream) {
+    if (m_options.unique_ids) throw InvalidInput("hashgraph: a queued build keeps no ids");
+    const std::uint32_t range = queue(keys, nullptr, n, stream);
+    m_stats                   = BuildStats{};
+    m_stats.keys              = n;
+    m_stats.attempts          = 1;
+    m_stats.slots             = range;
+    m_stats.bytes             = m_graph.buckets.bytes() + m_graph.edges.bytes();
+  }
+  /// The last build's status word (device memory): see queue_build.
+  [[nodiscard]] const BuildStatus* status() const { return m_status.data(); }
 
   void find_async(const K* q, std::size_t n, Value* out, Stream stream) const override {
     with_scratch([&](ProbeScratch* s) { find(q, n, out, s, stream); });
@@ -490,6 +487,32 @@ class HashGraphImpl final : public BasicHashGraph<K> {
   }
 
  private:
+  /// Queues the build's sort and buckets (its sentinel check into m_status) and sets the ref;
+  /// returns the hash range.
+  std::uint32_t queue(const K* keys, const Value* values, std::size_t n, Stream stream) {
+    check_size(n, "hashgraph");
+    clear();
+    m_exec.set_stream(stream);
+    const double vertices = std::ceil(static_cast<double>(n) / m_options.load);
+    if (vertices >= 4294967295.0) throw InvalidInput("hashgraph: hash range exceeds 2^32 - 1");
+    const auto range = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(vertices));
+    const auto seed  = static_cast<std::uint32_t>(m_rng());
+    m_status.resize(1);
+    m_exec.fill(m_status.data(), 1, BuildStatus{});
+    group_hash_graph_edges(m_exec,
+                           m_kind,
+                           m_graph,
+                           range,
+                           seed,
+                           keys,
+                           values,
+                           static_cast<std::uint32_t>(n),
+                           m_status.data());
+    write_hash_graph_buckets(m_exec, m_kind, m_graph, range, seed, static_cast<std::uint32_t>(n));
+    m_ref = graph_ref(m_graph, range, seed);
+    return range;
+  }
+
   void clear() {
     m_ref = Ref{};
     m_rank.resize(0);
@@ -507,6 +530,7 @@ class HashGraphImpl final : public BasicHashGraph<K> {
   Exec m_exec;
   HashGraphArrays<K> m_graph{Exec::kBackend};
   Buffer<BuildStatus> m_status{Exec::kBackend, 0};
+
   Buffer<std::uint32_t> m_rank{Exec::kBackend, 0};
   Buffer<K> m_unique{Exec::kBackend, 0};
   Ref m_ref{};
