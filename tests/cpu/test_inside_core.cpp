@@ -408,6 +408,47 @@ TEST(InsideTest, SegmentedWalkWithTheModelsMaskMatchesEveryBitSet) {
   }
 }
 
+// The frame's queued test (round 0 queued, the number of subjects wanting more rays read later,
+// their rounds after) labels and flags every subject as the test that waits after each round. In
+// random clutter the rays of many subjects disagree, so the later rounds run.
+TEST(InsideTest, QueuedTestMatchesTheOneThatWaits) {
+  const Grid g = cubic_grid(40, 1.0f);
+  std::mt19937_64 rng(13);
+  std::unordered_set<Key> set;
+  for (int i = 0; i < 4000; ++i)
+    set.insert(g.key({static_cast<int>(rng() % 40),
+                      static_cast<int>(rng() % 40),
+                      static_cast<int>(rng() % 40)}));
+  const SetView view{&set};
+  const AllBlocks blocks(g);
+  CpuExec exec;
+  constexpr int S           = core::kSamplesPerRegion;
+  const std::uint32_t count = 200;
+  std::vector<Key> samples(std::size_t{count} * S, kEmptyKey);
+  for (std::uint32_t r = 0; r < count; ++r) {
+    const std::uint32_t filled = 1 + r % S;  // regions with 1..8 samples
+    for (std::uint32_t k = 0; k < filled; ++k) {
+      samples[r * S + k] = g.key({static_cast<int>(rng() % 40),
+                                  static_cast<int>(rng() % 40),
+                                  static_cast<int>(rng() % 40)});
+    }
+  }
+  pipeline::InsideBuffers waiting(Backend::Cpu), queued(Backend::Cpu);
+  for (pipeline::InsideBuffers* b : {&waiting, &queued}) {
+    b->sample_key.resize(samples.size());
+    std::copy(samples.begin(), samples.end(), b->sample_key.data());
+  }
+  pipeline::robust_inside_test(exec, view, blocks.mask, g, false, count, S, waiting);
+  std::uint32_t more = 0;
+  pipeline::start_inside_test(exec, view, blocks.mask, g, false, count, S, queued, &more);
+  EXPECT_GT(more, 0u) << "no subject wanted more rays: the later rounds did not run";
+  pipeline::finish_inside_test(exec, view, blocks.mask, g, false, count, S, more, queued);
+  for (std::uint32_t r = 0; r < count; ++r) {
+    EXPECT_EQ(queued.label.data()[r], waiting.label.data()[r]) << r;
+    EXPECT_EQ(queued.flags.data()[r], waiting.flags.data()[r]) << r;
+  }
+}
+
 TEST(InsideTest, RegionVotes) {
   std::uint32_t cross[core::kRaysPerRound] = {}, graze[core::kRaysPerRound] = {};
   std::uint32_t in[8] = {}, out[8] = {};
