@@ -408,9 +408,10 @@ TEST(InsideTest, SegmentedWalkWithTheModelsMaskMatchesEveryBitSet) {
   }
 }
 
-// The frame's queued test (round 0 queued, the number of subjects wanting more rays read later,
-// their rounds after) labels and flags every subject as the test that waits after each round. In
-// random clutter the rays of many subjects disagree, so the later rounds run.
+// The frame's queued test (sized by a room past its subjects' count, which it reads where it runs;
+// round 0 queued, the number of subjects wanting more rays read later, their rounds after) labels
+// and flags every subject as the test that waits after each round. In random clutter the rays of
+// many subjects disagree, so the later rounds run.
 TEST(InsideTest, QueuedTestMatchesTheOneThatWaits) {
   const Grid g = cubic_grid(40, 1.0f);
   std::mt19937_64 rng(13);
@@ -438,11 +439,14 @@ TEST(InsideTest, QueuedTestMatchesTheOneThatWaits) {
     b->sample_key.resize(samples.size());
     std::copy(samples.begin(), samples.end(), b->sample_key.data());
   }
-  pipeline::robust_inside_test(exec, view, blocks.mask, g, false, count, S, waiting);
+  const pipeline::OtherSurface<SetView, decltype(blocks.mask)> surface{view, blocks.mask, g, false};
+  pipeline::robust_inside_test(exec, surface, count, S, waiting);
+  // The queued test's buffers and launches sized by a room past the count, read where it runs.
+  const pipeline::Counted all{count + 56, &count};
   std::uint32_t more = 0;
-  pipeline::start_inside_test(exec, view, blocks.mask, g, false, count, S, queued, &more);
+  pipeline::start_inside_test(exec, surface, all, S, queued, &more);
   EXPECT_GT(more, 0u) << "no subject wanted more rays: the later rounds did not run";
-  pipeline::finish_inside_test(exec, view, blocks.mask, g, false, count, S, more, queued);
+  pipeline::finish_inside_test(exec, surface, all, S, more, queued);
   for (std::uint32_t r = 0; r < count; ++r) {
     EXPECT_EQ(queued.label.data()[r], waiting.label.data()[r]) << r;
     EXPECT_EQ(queued.flags.data()[r], waiting.flags.data()[r]) << r;

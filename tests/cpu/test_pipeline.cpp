@@ -105,6 +105,45 @@ TEST(Pipeline, QueuedBuildThatMissesAKeyRunsTheFrameAgain) {
   }
 }
 
+// The fill's steps after the components are sized by rooms the last frame left (its regions, its
+// barrier voxels), their counts read on the device: a first frame with more regions than the room
+// runs those steps again in a larger one, with exact labels; the next frame, in the room the first
+// left, gives the same.
+TEST(Pipeline, RegionsPastTheFillRoomRunTheStepsAgain) {
+  Shape lattice;  // 64 small spheres, each its own region; the 8 nearest the centre inside `big`
+  std::vector<Shape> balls;
+  for (int i = 0; i < 64; ++i) {
+    const Float3 c{-0.525f + 0.35f * static_cast<float>(i % 4),
+                   -0.525f + 0.35f * static_cast<float>(i / 4 % 4),
+                   -0.525f + 0.35f * static_cast<float>(i / 16)};
+    balls.push_back(sphere(c, 0.08f, 3000, 100 + static_cast<std::uint64_t>(i)));
+    lattice.points.insert(
+        lattice.points.end(), balls.back().points.begin(), balls.back().points.end());
+  }
+  lattice.distance = [balls](Float3 p) {
+    float d = std::numeric_limits<float>::infinity();
+    for (const Shape& b : balls)
+      d = std::min(d, b.distance(p));
+    return d;
+  };
+  const auto big    = sphere({0, 0, 0}, 0.45f, 100000, 99);
+  const auto config = static_config(kRes, TableKind::Cuckoo);
+  Pipeline pipeline(kCpu, config);
+  pipeline.set_model(0, lattice.points);
+  pipeline.set_model(1, big.points);
+  const FrameStats first    = pipeline.run_frame(0.0);
+  const ModelVoxels labels0 = pipeline.download(0);
+  EXPECT_EQ(first.model[0].components, 64u);
+  EXPECT_GT(first.model[0].inside, 0u);
+  // Only the lattice's labels are exact: the big sphere's rays cross balls a few voxels across,
+  // which a sampled surface's dilation makes solid (a ball is one crossing, not two).
+  check_labels(config.grid, labels0, lattice, big, "lattice");
+  const FrameStats second = pipeline.run_frame(0.0);
+  EXPECT_EQ(second.model[0].components, 64u);
+  EXPECT_EQ(second.model[0].inside, first.model[0].inside);
+  EXPECT_TRUE(pipeline.download(0).labels == labels0.labels);
+}
+
 TEST(Pipeline, ModelsApartHaveNoIntersection) {
   const auto a = sphere({-0.8f, 0, 0}, 0.5f, 50000, 9);
   const auto b = sphere({0.8f, 0, 0}, 0.5f, 50000, 10);

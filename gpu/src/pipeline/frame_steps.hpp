@@ -6,6 +6,7 @@
 #include "core/animation.hpp"
 #include "core/atomics.hpp"
 #include "core/flood_fill.hpp"
+#include "pipeline/room.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/grid.hpp>
@@ -28,6 +29,7 @@ struct BasicFillBuffers {
         roots(b, 0),
         counts(b, 4),
         pending(b, 0),
+        undecided(b, 0),
         sizes(b, 4),
         common(b, 2),
         vote_changes(b, 0),
@@ -36,13 +38,17 @@ struct BasicFillBuffers {
   Buffer<std::uint8_t> state;
   Buffer<VoxelLabel> labels, labels_next;
   Buffer<std::uint32_t> parent, roots, counts;
-  Buffer<std::uint32_t> pending;  // the barrier voxels the vote rounds label
+  Buffer<std::uint32_t> pending;    // the barrier voxels the vote rounds label
+  Buffer<std::uint32_t> undecided;  // those the votes leave unknown
   Buffer<std::uint32_t> sizes;   // components, pending, undecided voxels, regions wanting more rays
   Buffer<std::uint32_t> common;  // connect_components' common root and listed voxels
   Buffer<std::uint32_t> vote_changes;  // per vote round: 1 when it changed a label
   Buffer<std::uint32_t> mask_words;    // this model's BlockMask, read by the other model's fill
   Buffer<std::uint32_t> box;           // wide grids: the model's cell box, min x y z, max x y z
   core::BlockMaskOf<K> mask;
+  // What the fill's loops after the components are sized by: its regions (the inside test's
+  // subjects) and its barrier voxels (the votes'); the counts stay on the device until the end.
+  Room regions{32}, barrier{256};
 };
 using FillBuffers = BasicFillBuffers<Key>;
 
@@ -272,7 +278,7 @@ void label_from_components(Exec& exec,
 /// Lanes of a vote: one per 26-neighbour.
 inline constexpr int kVoteLanes = 32;
 
-/// Step 4b: one round of neighbour voting for the `count` voxels of `pending` (the barrier voxels
+/// Step 4b: one round of neighbour voting for the `count`ed voxels of `pending` (the barrier voxels
 /// left unknown: reads `labels`, writes those voxels' `next`; every other voxel's label is the
 /// same in both arrays), a tile of lanes per voxel (core::neighbour_vote); `*changed` becomes 1
 /// when a label changes. After a round that changed nothing (`changed_before` still 0; null for
@@ -284,23 +290,24 @@ void vote_round(Exec& exec,
                 Grid g,
                 const K* voxels,
                 const std::uint32_t* pending,
-                std::uint32_t count,
+                Counted count,
                 const VoxelLabel* labels,
                 VoxelLabel* next,
                 const std::uint32_t* changed_before,
                 std::uint32_t* changed) {
   using Tile = typename Exec::template Tile<kVoteLanes>;
-  exec.template for_each_tile<kVoteLanes>(count, [=] VOXHASH_LAMBDA(Tile lanes, std::uint32_t i) {
-    if (changed_before && core::load_hint(changed_before) == 0) return;
-    const std::uint32_t id = pending[i];
-    const VoxelLabel label = labels[id];
-    VoxelLabel voted       = label;
-    if (label == core::kLabelUnknown) {
-      voted = core::neighbour_vote(lanes, self, g, g.cell(voxels[id]), labels);
-      if (voted != label && lanes.rank() == 0) core::atomic_store(changed, 1u);
-    }
-    if (lanes.rank() == 0) next[id] = voted;
-  });
+  exec.template for_each_tile<kVoteLanes>(
+      count.room, [=] VOXHASH_LAMBDA(Tile lanes, std::uint32_t i) {
+        if (count.beyond(i) || (changed_before && core::load_hint(changed_before) == 0)) return;
+        const std::uint32_t id = pending[i];
+        const VoxelLabel label = labels[id];
+        VoxelLabel voted       = label;
+        if (label == core::kLabelUnknown) {
+          voted = core::neighbour_vote(lanes, self, g, g.cell(voxels[id]), labels);
+          if (voted != label && lanes.rank() == 0) core::atomic_store(changed, 1u);
+        }
+        if (lanes.rank() == 0) next[id] = voted;
+      });
 }
 
 /// counts[0..2] = voxels labelled outside, inside, intersection: a histogram of the labels (the

@@ -7,6 +7,7 @@
 #include "core/flood_fill.hpp"
 #include "core/inside_test.hpp"
 #include "core/triangle_voxelizer.hpp"
+#include "pipeline/room.hpp"
 
 #include <voxhash/buffer.hpp>
 
@@ -42,11 +43,8 @@ struct BasicVoxelizeBuffers {
   /// Whether a voxelization with these sizes (items, keys: read from `sizes`) fitted the room;
   /// sets the room for the next pass or frame.
   bool fits(std::uint32_t item_count, std::uint32_t key_count) {
-    const auto with_slack = [](std::uint32_t n) {
-      const std::uint64_t r = std::uint64_t{n} + n / 16 + 256;
-      return static_cast<std::uint32_t>(std::min<std::uint64_t>(r, 0xFFFFFFFEu));
-    };
-    const bool fit = item_count <= item_room && key_count <= key_room;
+    const auto with_slack = [](std::uint32_t n) { return room_for(n, 256); };
+    const bool fit        = item_count <= item_room && key_count <= key_room;
     if (item_count > item_room || item_count < item_room / 2) item_room = with_slack(item_count);
     // Past the item room the key count is short; it grows again next pass if still too small.
     if (key_count > key_room || (fit && key_count < key_room / 2)) key_room = with_slack(key_count);
@@ -201,16 +199,28 @@ struct BasicInsideBuffers {
 };
 using InsideBuffers = BasicInsideBuffers<Key>;
 
-/// The `components` regions (their roots in roots[]) pick up to kSamplesPerRegion voxels each:
-/// those with the smallest sample_rank of their keys, in rank order (kEmptyKey where a region is
-/// smaller), into b.sample_key[region * kSamplesPerRegion + slot]. Each voxel inserts its (rank,
-/// key) entry into its region's bottom-k sketch (core::insert_bottom_k), after a warp-level cut to
-/// the k smallest of each region's lanes, in two passes split at a rank threshold: first only the
-/// ranks below it (about kFirstPassVoxels voxels in all, so the few words of a big region's
-/// sketch see few atomics: every voxel of one region on one word measured 0.33 ms a frame on
-/// H100), then the rest, only into sketches the first pass left short (a full one holds k ranks
-/// below the threshold, which no later rank can beat). Then one thread per slot. On 64-bit keys
-/// an entry holds the voxel's id in place of its key (core::sample_entry).
+/// What the inside test's rays walk through: the other model's voxels (`other`, its table seen by
+/// voxel id, and `mask`, its block mask) on grid g; `dilate`: the other model is a sampled surface
+/// (core::surface_at).
+template <class View, class Mask>
+struct OtherSurface {
+  View other;
+  Mask mask;
+  Grid g;
+  bool dilate;
+};
+
+/// The regions (their roots in roots[], as many as `regions` counts on the device) pick up to
+/// kSamplesPerRegion voxels each: those with the smallest sample_rank of their keys, in rank order
+/// (kEmptyKey where a region is smaller), into b.sample_key[region * kSamplesPerRegion + slot].
+/// Each voxel inserts its (rank, key) entry into its region's bottom-k sketch
+/// (core::insert_bottom_k), after a warp-level cut to the k smallest of each region's lanes, in two
+/// passes split at a rank threshold: first only the ranks below it (about kFirstPassVoxels voxels
+/// in all, so the few words of a big region's sketch see few atomics: every voxel of one region on
+/// one word measured 0.33 ms a frame on H100), then the rest, only into sketches the first pass
+/// left short (a full one holds k ranks below the threshold, which no later rank can beat). Then
+/// one thread per slot. On 64-bit keys an entry holds the voxel's id in place of its key
+/// (core::sample_entry). Past the room (the pass then runs again) no sketch is written.
 template <class Exec, class K>
 void pick_samples(Exec& exec,
                   const K* voxels,
@@ -218,17 +228,18 @@ void pick_samples(Exec& exec,
                   const std::uint8_t* state,
                   const std::uint32_t* parent,
                   const std::uint32_t* roots,
-                  std::uint32_t components,
+                  Counted regions,
                   BasicInsideBuffers<K>& b) {
-  constexpr int S = core::kSamplesPerRegion;
+  constexpr int S        = core::kSamplesPerRegion;
+  const std::size_t room = regions.room;
   b.comp_index.resize(n);
-  b.sample_slots.resize(std::size_t{components} * S);
-  b.sample_key.resize(std::size_t{components} * S);
+  b.sample_slots.resize(room * S);
+  b.sample_key.resize(room * S);
   std::uint32_t* comp  = b.comp_index.data();
   std::uint64_t* slots = b.sample_slots.data();
   K* key               = b.sample_key.data();
-  exec.for_each(std::size_t{components} * S, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    if (i < components) comp[roots[i]] = i;
+  exec.for_each(room * S, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+    if (!regions.beyond(i)) comp[roots[i]] = i;
     slots[i] = core::kNoSample;
   });
   constexpr std::uint64_t kFirstPassVoxels = 256;
@@ -239,33 +250,40 @@ void pick_samples(Exec& exec,
       const std::uint32_t h = core::sample_rank(voxels[id]);
       if (h == kEmptyKey || (h < cut) != first_pass) return;
       const std::uint32_t region = comp[parent[id]];
-      std::uint64_t* sketch      = &slots[std::size_t{region} * S];
+      if (region >= room) return;  // a root past the room: its comp[] was not written
+      std::uint64_t* sketch = &slots[std::size_t{region} * S];
       if (!first_pass && core::load_hint(&sketch[S - 1]) != core::kNoSample) return;
       if (!core::among_warp_bottom_k(region, h, S)) return;
       core::insert_bottom_k(sketch, S, core::sample_entry(voxels[id], id));
     });
   }
-  exec.for_each(std::size_t{components} * S, [=] VOXHASH_LAMBDA(std::uint32_t i) {
+  exec.for_each(room * S, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     key[i] = core::sample_key_of(slots[i], voxels);
   });
 }
 
+/// The segment span of a test of `room` subjects: few (rays in fewer threads than a quarter of an
+/// H100's resident ones) walk shorter segments; the counts do not depend on the span.
+inline std::int32_t segment_span(const Grid& g, std::uint32_t room) {
+  constexpr std::uint64_t kFewRayThreads = 1u << 16;
+  return std::uint64_t{room} * core::kRaysPerRound * core::segments_per_ray(g) < kFewRayThreads
+             ? core::kFewSubjectsSegmentSpan
+             : core::kSegmentSpan;
+}
+
 /// Rounds first_round.. of the robust inside test for the `active` subjects listed in b.subjects
-/// (b's buffers sized by start_rays for `count` subjects): rays walked from the subjects' samples
-/// through the other model's voxels, one thread per ray segment, tallied into b.label / b.flags per
-/// subject. The host waits once per round that leaves subjects for another (to size it), except
-/// with `more_count`: after round 0 the subjects that want more rays are listed in b.subjects and
-/// their number left in that device word, and the rest waits for finish_inside_test.
+/// (b's buffers sized by start_rays for `all`): rays walked from the subjects' samples through
+/// `s`, one thread per ray segment, tallied into b.label / b.flags per subject. The host waits once
+/// per round that leaves subjects for another (to size it), except with `more_count`: after round
+/// 0 the subjects that want more rays are listed in b.subjects and their number left in that
+/// device word, and the rest waits for finish_inside_test.
 template <class Exec, class View, class Mask, class K>
 void inside_test_rounds(Exec& exec,
-                        View other,
-                        Mask other_mask,
-                        Grid g,
-                        bool dilate,
-                        std::uint32_t count,
+                        const OtherSurface<View, Mask>& s,
+                        Counted all,
                         int samples,
                         int first_round,
-                        std::uint32_t active,
+                        Counted active,
                         std::uint32_t* more_count,
                         BasicInsideBuffers<K>& b) {
   constexpr int R         = core::kRaysPerRound;
@@ -279,83 +297,87 @@ void inside_test_rounds(Exec& exec,
   std::uint8_t* flags     = b.flags.data();
   VoxelLabel* label       = b.label.data();
   const K* sample_key     = b.sample_key.data();
-  // Few subjects (rays in fewer threads than a quarter of an H100's resident ones) walk shorter
-  // segments; the counts do not depend on the span.
-  constexpr std::uint64_t kFewRayThreads = 1u << 16;
-  const std::int32_t span = std::uint64_t{count} * R * core::segments_per_ray(g) < kFewRayThreads
-                                ? core::kFewSubjectsSegmentSpan
-                                : core::kSegmentSpan;
+  const Grid g            = s.g;
+  const std::int32_t span = segment_span(g, all.room);
   std::uint32_t segments  = core::segments_per_ray(g, span);
   if constexpr (std::is_same_v<Mask, core::WideBlockMask>) {
-    segments = std::min(segments, core::segments_per_ray(other_mask.shift.extent, span));
+    segments = std::min(segments, core::segments_per_ray(s.mask.shift.extent, span));
   }
   const int rounds = samples > 1 ? core::kInsideRounds : 1;
-  for (int round = first_round; round < rounds && active > 0; ++round) {
+  for (int round = first_round; round < rounds && active.room > 0; ++round) {
     if (round > 0) {
-      exec.for_each(std::size_t{active} * R,
+      exec.for_each(std::size_t{active.room} * R,
                     [=] VOXHASH_LAMBDA(std::uint32_t t) { cross[t] = grazing[t] = 0; });
     }
     // One thread per (subject, ray, segment), in chunks of subjects that keep thread ids 32-bit.
     const std::uint32_t per_subject = R * segments;
     const std::uint32_t chunk       = 0x7FFFFFFFu / per_subject;
-    for (std::uint32_t base = 0; base < active; base += chunk) {
-      const std::uint32_t subjects_here = active - base < chunk ? active - base : chunk;
-      exec.for_each(std::size_t{subjects_here} * per_subject, [=] VOXHASH_LAMBDA(std::uint32_t t) {
+    for (std::uint32_t base = 0; base < active.room; base += chunk) {
+      const std::uint32_t here = active.room - base < chunk ? active.room - base : chunk;
+      exec.for_each(std::size_t{here} * per_subject, [=] VOXHASH_LAMBDA(std::uint32_t t) {
         const std::uint32_t a = base + t / per_subject;
+        if (active.beyond(a)) return;
         const int j           = static_cast<int>((t / segments) % R);
-        const std::uint32_t s = subjects[a];
-        const int f           = core::filled_samples(sample_key, s, samples);
+        const std::uint32_t i = subjects[a];
+        const int f           = core::filled_samples(sample_key, i, samples);
         if (f == 0) return;
         const core::RayPlan p = core::plan_ray(round, j, samples, f);
-        const Int3 origin     = g.cell(sample_key[s * samples + p.slot]);
-        const core::RayWalk w = core::walk_ray_segment(other,
-                                                       other_mask,
+        const Int3 origin     = g.cell(sample_key[i * samples + p.slot]);
+        const core::RayWalk w = core::walk_ray_segment(s.other,
+                                                       s.mask,
                                                        g,
                                                        origin,
                                                        core::ray_direction(p.direction),
                                                        t % segments,
-                                                       dilate,
+                                                       s.dilate,
                                                        span);
         if (w.crossings) core::atomic_add(&cross[a * R + j], w.crossings);
         if (w.grazing) core::atomic_or(&grazing[a * R + j], 1u);
       });
     }
-    exec.for_each(active, [=] VOXHASH_LAMBDA(std::uint32_t a) {
-      const std::uint32_t s = subjects[a];
-      flags[s]              = core::tally_region(&cross[a * R],
+    exec.for_each(active.room, [=] VOXHASH_LAMBDA(std::uint32_t a) {
+      more[a] = 0;
+      if (active.beyond(a)) return;
+      const std::uint32_t i = subjects[a];
+      flags[i]              = core::tally_region(&cross[a * R],
                                     &grazing[a * R],
                                     round + 1 == rounds,
                                     samples,
-                                    core::filled_samples(sample_key, s, samples),
-                                    &in[s * samples],
-                                    &out[s * samples],
-                                    &label[s]);
-      more[a]               = flags[s] & core::kRegionMoreRays;
+                                    core::filled_samples(sample_key, i, samples),
+                                    &in[i * samples],
+                                    &out[i * samples],
+                                    &label[i]);
+      more[a]               = flags[i] & core::kRegionMoreRays;
     });
     if (round + 1 == rounds) break;  // the last round decides every subject
     if (more_count != nullptr) {
       // Round 0 lists every subject at its own place: the flagged places are the subjects.
       exec.select_indices_async(
-          active, [=] VOXHASH_LAMBDA(std::uint32_t a) { return more[a] != 0; }, picked, more_count);
+          active.room,
+          [=] VOXHASH_LAMBDA(std::uint32_t a) { return more[a] != 0; },
+          picked,
+          more_count);
       b.subjects.swap(b.picked);
       return;
     }
-    const auto next = static_cast<std::uint32_t>(exec.select_flagged_indices(more, picked, active));
+    const auto next =
+        static_cast<std::uint32_t>(exec.select_flagged_indices(more, picked, active.room));
     exec.for_each(next, [=] VOXHASH_LAMBDA(std::uint32_t i) { picked[i] = subjects[picked[i]]; });
     b.subjects.swap(b.picked);
     subjects = b.subjects.data();
     picked   = b.picked.data();
-    active   = next;
+    active   = Counted{next};
   }
   if (more_count != nullptr) exec.fill(more_count, 1, 0u);  // no round after this one
 }
 
-/// Sizes b for a test of `count` subjects (`samples` slots each in b.sample_key) and queues every
-/// subject listed, its votes none and round 0's rays cleared: one launch (the test of one region is
-/// a run of small launches the host issues one by one).
+/// Sizes b for a test of `all.room` subjects (`samples` slots each in b.sample_key) and queues
+/// every subject listed, its votes none and round 0's rays cleared: one launch (the test of one
+/// region is a run of small launches the host issues one by one).
 template <class Exec, class K>
-void start_rays(Exec& exec, std::uint32_t count, int samples, BasicInsideBuffers<K>& b) {
-  constexpr int R = core::kRaysPerRound;
+void start_rays(Exec& exec, Counted all, int samples, BasicInsideBuffers<K>& b) {
+  constexpr int R           = core::kRaysPerRound;
+  const std::uint32_t count = all.room;
   b.subjects.resize(count);
   b.picked.resize(count);
   b.more.resize(count);
@@ -379,82 +401,76 @@ void start_rays(Exec& exec, std::uint32_t count, int samples, BasicInsideBuffers
 }
 
 /// Labels `count` subjects by rays from their samples (b.sample_key, `samples` slots each) through
-/// the other model's voxels (`dilate`: a sampled surface; see core::surface_at): b.label[r] and
-/// b.flags[r] per subject. Rounds of kRaysPerRound rays per undecided subject; the host waits once
-/// per round that leaves subjects for another.
+/// `s`: b.label[r] and b.flags[r] per subject. Rounds of kRaysPerRound rays per undecided subject;
+/// the host waits once per round that leaves subjects for another.
 template <class Exec, class View, class Mask, class K>
 void robust_inside_test(Exec& exec,
-                        View other,
-                        Mask other_mask,
-                        Grid g,
-                        bool dilate,
+                        const OtherSurface<View, Mask>& s,
                         std::uint32_t count,
                         int samples,
                         BasicInsideBuffers<K>& b) {
   if (count == 0) return;
-  start_rays(exec, count, samples, b);
-  inside_test_rounds(exec, other, other_mask, g, dilate, count, samples, 0, count, nullptr, b);
+  start_rays(exec, Counted{count}, samples, b);
+  inside_test_rounds(exec, s, Counted{count}, samples, 0, Counted{count}, nullptr, b);
 }
 
-/// The same test queued without a wait: round 0 for every subject, the number of those that want
-/// more rays left in the device word *more_count; read it (with the frame's other sizes), then
-/// finish_inside_test runs their rounds (none when it is 0, the common case).
+/// The same test queued without a wait, for the subjects `all` counts on the device: round 0 for
+/// every subject, the number of those that want more rays left in the device word *more_count;
+/// read it (with the frame's other sizes), then finish_inside_test runs their rounds (none when it
+/// is 0, the common case).
 template <class Exec, class View, class Mask, class K>
 void start_inside_test(Exec& exec,
-                       View other,
-                       Mask other_mask,
-                       Grid g,
-                       bool dilate,
-                       std::uint32_t count,
+                       const OtherSurface<View, Mask>& s,
+                       Counted all,
                        int samples,
                        BasicInsideBuffers<K>& b,
                        std::uint32_t* more_count) {
-  if (count == 0) {
+  if (all.room == 0) {
     exec.fill(more_count, 1, 0u);
     return;
   }
-  start_rays(exec, count, samples, b);
-  inside_test_rounds(exec, other, other_mask, g, dilate, count, samples, 0, count, more_count, b);
+  start_rays(exec, all, samples, b);
+  inside_test_rounds(exec, s, all, samples, 0, all, more_count, b);
 }
 
-/// The rounds after start_inside_test's for the `more` subjects it listed (waits as
-/// robust_inside_test does).
+/// The rounds after start_inside_test's (for the same `all`) for the `more` subjects it listed
+/// (waits as robust_inside_test does).
 template <class Exec, class View, class Mask, class K>
 void finish_inside_test(Exec& exec,
-                        View other,
-                        Mask other_mask,
-                        Grid g,
-                        bool dilate,
-                        std::uint32_t count,
+                        const OtherSurface<View, Mask>& s,
+                        Counted all,
                         int samples,
                         std::uint32_t more,
                         BasicInsideBuffers<K>& b) {
   if (more == 0) return;
-  inside_test_rounds(exec, other, other_mask, g, dilate, count, samples, 1, more, nullptr, b);
+  inside_test_rounds(exec, s, all, samples, 1, Counted{more}, nullptr, b);
 }
 
-/// b.counts = how many of the last test's `count` subjects were flagged low confidence and thin
-/// (read them after later tests: only this writes b.counts).
+/// b.counts = how many of the last test's subjects were flagged low confidence and thin (read them
+/// after later tests: only this writes b.counts).
 template <class Exec, class K>
-void count_region_flags_async(Exec& exec, std::uint32_t count, BasicInsideBuffers<K>& b) {
+void count_region_flags_async(Exec& exec, Counted subjects, BasicInsideBuffers<K>& b) {
   const std::uint8_t* flags = b.flags.data();
   std::uint32_t* c          = b.counts.data();
   exec.fill(c, 2, 0u);
-  exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) {
-    core::aggregate_add(&c[0], (flags[r] & core::kRegionLowConfidence) != 0);
-    core::aggregate_add(&c[1], (flags[r] & core::kRegionThinFeature) != 0);
+  exec.for_each(subjects.room, [=] VOXHASH_LAMBDA(std::uint32_t r) {
+    const bool here = !subjects.beyond(r);
+    core::aggregate_add(&c[0], here && (flags[r] & core::kRegionLowConfidence) != 0);
+    core::aggregate_add(&c[1], here && (flags[r] & core::kRegionThinFeature) != 0);
   });
 }
 
-/// dst[index[r]] = b.label[r] for r < count: the test's verdicts back to voxel or root ids.
+/// dst[index[r]] = b.label[r] for each subject r: the test's verdicts back to voxel or root ids.
 template <class Exec, class K>
 void scatter_verdicts(Exec& exec,
                       const std::uint32_t* index,
-                      std::uint32_t count,
+                      Counted subjects,
                       const BasicInsideBuffers<K>& b,
                       VoxelLabel* dst) {
   const VoxelLabel* label = b.label.data();
-  exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) { dst[index[r]] = label[r]; });
+  exec.for_each(subjects.room, [=] VOXHASH_LAMBDA(std::uint32_t r) {
+    if (!subjects.beyond(r)) dst[index[r]] = label[r];
+  });
 }
 
 /// b.sample_key[r] = voxels[index[r]]: single voxels as their own one-sample subjects.

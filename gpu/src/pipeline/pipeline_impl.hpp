@@ -58,19 +58,18 @@ struct FillResult {
   std::uint32_t undecided  = 0;
 };
 
-/// Labels the voxels of model `self` against model `other` (see core/flood_fill.hpp for the
-/// steps; `dilate`: the other model is a sampled surface). state holds the probe's intersection
-/// flags. Waits twice for sizes: the components with the barrier voxels the votes will label, and
-/// the voxels the votes leave undecided with the regions whose inside test wants more rays (when
-/// some do, rare: their rounds, then the labels and votes again, waiting once per round).
-template <class Exec, class Ref, class K>
+/// Labels the voxels of model `self` against the other model's surface `s` (see
+/// core/flood_fill.hpp for the steps). state holds the probe's intersection flags. The steps after
+/// the components are sized by b's rooms, their counts left on the device, and the host waits
+/// once: for the components, the barrier voxels, the voxels the votes leave undecided and the
+/// regions whose inside test wants more rays. A count past its room (the room grows) runs those
+/// steps again; regions that want more rays (rare) get their rounds, then the labels and votes
+/// again, waiting once per round.
+template <class Exec, class Ref, class Mask, class K>
 FillResult flood_fill(Exec& exec,
                       Timer<FillMark>& timer,
                       Ref self,
-                      Ref other,
-                      core::BlockMaskOf<K> other_mask,
-                      bool dilate,
-                      Grid g,
+                      const OtherSurface<Ref, Mask>& s,
                       const K* voxels,
                       std::uint32_t n,
                       BasicFillBuffers<K>& b,
@@ -83,10 +82,13 @@ FillResult flood_fill(Exec& exec,
   b.parent.resize(n);
   b.roots.resize(n);
   b.pending.resize(n);
+  b.undecided.resize(n);
+  const Grid g                = s.g;
   const std::uint8_t* state   = b.state.data();
   const std::uint32_t* parent = b.parent.data();
+  std::uint32_t* sizes        = b.sizes.data();
   timer.record(FillMark::Begin);
-  mark_near(exec, other, other_mask, g, voxels, n, b.state.data());
+  mark_near(exec, s.other, s.mask, g, voxels, n, b.state.data());
   timer.record(FillMark::NearDone);
   connect_components(exec,
                      self,
@@ -97,39 +99,24 @@ FillResult flood_fill(Exec& exec,
                      b.parent.data(),
                      b.common.data(),
                      b.pending.data());  // scratch until the votes' list
-  // The components' roots, and the barrier voxels that are not intersections (the votes' voxels),
-  // with one wait for both sizes.
+  // The components' roots, and the barrier voxels that are not intersections (the votes' voxels).
   exec.select_indices_async(
       n,
       [=] VOXHASH_LAMBDA(std::uint32_t id) { return state[id] == 0 && parent[id] == id; },
       b.roots.data(),
-      b.sizes.data());
+      sizes);
   exec.select_indices_async(
       n,
       [=] VOXHASH_LAMBDA(std::uint32_t id) { return state[id] == core::kStateNear; },
       b.pending.data(),
-      b.sizes.data() + 1);
-  std::uint32_t sizes[2];
-  exec.copy_to_host(sizes, b.sizes.data(), 2);
-  r.components                = sizes[0];
-  const std::uint32_t pending = sizes[1];
+      sizes + 1);
   timer.record(FillMark::ComponentsDone);
-  pick_samples(exec, voxels, n, b.state.data(), b.parent.data(), b.roots.data(), r.components, ib);
-  start_inside_test(exec,
-                    other,
-                    other_mask,
-                    g,
-                    dilate,
-                    r.components,
-                    core::kSamplesPerRegion,
-                    ib,
-                    b.sizes.data() + 3);
   // The regions' verdicts onto their voxels, the votes over the barrier voxels, and the voxels
   // they leave undecided listed (their number into sizes[2]).
-  const auto label_and_vote = [&] {
+  const auto label_and_vote = [&](Counted regions, Counted barrier) {
     VoxelLabel* component_label = b.labels_next.data();  // indexed by root id
-    scatter_verdicts(exec, b.roots.data(), r.components, ib, component_label);
-    count_region_flags_async(exec, r.components, ib);
+    scatter_verdicts(exec, b.roots.data(), regions, ib, component_label);
+    count_region_flags_async(exec, regions, ib);
     timer.record(FillMark::InsideDone);
     label_from_components(
         exec, n, b.state.data(), b.parent.data(), component_label, b.labels.data());
@@ -143,7 +130,7 @@ FillResult flood_fill(Exec& exec,
                  g,
                  voxels,
                  b.pending.data(),
-                 pending,
+                 barrier,
                  b.labels.data(),
                  b.labels_next.data(),
                  before,
@@ -151,27 +138,35 @@ FillResult flood_fill(Exec& exec,
       b.labels.swap(b.labels_next);
     }
     const VoxelLabel* labels = b.labels.data();
-    exec.select_if_async(
-        b.pending.data(),
-        b.roots.data(),
-        pending,
-        [=] VOXHASH_LAMBDA(std::uint32_t id) { return labels[id] == core::kLabelUnknown; },
-        b.sizes.data() + 2);
+    exec.select_indices_async(
+        n,
+        [=] VOXHASH_LAMBDA(std::uint32_t id) {
+          return state[id] == core::kStateNear && labels[id] == core::kLabelUnknown;
+        },
+        b.undecided.data(),
+        sizes + 2);
   };
-  label_and_vote();
-  std::uint32_t late[2];  // the undecided voxels, the regions that want more rays
-  exec.copy_to_host(late, b.sizes.data() + 2, 2);
-  if (late[1] > 0) {
-    finish_inside_test(
-        exec, other, other_mask, g, dilate, r.components, core::kSamplesPerRegion, late[1], ib);
-    label_and_vote();
-    late[0] = exec.read(b.sizes.data() + 2);
+  std::uint32_t counts[4];  // components, barrier voxels, undecided voxels, regions wanting rays
+  Counted regions, barrier;
+  do {
+    regions = {b.regions.size, sizes};
+    barrier = {b.barrier.size, sizes + 1};
+    pick_samples(exec, voxels, n, state, parent, b.roots.data(), regions, ib);
+    start_inside_test(exec, s, regions, core::kSamplesPerRegion, ib, sizes + 3);
+    label_and_vote(regions, barrier);
+    exec.copy_to_host(counts, sizes, 4);
+  } while (!(b.regions.fits(counts[0]) & b.barrier.fits(counts[1])));  // both rooms set
+  r.components = counts[0];
+  if (counts[3] > 0) {
+    finish_inside_test(exec, s, regions, core::kSamplesPerRegion, counts[3], ib);
+    label_and_vote(regions, barrier);
+    counts[2] = exec.read(sizes + 2);
   }
-  r.undecided = late[0];
+  r.undecided = counts[2];
   timer.record(FillMark::VotesDone);
-  single_voxel_samples(exec, voxels, b.roots.data(), r.undecided, ib);
-  robust_inside_test(exec, other, other_mask, g, dilate, r.undecided, 1, ib);
-  scatter_verdicts(exec, b.roots.data(), r.undecided, ib, b.labels.data());
+  single_voxel_samples(exec, voxels, b.undecided.data(), r.undecided, ib);
+  robust_inside_test(exec, s, r.undecided, 1, ib);
+  scatter_verdicts(exec, b.undecided.data(), Counted{r.undecided}, ib, b.labels.data());
   timer.record(FillMark::UndecidedDone);
   return r;
 }
@@ -379,38 +374,43 @@ class PipelineImpl final : public detail::PipelineBackend {
     return std::get<Graph<K>>(m.table);
   }
 
+  /// f(table) with m's table as its concrete type, if it builds queued (every table but the paged
+  /// one: queue_build and status()).
+  template <class K, class F>
+  static void with_queued_table(ModelKeys<K>& m, F&& f) {
+    std::visit(
+        [&](auto& t) {
+          if constexpr (requires { t.status(); }) f(t);
+        },
+        m.table);
+  }
+
   /// The frame's counts into m_readback with one wait: per model the labels', the flagged
   /// regions' and, after queued builds, the build's status.
   template <class K>
-  void read_frame_counts(KeyState<K>& ks) {
+  void read_frame_counts(KeyState<K>& ks, bool queued) {
     for (int i = 0; i < 2; ++i) {
       ModelKeys<K>& k   = ks.models[i];
       std::uint32_t* to = m_readback.data() + i * kReadbackPerModel;
       count_labels(m_exec, k.fill.labels.data(), k.list.count(), k.fill.counts.data());
       m_exec.transfer_async(to, k.fill.counts.data(), kVoxelLabels * sizeof(std::uint32_t));
       m_exec.transfer_async(to + kVoxelLabels, k.inside.counts.data(), 2 * sizeof(std::uint32_t));
-      if (m_queued_builds) {
-        std::visit(
-            [&](const auto& t) {
-              if constexpr (requires { t.status(); }) {
-                m_exec.transfer_async(
-                    to + kVoxelLabels + 2, t.status(), sizeof(tables::BuildStatus));
-              }
-            },
-            k.table);
+      if (queued) {
+        with_queued_table(k, [&](const auto& t) {
+          m_exec.transfer_async(to + kVoxelLabels + 2, t.status(), sizeof(tables::BuildStatus));
+        });
       }
     }
     m_exec.synchronize();
   }
 
-  /// Whether the frame's queued builds (if any) placed every key: no eviction chain at its limit,
-  /// no sentinel key (a voxel list has none; the checked build would say so).
-  template <class K>
-  bool builds_placed_every_key(const KeyState<K>&) const {
-    if (!m_queued_builds) return true;
+  /// Whether the frame's queued builds placed every key (their status words in m_readback): no
+  /// eviction chain at its limit, no sentinel key (a voxel list has none; the checked build would
+  /// say so).
+  bool builds_placed_every_key() const {
     for (int i = 0; i < 2; ++i) {
       tables::BuildStatus s;
-      std::memcpy(&s,
+      std::memcpy(static_cast<void*>(&s),
                   m_readback.data() + i * kReadbackPerModel + kVoxelLabels + 2,
                   sizeof(tables::BuildStatus));
       if (s.failed || s.sentinel_key) return false;
@@ -436,16 +436,17 @@ class PipelineImpl final : public detail::PipelineBackend {
     for (bool checked = false;; checked = true, redone = 1) {
       stats = FrameStats{};
       m_lanes.fork(m_exec);
+      bool queued = false;
       try {
-        run_lanes(ks, config, g, time, targets, stats, checked);
+        queued = run_lanes(ks, config, g, time, targets, stats, checked);
       } catch (...) {
         m_lanes.join(m_exec);  // what the lanes queued before the error comes before later reads
         throw;
       }
       m_lanes.join(m_exec);
       m_frame_timer.record(FrameMark::Filled);
-      read_frame_counts(ks);
-      if (builds_placed_every_key(ks)) break;
+      read_frame_counts(ks, queued);
+      if (!queued || builds_placed_every_key()) break;
     }
     stats.builds_redone = redone;
     for (int i = 0; i < 2; ++i) {
@@ -598,9 +599,10 @@ class PipelineImpl final : public detail::PipelineBackend {
   }
 
   /// The frame's work on the lanes, between the fork and the join: both models numbered, their
-  /// tables built, probed and filled.
+  /// tables built (queued unless `checked` or paged: returns whether they were), probed and
+  /// filled.
   template <class K>
-  void run_lanes(KeyState<K>& ks,
+  bool run_lanes(KeyState<K>& ks,
                  const PipelineConfig& config,
                  const Grid& g,
                  double time,
@@ -615,7 +617,7 @@ class PipelineImpl final : public detail::PipelineBackend {
     const bool paged        = over_budget(ks, config);
     const bool side_by_side = kSideBySide && !paged;
     prepare_tables(ks, config, paged);
-    m_queued_builds = !paged && !checked;
+    const bool queued = !paged && !checked;
     m_lanes.run(side_by_side, [&](int i) {
       ModelKeys<K>& k = ks.models[i];
       if (paged) {
@@ -625,13 +627,8 @@ class PipelineImpl final : public detail::PipelineBackend {
       } else if (checked) {
         table(k).build(k.list.data(), nullptr, k.list.count(), m_lanes.stream(i));
       } else {
-        std::visit(
-            [&](auto& t) {
-              if constexpr (requires { t.queue_build(k.list.data(), 0, Stream{}); }) {
-                t.queue_build(k.list.data(), k.list.count(), m_lanes.stream(i));
-              }
-            },
-            k.table);
+        with_queued_table(
+            k, [&](auto& t) { t.queue_build(k.list.data(), k.list.count(), m_lanes.stream(i)); });
       }
     });
     m_lanes.exchange();  // each model's probe reads the other's table
@@ -651,6 +648,7 @@ class PipelineImpl final : public detail::PipelineBackend {
     } else {
       probe_and_fill(ks, g, id_refs<Graph<K>>(ks), side_by_side, stats);
     }
+    return queued;
   }
 
   /// Lane i's first stages: model i animated, voxelized (its keys) and numbered (its voxel list).
@@ -761,14 +759,13 @@ class PipelineImpl final : public detail::PipelineBackend {
     m_lanes.exchange();  // each model's fill reads the other's block mask
     share_extent(ks.models[0].fill, ks.models[1].fill);
     m_lanes.run(side_by_side, [&](int i) {
-      ModelKeys<K>& k           = ks.models[i];
+      ModelKeys<K>& k = ks.models[i];
+      const OtherSurface<Ref, core::BlockMaskOf<K>> other{
+          refs[1 - i], ks.models[1 - i].fill.mask, g, m_models[1 - i].triangle_count == 0};
       const FillResult r        = flood_fill(m_lanes.exec(i),
                                       m_fill_timers[i],
                                       refs[i],
-                                      refs[1 - i],
-                                      ks.models[1 - i].fill.mask,
-                                      m_models[1 - i].triangle_count == 0,
-                                      g,
+                                      other,
                                       k.list.data(),
                                       k.list.count(),
                                       k.fill,
@@ -832,7 +829,6 @@ class PipelineImpl final : public detail::PipelineBackend {
   static constexpr std::size_t kStatusWords = sizeof(tables::BuildStatus) / sizeof(std::uint32_t);
   static constexpr std::size_t kReadbackPerModel = kVoxelLabels + 2 + kStatusWords;
   Buffer<std::uint32_t> m_readback = Buffer<std::uint32_t>::pinned_host(2 * kReadbackPerModel);
-  bool m_queued_builds             = false;  // the frame's tables were built by queue_build
   std::array<Model, 2> m_models;
   bool m_wide = false;  // the last frame ran on 64-bit keys
   // Each width's frame state (the one not in use is empty; replaced when the width changes).

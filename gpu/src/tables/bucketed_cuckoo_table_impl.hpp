@@ -166,35 +166,25 @@ class BucketedCuckooTableImpl final : public BasicBucketedCuckooTable<K> {
   /// again, which retries).
   void queue_build(const K* keys, std::size_t n, Stream stream) {
     check_size(n, "bucketed cuckoo table");
-    if (m_options.unique_ids || m_options.multivalue) {
-      throw InvalidInput("bucketed cuckoo table: a queued build keeps no ids or value lists");
-    }
     clear();
     m_exec.set_stream(stream);
-    m_stats.keys                  = n;
-    const auto count              = static_cast<std::uint32_t>(n);
-    const std::uint32_t max_chain = chain_limit(m_options.max_chain, count);
-    if (n == 0) {
-      m_status.resize(1);
-      m_exec.fill(m_status.data(), 1, BuildStatus{});
-      return;
-    }
-    m_view = queue_one_attempt<Ref>(
+    const auto count = static_cast<std::uint32_t>(n);
+    m_view           = queue_set_build<Ref>(
         m_exec,
         m_slots,
         m_status,
         m_rng,
+        m_options,
+        "bucketed cuckoo table",
+        count,
         buckets_for(n),
         detail::kBucketSlots,
-        max_chain,
+        m_stats,
         [&](const Ref& view, std::uint32_t chain) {
           bucketed_insert_all(
               m_exec, view, m_slots.data(), keys, nullptr, count, chain, m_status.data());
         });
-    m_stats.attempts    = 1;
-    m_stats.chain_limit = max_chain;
-    m_stats.slots       = m_slots.size();
-    m_stats.bytes       = held_bytes();
+    m_stats.bytes = held_bytes();
   }
   /// The last build's status word (device memory): see queue_build.
   [[nodiscard]] const BuildStatus* status() const { return m_status.data(); }

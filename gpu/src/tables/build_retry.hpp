@@ -2,7 +2,8 @@
 // draw fresh hash constants, empty the slots and the build status, insert every key, read the
 // status; again while an eviction chain reached its limit, sized for all keys from the third
 // attempt when a unique-key hint was too small. queue_one_attempt is one such attempt without the
-// read (the frame's builds). The paged table draws its pages' constants here.
+// read, and queue_set_build the frame's build around it. The paged table draws its pages'
+// constants here.
 #pragma once
 
 #include "tables/build_status.hpp"
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <random>
 #include <sstream>
+#include <string>
 
 namespace voxhash::tables {
 
@@ -65,6 +67,40 @@ Ref queue_one_attempt(Exec& exec,
   exec.fill(slots.data(), count, detail::empty_entry<K>());
   exec.fill(status.data(), 1, BuildStatus{});
   insert_all(view, max_chain);
+  return view;
+}
+
+/// The frame's build of `n` keys (distinct, none the sentinel): one attempt queued into `units`
+/// units of slots (insert_all as above), its status word left in `status` for a later read. The
+/// options must ask for no ids and no value lists (InvalidInput naming `table`). Fills stats'
+/// keys, attempts, chain_limit and slots; returns the attempt's view (an empty one for no keys).
+template <class Ref, class Exec, class InsertAll>
+Ref queue_set_build(Exec& exec,
+                    Buffer<typename Ref::Entry>& slots,
+                    Buffer<BuildStatus>& status,
+                    std::mt19937_64& rng,
+                    const BuildOptions& options,
+                    const char* table,
+                    std::uint32_t n,
+                    std::uint32_t units,
+                    std::size_t slots_per_unit,
+                    BuildStats& stats,
+                    InsertAll insert_all) {
+  if (options.unique_ids || options.multivalue) {
+    throw InvalidInput(std::string(table) + ": a queued build keeps no ids or value lists");
+  }
+  stats.keys = n;
+  if (n == 0) {
+    status.resize(1);
+    exec.fill(status.data(), 1, BuildStatus{});
+    return Ref{};
+  }
+  const std::uint32_t max_chain = chain_limit(options.max_chain, n);
+  const Ref view                = queue_one_attempt<Ref>(
+      exec, slots, status, rng, units, slots_per_unit, max_chain, insert_all);
+  stats.attempts    = 1;
+  stats.chain_limit = max_chain;
+  stats.slots       = std::size_t{units} * slots_per_unit;
   return view;
 }
 
