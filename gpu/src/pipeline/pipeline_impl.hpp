@@ -112,7 +112,8 @@ FillResult flood_fill(Exec& exec,
       sizes + 1);
   timer.record(FillMark::ComponentsDone);
   // The regions' verdicts onto their voxels, the votes over the barrier voxels, and the voxels
-  // they leave undecided listed (their number into sizes[2]).
+  // they leave undecided listed (their number into sizes[2]; a list of their own: the roots are
+  // read again when later inside-test rounds run).
   const auto label_and_vote = [&](Counted regions, Counted barrier) {
     VoxelLabel* component_label = b.labels_next.data();  // indexed by root id
     scatter_verdicts(exec, b.roots.data(), regions, ib, component_label);
@@ -137,11 +138,14 @@ FillResult flood_fill(Exec& exec,
                  b.vote_changes.data() + round);
       b.labels.swap(b.labels_next);
     }
-    const VoxelLabel* labels = b.labels.data();
+    // Their places in the barrier list (the list's tail past its count is stale: the predicate
+    // reads the count), made voxel ids once their number is read.
+    const VoxelLabel* labels    = b.labels.data();
+    const std::uint32_t* listed = b.pending.data();
     exec.select_indices_async(
-        n,
-        [=] VOXHASH_LAMBDA(std::uint32_t id) {
-          return state[id] == core::kStateNear && labels[id] == core::kLabelUnknown;
+        std::min(barrier.room, n),
+        [=] VOXHASH_LAMBDA(std::uint32_t i) {
+          return !barrier.beyond(i) && labels[listed[i]] == core::kLabelUnknown;
         },
         b.undecided.data(),
         sizes + 2);
@@ -162,7 +166,11 @@ FillResult flood_fill(Exec& exec,
     label_and_vote(regions, barrier);
     counts[2] = exec.read(sizes + 2);
   }
-  r.undecided = counts[2];
+  r.undecided                   = counts[2];
+  std::uint32_t* undecided      = b.undecided.data();
+  const std::uint32_t* barriers = b.pending.data();
+  exec.for_each(r.undecided,
+                [=] VOXHASH_LAMBDA(std::uint32_t u) { undecided[u] = barriers[undecided[u]]; });
   timer.record(FillMark::VotesDone);
   single_voxel_samples(exec, voxels, b.undecided.data(), r.undecided, ib);
   robust_inside_test(exec, s, r.undecided, 1, ib);
