@@ -22,11 +22,12 @@ constexpr std::size_t bytes_per_point(std::size_t key_bytes) {
   return 12 + 12 + 2 * key_bytes + 4;
 }
 /// Bytes per voxel of the flood fill and the output: state, labels, next labels (1 each), parent,
-/// roots, pending votes, undecided voxels (4 each), representative key (key_bytes), six
-/// ray-crossing counts per component or undecided voxel (at most one per voxel, 24), and the voxel
-/// instances (16).
+/// roots, pending votes, undecided voxels (4 each), representative key (key_bytes), the inside
+/// test's buffers (40: ~360 bytes a region — its sketch, samples, 24 rays' counts and votes — in a
+/// room of up to ~1.6 times the regions, pipeline/room.hpp; a region per nine voxels), and the
+/// voxel instances (16).
 constexpr std::size_t bytes_per_voxel(std::size_t key_bytes) {
-  return 3 * 1 + 4 * 4 + key_bytes + 24 + 16;
+  return 3 * 1 + 4 * 4 + key_bytes + 40 + 16;
 }
 
 std::size_t block_mask_bytes(const Grid& grid, bool wide) {
