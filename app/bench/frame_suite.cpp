@@ -666,6 +666,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
     for (const TableKind algorithm : algorithms) {
       PipelineConfig config = scene_config;
       config.algorithm      = algorithm;
+      if (options.cuckoo_space > 0) config.table_options.cuckoo_space = options.cuckoo_space;
       configs.push_back(config);
     }
     return configs;
@@ -711,7 +712,8 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
     std::cout << (m == 0 ? ": A = " : ", B = ") << model.name << " (" << points[m] << " points)";
   }
   std::cout << std::endl;
-  report.gpu_budget = loaded.config.gpu_budget;
+  report.gpu_budget   = loaded.config.gpu_budget;
+  report.cuckoo_space = configs.front().table_options.cuckoo_space;
   if (report.gpu_budget > 0) {
     std::cout << "gpu budget " << format_bytes(report.gpu_budget)
               << ": the two models' tables; beyond it they are paged" << std::endl;

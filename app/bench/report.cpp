@@ -144,6 +144,7 @@ void write_json(const Report& report, const std::string& path) {
     }
     document["models"]              = std::move(models);
     document["gpu_budget"]          = report.gpu_budget ? json(report.gpu_budget) : json(nullptr);
+    document["cuckoo_space"]        = report.cuckoo_space;
     document["host_peak_rss_bytes"] = report.host_peak_rss;
   }
   json warnings = json::array();

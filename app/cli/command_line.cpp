@@ -533,6 +533,12 @@ class CommandLine {
     add_resolution(*app, o.resolution, "(default 512)");
     add_algorithm(*app, m_bench_algorithm);
     add_gpu_budget(*app, m_frame_scene);
+    app->add_option("--cuckoo-space",
+                    o.cuckoo_space,
+                    "slots per key of the cuckoo and bucketed cuckoo tables, 1.05-4\n"
+                    "(default 2: load 0.5); less space, longer probes")
+        ->check(CLI::Range(1.05, 4.0).description(""))
+        ->option_text("SPACE");
     app->add_flag("--all-algos",
                   o.all_algorithms,
                   "run every algorithm on the same frames; exit 1 unless every\n"

@@ -58,7 +58,7 @@ struct SceneSettings {
   std::size_t points_per_model = 200000;  // where the scene gives no count
   int resolution               = 256;     // voxels along the grid's longest axis
   TableKind algorithm          = TableKind::Cuckoo;
-  double cuckoo_space          = BuildOptions{}.cuckoo_space;
+  double cuckoo_space          = kFrameCuckooSpace;
   double load                  = BuildOptions{}.load;
   AnimationParams animation;
 };

@@ -461,6 +461,36 @@ TEST(bench, FrameOnAWideGridRunsOnSixtyFourBitKeys) {
       << "--join on a wide grid is skipped with one line";
 }
 
+TEST(bench, FrameAtAnyCuckooSpaceAgreesAcrossAlgorithms) {
+  // The cuckoo tables' space changes their probes, never a frame's output: --all-algos exits 1
+  // unless every algorithm downloads the same voxels and labels.
+  for (const char* space : {"1.15", "3"}) {
+    const std::string json_path = temp_path(std::string("frame_space_") + space + ".json");
+    EXPECT_EQ(run_bench({"bench",
+                         "frame",
+                         "--backend",
+                         "cpu",
+                         "--all-algos",
+                         "--points",
+                         "20k",
+                         "--res",
+                         "128",
+                         "--frames",
+                         "2",
+                         "--warmup",
+                         "0",
+                         "--cuckoo-space",
+                         space,
+                         "--json",
+                         json_path}),
+              0)
+        << space;
+    const std::vector<double> spaces = values_of(read_text(json_path), "cuckoo_space");
+    ASSERT_EQ(spaces.size(), 1u);
+    EXPECT_EQ(spaces.front(), std::stod(space));
+  }
+}
+
 TEST(bench, FrameExportWritesAPly) {
   const std::string ply_path = temp_path("frame.ply");
   EXPECT_EQ(run_bench({"bench", "frame", "--backend", "cpu", "--quick", "--export", ply_path}), 0);

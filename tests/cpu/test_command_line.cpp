@@ -252,6 +252,17 @@ TEST(CommandLine, GpuBudgetOfTheJoins) {
   expect_usage_error({"clash", "--gpu-budget", "lots"}, "--gpu-budget");
 }
 
+TEST(CommandLine, CuckooSpaceOfTheFrame) {
+  const Outcome frame = run({"bench", "frame", "--backend", "cpu", "--cuckoo-space", "2"});
+  ASSERT_TRUE(frame.bench.has_value()) << frame.err;
+  EXPECT_EQ(frame.bench->cuckoo_space, 2.0);
+  const Outcome none = run({"bench", "frame", "--backend", "cpu"});
+  ASSERT_TRUE(none.bench.has_value()) << none.err;
+  EXPECT_EQ(none.bench->cuckoo_space, 0.0) << "the tables' default unless given";
+  expect_usage_error({"bench", "frame", "--cuckoo-space", "0.9"}, "--cuckoo-space");
+  expect_usage_error({"bench", "frame", "--cuckoo-space", "lots"}, "--cuckoo-space");
+}
+
 TEST(CommandLine, GpuBudgetOfTheFrameOverridesTheScenes) {
   constexpr std::size_t kGiB = std::size_t{1} << 30;
   const Outcome frame        = run({"bench", "frame", "--backend", "cpu", "--gpu-budget", "1GiB"});

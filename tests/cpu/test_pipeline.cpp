@@ -86,6 +86,7 @@ TEST(Pipeline, QueuedBuildThatMissesAKeyRunsTheFrameAgain) {
     // seeds are fixed: the same each run; the default limit is 7 lg n, ~100 here).
     for (std::uint32_t chain = 2; chain <= 100 && !redone; chain += 2) {
       auto tight                       = static_config(64, kind);
+      tight.table_options.cuckoo_space = BuildOptions{}.cuckoo_space;  // load 0.8: chains to cut
       tight.table_options.max_chain    = chain;
       tight.table_options.max_attempts = 64;
       SceneResult r;

@@ -185,6 +185,27 @@ TEST(Resources, EstimateBoundsWhatAFrameHolds) {
   }
 }
 
+/// Without a budget a frame's cuckoo tables take kFrameCuckooSpace slots a voxel; under one they
+/// take BuildOptions' space (memory is what a budget asks to save), whatever the budget's size.
+TEST(Resources, FrameTablesTakeMoreSpaceOnlyWithoutABudget) {
+  constexpr std::size_t kPoints = 100000;
+  for (const TableKind kind : {TableKind::Cuckoo, TableKind::BucketedCuckoo}) {
+    PipelineConfig config = static_config(256, kind);
+    EXPECT_EQ(config.table_options.cuckoo_space, kFrameCuckooSpace);
+    const std::size_t roomy = estimate_frame_bytes(config, {kPoints, kPoints}).backend_bytes;
+    PipelineConfig budget   = config;
+    budget.gpu_budget       = std::size_t{1} << 40;  // never reached: flat tables
+    const std::size_t lean  = estimate_frame_bytes(budget, {kPoints, kPoints}).backend_bytes;
+    PipelineConfig asked    = config;
+    asked.table_options.cuckoo_space = BuildOptions{}.cuckoo_space;
+    const std::size_t as_asked = estimate_frame_bytes(asked, {kPoints, kPoints}).backend_bytes;
+    EXPECT_EQ(lean, as_asked) << to_string(kind);
+    // Two tables of at most kPoints voxels each, 8-byte slots: 0.75 slots a voxel more.
+    EXPECT_GT(roomy, lean) << to_string(kind);
+    EXPECT_LE(roomy - lean, std::size_t{2 * 8 * 3 * kPoints / 4 + 2 * 64}) << to_string(kind);
+  }
+}
+
 /// Budgets from nothing to the whole estimate make the frame's allocations fail one stage after
 /// another; each failed frame leaves an empty frame behind, and the same pipeline's next frame,
 /// without a budget, is exactly the frame a fresh pipeline computes.

@@ -41,11 +41,26 @@ struct AnimationParams {
   std::array<RigidTransform, 2> pose{};
 };
 
+/// Slots per key of a frame's cuckoo and bucketed cuckoo tables unless PipelineConfig says
+/// otherwise: 2, not BuildOptions' 1.25. The fill probes a table ~13 times a voxel, mostly for
+/// neighbours that are absent, and the near test probes the other model's with misses; at load
+/// 0.5 a bucketed miss stops in its first bucket and an insertion's chains are short. Measured on
+/// H100, 2 x 1M points at 512^3 (docs/BENCHMARKS.md, eighteenth sitting): bcht's frame -45 us,
+/// cuckoo's -20 us, for 6 more bytes a voxel (16 instead of 10).
+inline constexpr double kFrameCuckooSpace = 2.0;
+
+/// The table options a frame starts from: BuildOptions' defaults at kFrameCuckooSpace.
+[[nodiscard]] inline BuildOptions frame_table_defaults() {
+  BuildOptions options;
+  options.cuckoo_space = kFrameCuckooSpace;
+  return options;
+}
+
 struct PipelineConfig {
   GridParams grid;
   AnimationParams animation;
-  TableKind algorithm = TableKind::Cuckoo;
-  BuildOptions table_options;
+  TableKind algorithm        = TableKind::Cuckoo;
+  BuildOptions table_options = frame_table_defaults();
   /// 64-bit keys even where the grid's keys fit 32 bits (a wide grid always uses them): for
   /// comparing the two paths; slower, the same voxels and labels.
   bool wide_keys = false;

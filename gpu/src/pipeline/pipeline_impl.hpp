@@ -11,6 +11,7 @@
 #pragma once
 
 #include "pipeline/frame_steps.hpp"
+#include "pipeline/frame_tables.hpp"
 #include "pipeline/inside_steps.hpp"
 #include "pipeline/model_lanes.hpp"
 #include "pipeline/paged_voxels.hpp"
@@ -83,10 +84,11 @@ FillResult flood_fill(Exec& exec,
   b.roots.resize(n);
   b.pending.resize(n);
   b.undecided.resize(n);
-  const Grid g                = s.g;
-  const std::uint8_t* state   = b.state.data();
-  const std::uint32_t* parent = b.parent.data();
-  std::uint32_t* sizes        = b.sizes.data();
+  const Grid g                        = s.g;
+  const std::uint8_t* state           = b.state.data();
+  const std::uint32_t* parent         = b.parent.data();
+  const std::uint32_t* barrier_voxels = b.pending.data();  // the votes' list, once selected
+  std::uint32_t* sizes                = b.sizes.data();
   timer.record(FillMark::Begin);
   mark_near(exec, s.other, s.mask, g, voxels, n, b.state.data());
   timer.record(FillMark::NearDone);
@@ -130,7 +132,7 @@ FillResult flood_fill(Exec& exec,
                  self,
                  g,
                  voxels,
-                 b.pending.data(),
+                 barrier_voxels,
                  barrier,
                  b.labels.data(),
                  b.labels_next.data(),
@@ -140,12 +142,11 @@ FillResult flood_fill(Exec& exec,
     }
     // Their places in the barrier list (the list's tail past its count is stale: the predicate
     // reads the count), made voxel ids once their number is read.
-    const VoxelLabel* labels    = b.labels.data();
-    const std::uint32_t* listed = b.pending.data();
+    const VoxelLabel* labels = b.labels.data();
     exec.select_indices_async(
         std::min(barrier.room, n),
         [=] VOXHASH_LAMBDA(std::uint32_t i) {
-          return !barrier.beyond(i) && labels[listed[i]] == core::kLabelUnknown;
+          return !barrier.beyond(i) && labels[barrier_voxels[i]] == core::kLabelUnknown;
         },
         b.undecided.data(),
         sizes + 2);
@@ -166,11 +167,11 @@ FillResult flood_fill(Exec& exec,
     label_and_vote(regions, barrier);
     counts[2] = exec.read(sizes + 2);
   }
-  r.undecided                   = counts[2];
-  std::uint32_t* undecided      = b.undecided.data();
-  const std::uint32_t* barriers = b.pending.data();
-  exec.for_each(r.undecided,
-                [=] VOXHASH_LAMBDA(std::uint32_t u) { undecided[u] = barriers[undecided[u]]; });
+  r.undecided              = counts[2];
+  std::uint32_t* undecided = b.undecided.data();
+  exec.for_each(r.undecided, [=] VOXHASH_LAMBDA(std::uint32_t u) {
+    undecided[u] = barrier_voxels[undecided[u]];
+  });
   timer.record(FillMark::VotesDone);
   single_voxel_samples(exec, voxels, b.undecided.data(), r.undecided, ib);
   robust_inside_test(exec, s, r.undecided, 1, ib);
@@ -546,15 +547,6 @@ class PipelineImpl final : public detail::PipelineBackend {
 
   /// The options a frame's tables are built with: the voxel list is distinct keys and each
   /// voxel's value is its id, so no unique ids, multiplicities or multivalue lists.
-  static BuildOptions frame_table_options(const PipelineConfig& config) {
-    BuildOptions options    = config.table_options;
-    options.unique_ids      = false;
-    options.multiplicities  = false;
-    options.multivalue      = false;
-    options.expected_unique = 0;
-    return options;
-  }
-
   /// Whether this frame's two tables of the algorithm, sized for the models' voxels, would take
   /// more than the budget.
   template <class K>
