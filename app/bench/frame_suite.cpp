@@ -713,7 +713,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   }
   std::cout << std::endl;
   report.gpu_budget   = loaded.config.gpu_budget;
-  report.cuckoo_space = configs.front().table_options.cuckoo_space;
+  report.cuckoo_space = frame_table_options(configs.front()).cuckoo_space;
   if (report.gpu_budget > 0) {
     std::cout << "gpu budget " << format_bytes(report.gpu_budget)
               << ": the two models' tables; beyond it they are paged" << std::endl;

@@ -321,8 +321,9 @@ void Panel::draw_rates(const AppState& state, const PanelInfo& info) {
   const StatsHistory& history   = state.history();
   const SceneSettings& settings = state.settings();
   const std::size_t keys        = std::max(stats.model[0].voxels, stats.model[1].voxels);
+  const BuildOptions options    = frame_table_options(state.pipeline().config());
   const std::size_t table =
-      frame_table_bytes(settings.algorithm, keys, settings.cuckoo_space, settings.load);
+      frame_table_bytes(settings.algorithm, keys, options.cuckoo_space, options.load);
   ImGui::Text("build: %.3f G keys/s (table about %.1f MiB)",
               stats.build_keys_per_s * 1e-9,
               static_cast<double>(table) / (1 << 20));

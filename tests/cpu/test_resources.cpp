@@ -192,11 +192,16 @@ TEST(Resources, FrameTablesTakeMoreSpaceOnlyWithoutABudget) {
   for (const TableKind kind : {TableKind::Cuckoo, TableKind::BucketedCuckoo}) {
     PipelineConfig config = static_config(256, kind);
     EXPECT_EQ(config.table_options.cuckoo_space, kFrameCuckooSpace);
+    EXPECT_EQ(frame_table_options(config).cuckoo_space, kFrameCuckooSpace);
     const std::size_t roomy = estimate_frame_bytes(config, {kPoints, kPoints}).backend_bytes;
     PipelineConfig budget   = config;
     budget.gpu_budget       = std::size_t{1} << 40;  // never reached: flat tables
-    const std::size_t lean  = estimate_frame_bytes(budget, {kPoints, kPoints}).backend_bytes;
-    PipelineConfig asked    = config;
+    EXPECT_EQ(frame_table_options(budget).cuckoo_space, BuildOptions{}.cuckoo_space);
+    PipelineConfig tight             = budget;
+    tight.table_options.cuckoo_space = 1.1;
+    EXPECT_EQ(frame_table_options(tight).cuckoo_space, 1.1) << "less space is kept";
+    const std::size_t lean = estimate_frame_bytes(budget, {kPoints, kPoints}).backend_bytes;
+    PipelineConfig asked   = config;
     asked.table_options.cuckoo_space = BuildOptions{}.cuckoo_space;
     const std::size_t as_asked = estimate_frame_bytes(asked, {kPoints, kPoints}).backend_bytes;
     EXPECT_EQ(lean, as_asked) << to_string(kind);

@@ -14,6 +14,7 @@
 #include <voxhash/hash_table.hpp>
 #include <voxhash/types.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -74,6 +75,23 @@ struct PipelineConfig {
   /// FrameStats::paging says what the tables did.
   std::size_t gpu_budget = 0;
 };
+
+/// The build options of a frame's two voxel tables under `config`: a set of unique voxel keys with
+/// their ranks as values (no dense ids, multiplicities or multivalue lists). Under a GPU budget
+/// the cuckoo tables keep BuildOptions' space (or less), as do their Starfish pages: there memory,
+/// and the bytes pages move over the link, are what the user asked to save; without one
+/// config.table_options' space (kFrameCuckooSpace unless changed) buys shorter probes. The frame
+/// builds with these and estimate_frame_bytes counts them.
+[[nodiscard]] inline BuildOptions frame_table_options(const PipelineConfig& config) {
+  BuildOptions options    = config.table_options;
+  options.unique_ids      = false;
+  options.multiplicities  = false;
+  options.multivalue      = false;
+  options.expected_unique = 0;
+  if (config.gpu_budget != 0)
+    options.cuckoo_space = std::min(options.cuckoo_space, BuildOptions{}.cuckoo_space);
+  return options;
+}
 
 /// One voxel as a renderer draws it: the voxel's world-space centre and its label (16 bytes,
 /// laid out for a GL instance buffer).

@@ -3,7 +3,6 @@
 // term names the buffers of PipelineImpl (pipeline_impl.hpp, frame_steps.hpp) it stands for;
 // tests/cpu/test_resources.cpp holds the sum against the bytes the buffers really take.
 #include "core/flood_fill.hpp"
-#include "pipeline/frame_tables.hpp"
 #include "pipeline/paged_voxels.hpp"
 
 #include <voxhash/error.hpp>
@@ -65,7 +64,7 @@ MemoryEstimate estimate_frame_bytes(const PipelineConfig& config,
   const Grid grid(config.grid);
   const std::size_t cells = static_cast<std::size_t>(grid.resolution.x) * grid.resolution.y *
                             static_cast<std::size_t>(grid.resolution.z);
-  const BuildOptions table = pipeline::frame_table_options(config);  // as PipelineImpl builds them
+  const BuildOptions table = frame_table_options(config);  // as PipelineImpl builds them
   // 64-bit keys on a wide grid (or when forced): wider keys, slots and edges.
   const bool wide             = grid.wide() || config.wide_keys;
   const std::size_t key_bytes = wide ? sizeof(Key64) : sizeof(Key);

@@ -11,7 +11,6 @@
 #pragma once
 
 #include "pipeline/frame_steps.hpp"
-#include "pipeline/frame_tables.hpp"
 #include "pipeline/inside_steps.hpp"
 #include "pipeline/model_lanes.hpp"
 #include "pipeline/paged_voxels.hpp"
