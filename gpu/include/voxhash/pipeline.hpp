@@ -76,8 +76,8 @@ struct PipelineConfig {
   std::size_t gpu_budget = 0;
 };
 
-/// The build options of a frame's two voxel tables under `config`: a set of unique voxel keys with
-/// their ranks as values (no dense ids, multiplicities or multivalue lists). Under a GPU budget
+/// The build options of a frame's two voxel tables under `config`: the voxel list is distinct keys
+/// and each voxel's value is its id, so no unique ids, multiplicities or multivalue lists. Under a GPU budget
 /// the cuckoo tables keep BuildOptions' space (or less), as do their Starfish pages: there memory,
 /// and the bytes pages move over the link, are what the user asked to save; without one
 /// config.table_options' space (kFrameCuckooSpace unless changed) buys shorter probes. The frame

@@ -544,8 +544,6 @@ class PipelineImpl final : public detail::PipelineBackend {
     return p;
   }
 
-  /// The options a frame's tables are built with: the voxel list is distinct keys and each
-  /// voxel's value is its id, so no unique ids, multiplicities or multivalue lists.
   /// Whether this frame's two tables of the algorithm, sized for the models' voxels, would take
   /// more than the budget.
   template <class K>
