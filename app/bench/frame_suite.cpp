@@ -714,6 +714,11 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   std::cout << std::endl;
   report.gpu_budget   = loaded.config.gpu_budget;
   report.cuckoo_space = frame_table_options(configs.front()).cuckoo_space;
+  if (options.cuckoo_space > report.cuckoo_space) {
+    std::cerr << "[frame] warning: --cuckoo-space " << options.cuckoo_space
+              << ": under a GPU budget the tables take at most " << report.cuckoo_space
+              << " slots a key" << std::endl;
+  }
   if (report.gpu_budget > 0) {
     std::cout << "gpu budget " << format_bytes(report.gpu_budget)
               << ": the two models' tables; beyond it they are paged" << std::endl;

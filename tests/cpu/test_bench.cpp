@@ -491,6 +491,37 @@ TEST(bench, FrameAtAnyCuckooSpaceAgreesAcrossAlgorithms) {
   }
 }
 
+TEST(bench, FrameUnderAGpuBudgetSaysItsTablesKeepTheirSpace) {
+  const std::string json_path = temp_path("frame_space_budget.json");
+  ::testing::internal::CaptureStderr();
+  const int code        = run_bench({"bench",
+                                     "frame",
+                                     "--backend",
+                                     "cpu",
+                                     "--points",
+                                     "20k",
+                                     "--res",
+                                     "128",
+                                     "--frames",
+                                     "1",
+                                     "--warmup",
+                                     "0",
+                                     "--gpu-budget",
+                                     "1GiB",
+                                     "--cuckoo-space",
+                                     "3",
+                                     "--json",
+                                     json_path});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(code, 0) << err;
+  EXPECT_NE(err.find("--cuckoo-space 3: under a GPU budget the tables take at most 1.25"),
+            std::string::npos)
+      << err;
+  const std::vector<double> spaces = values_of(read_text(json_path), "cuckoo_space");
+  ASSERT_EQ(spaces.size(), 1u);
+  EXPECT_EQ(spaces.front(), BuildOptions{}.cuckoo_space) << "the space the tables take";
+}
+
 TEST(bench, FrameExportWritesAPly) {
   const std::string ply_path = temp_path("frame.ply");
   EXPECT_EQ(run_bench({"bench", "frame", "--backend", "cpu", "--quick", "--export", ply_path}), 0);
