@@ -50,18 +50,11 @@ struct AnimationParams {
 /// cuckoo's -20 us, for 6 more bytes a voxel (16 instead of 10).
 inline constexpr double kFrameCuckooSpace = 2.0;
 
-/// The table options a frame starts from: BuildOptions' defaults at kFrameCuckooSpace.
-[[nodiscard]] inline BuildOptions frame_table_defaults() {
-  BuildOptions options;
-  options.cuckoo_space = kFrameCuckooSpace;
-  return options;
-}
-
 struct PipelineConfig {
   GridParams grid;
   AnimationParams animation;
-  TableKind algorithm        = TableKind::Cuckoo;
-  BuildOptions table_options = frame_table_defaults();
+  TableKind algorithm = TableKind::Cuckoo;
+  BuildOptions table_options{.cuckoo_space = kFrameCuckooSpace};  // BuildOptions' other defaults
   /// 64-bit keys even where the grid's keys fit 32 bits (a wide grid always uses them): for
   /// comparing the two paths; slower, the same voxels and labels.
   bool wide_keys = false;
@@ -77,11 +70,11 @@ struct PipelineConfig {
 };
 
 /// The build options of a frame's two voxel tables under `config`: the voxel list is distinct keys
-/// and each voxel's value is its id, so no unique ids, multiplicities or multivalue lists. Under a GPU budget
-/// the cuckoo tables keep BuildOptions' space (or less), as do their Starfish pages: there memory,
-/// and the bytes pages move over the link, are what the user asked to save; without one
-/// config.table_options' space (kFrameCuckooSpace unless changed) buys shorter probes. The frame
-/// builds with these and estimate_frame_bytes counts them.
+/// and each voxel's value is its id, so no unique ids, multiplicities or multivalue lists. Under a
+/// GPU budget the cuckoo tables keep BuildOptions' space (or less), as do their Starfish pages:
+/// there memory, and the bytes pages move over the link, are what the user asked to save; without
+/// one config.table_options' space (kFrameCuckooSpace unless changed) buys shorter probes. The
+/// frame builds with these and estimate_frame_bytes counts them.
 [[nodiscard]] inline BuildOptions frame_table_options(const PipelineConfig& config) {
   BuildOptions options    = config.table_options;
   options.unique_ids      = false;
