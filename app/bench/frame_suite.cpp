@@ -856,9 +856,8 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   } else {
     // Each pipeline's frames back to back, as the viewer runs them: a frame interleaved with other
     // pipelines' frames, the baseline, the join and the downloads starts on idle streams, with
-    // sleeping lane threads and other data in L2: its median was 0.2-0.35 ms higher at 2 x 8M
-    // and 2 x 1M (docs/BENCHMARKS.md, thirteenth sitting). Then the same frames again, untimed,
-    // for their uses.
+    // sleeping lane threads and other data in L2, and measured slower at both sizes. Then the same
+    // frames again, untimed, for their uses.
     const auto total  = static_cast<std::uint64_t>(options.warmup + options.frames);
     const auto passes = pipelines.size() + (frames_have_uses ? 1 : 0);
     Progress progress("[frame] frames", total * passes);

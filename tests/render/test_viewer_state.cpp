@@ -716,7 +716,7 @@ TEST_F(ViewerStateTest, FocusFramesAClashRegionInTheMiddleOfTheView) {
   }
 }
 
-/// Limits as an H100 measured them (docs/BENCHMARKS.md), with a 32 MiB L2 table.
+/// Device limits of the order an H100's (docs/BENCHMARKS.md), with a 32 MiB L2 table: test inputs.
 DeviceLimits h100_limits() {
   DeviceLimits limits;
   limits.read4_dram   = 33.0;
@@ -733,7 +733,8 @@ DeviceLimits h100_limits() {
 TEST(Gauges, EachRateIsHeldAgainstTheBoundThatLimitsIt) {
   const DeviceLimits limits  = h100_limits();
   constexpr std::size_t kMiB = 1 << 20;
-  // HashGraph builds sort pairs (V2 at 16.4 G keys/s read 122 % of the exchange bound before).
+  // HashGraph builds sort pairs: their bound is the sort, not the exchange (which a V2 build
+  // outruns).
   for (const TableKind kind : {TableKind::HashGraphV1, TableKind::HashGraphV2}) {
     const viewer::RateBound b = viewer::build_bound(limits, kind, 100 * kMiB);
     EXPECT_EQ(b.limit, 30.6);
@@ -748,8 +749,8 @@ TEST(Gauges, EachRateIsHeldAgainstTheBoundThatLimitsIt) {
   EXPECT_EQ(viewer::probe_bound(limits, TableKind::HashGraphV2, 8 * kMiB, 20e9).limit, 120.0);
   EXPECT_EQ(viewer::probe_bound(limits, TableKind::Cuckoo, 200 * kMiB, 20e9).name,
             "random 8-byte reads, DRAM");
-  // 2 x 8M voxels probed at 100 G/s: "305.8 % of random 4-byte reads, DRAM" before; the keys are
-  // coherent, the cache serves them: the L2 bound.
+  // 2 x 8M voxels probed at 100 G/s, far past the DRAM bound: the keys are coherent, the cache
+  // serves them: the L2 bound.
   const viewer::RateBound coherent =
       viewer::probe_bound(limits, TableKind::HashGraphV2, 200 * kMiB, 100e9);
   EXPECT_EQ(coherent.limit, 120.0);

@@ -1,6 +1,6 @@
 // PinnedPool: pinned host memory kept from one operation to the next, so that a join over pages
-// pins its host pages once instead of on every call (pinning costs ~0.44 s per GB on the H100
-// host, more than the rest of such a join). One block that grows to the largest request, up to a
+// pins its host pages once instead of on every call (pinning them takes longer than the rest of
+// such a join). One block that grows to the largest request, up to a
 // limit, lent to one user at a time; default_pinned_pool() is the process-wide one joins use.
 #pragma once
 

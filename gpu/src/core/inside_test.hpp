@@ -263,8 +263,8 @@ VOXHASH_HD std::uint8_t tally_region(const std::uint32_t* crossings,
                                      std::uint32_t* votes_out,
                                      VoxelLabel* label) {
   // The rays by their nominal sample (plan_ray: a run of per_slot rays each, whatever the round),
-  // one division a sample rather than two a ray: a region's tally is one thread, and a lone
-  // region's tally measured 9-12 us on H100 with a slot planned per ray (~8 this way).
+  // one division a sample rather than two a ray: a region's tally is one thread, so its time is
+  // its instruction count.
   if (filled > 0) {
     const int per_slot = kRaysPerRound / samples;
     for (int nominal = 0; nominal * per_slot < kRaysPerRound; ++nominal) {

@@ -73,8 +73,8 @@ struct Max {
 };
 
 /// A small block of pinned host memory per host thread, for reads of a few device words: a copy
-/// into it comes back sooner than one into pageable memory (a launch, a 4-byte read and the wait
-/// measured 11.5-12.2 us against 14.4-15.0 on H100). Null where it could not be had.
+/// into it comes back sooner than one into pageable memory, which the driver stages through a
+/// buffer of its own first. Null where it could not be had.
 class PinnedMailbox {
  public:
   static constexpr std::size_t kBytes = 256;
@@ -350,8 +350,8 @@ class CudaExec {
   /// returns the GPU time between the two; synchronize() waits for it on the host.
   class Event {
    public:
-    /// timed = false: an event that only orders streams (recording it costs the host ~0.1 us,
-    /// a timed one ~1.2 on H100); elapsed_ms() needs timed ones.
+    /// timed = false: an event that only orders streams (recording it costs the host a fraction
+    /// of what recording a timed one does); elapsed_ms() needs timed ones.
     explicit Event(bool timed = true) {
       VOXHASH_CUDA_TRY(cudaEventCreateWithFlags(&m_event, timed ? 0u : cudaEventDisableTiming));
     }
@@ -390,8 +390,8 @@ class CudaExec {
     cudaStream_t m_stream = nullptr;
   };
 
-  /// data[0..n) = value; a memset where value's bytes are all zero (it costs the host ~0.8 us, a
-  /// launch ~4 on H100).
+  /// data[0..n) = value; a memset where value's bytes are all zero (it costs the host less than a
+  /// kernel launch).
   template <class T>
   void fill(T* data, std::size_t n, T value) {
     if (n == 0) return;

@@ -193,9 +193,9 @@ void unite_listed(Exec& exec,
   });
 }
 
-/// Voxels below which connect_components does not look for a common root: its search and select
-/// cost more than the skip saves (measured on H100 when it also waited for the list's size:
-/// +0.03..0.06 ms a model of ~200k voxels, -0.05..0.1 ms a model of ~700k).
+/// Voxels below which connect_components does not look for a common root: for smaller models the
+/// search and select cost more than the skip saves (measured slower for a model of ~200k voxels,
+/// faster for one of ~700k).
 inline constexpr std::uint32_t kSkipMinVoxels = 1u << 19;
 
 /// Step 2: union-find over the non-barrier voxels in two rounds (Afforest's ideas): hook along the
@@ -310,8 +310,8 @@ void vote_round(Exec& exec,
       });
 }
 
-/// counts[0..2] = voxels labelled outside, inside, intersection: a histogram of the labels (the
-/// warp-aggregated atomics on three words it replaces measured 0.07 ms a 2 x 8M frame on H100).
+/// counts[0..2] = voxels labelled outside, inside, intersection: a histogram of the labels, with
+/// per-block counters (atomics on three words serialize every warp on them).
 template <class Exec>
 void count_labels(Exec& exec, const VoxelLabel* labels, std::uint32_t n, std::uint32_t* counts) {
   static_assert(sizeof(VoxelLabel) == 1);

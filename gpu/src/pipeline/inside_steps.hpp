@@ -217,7 +217,7 @@ struct OtherSurface {
 /// (core::insert_bottom_k), after a warp-level cut to the k smallest of each region's lanes, in two
 /// passes split at a rank threshold: first only the ranks below it (about kFirstPassVoxels voxels
 /// in all, so the few words of a big region's sketch see few atomics: every voxel of one region on
-/// one word measured 0.33 ms a frame on H100), then the rest, only into sketches the first pass
+/// one word serializes there), then the rest, only into sketches the first pass
 /// left short (a full one holds k ranks below the threshold, which no later rank can beat). Then
 /// one thread per slot. On 64-bit keys an entry holds the voxel's id in place of its key
 /// (core::sample_entry). Past the room (the pass then runs again) no sketch is written.
@@ -262,8 +262,9 @@ void pick_samples(Exec& exec,
   });
 }
 
-/// The segment span of a test of `room` subjects: few (rays in fewer threads than a quarter of an
-/// H100's resident ones) walk shorter segments; the counts do not depend on the span.
+/// The segment span of a test of `room` subjects: few (rays in fewer threads than kFewRayThreads,
+/// a quarter of the threads a large GPU holds resident) walk shorter segments, so more threads
+/// share the walk; the counts do not depend on the span.
 inline std::int32_t segment_span(const Grid& g, std::uint32_t room) {
   constexpr std::uint64_t kFewRayThreads = 1u << 16;
   return std::uint64_t{room} * core::kRaysPerRound * core::segments_per_ray(g) < kFewRayThreads

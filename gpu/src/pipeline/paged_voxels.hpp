@@ -24,8 +24,8 @@ namespace voxhash::pipeline {
 /// and a coarse index of every kIndexStride-th key (small enough to stay in L2). A key's id is its
 /// rank: a binary search of the index, then of one stride of the list. The fill's lookups are
 /// dependent and scattered (a ray's next cell depends on the last answer), so they cannot be
-/// batched by page as Starfish's search is, and reading pages in place over the bus measured
-/// ~12 M lookups/s on H100; the list answers them at device-memory speed.
+/// batched by page as Starfish's search is, and reading pages in place over the bus makes each
+/// one wait a bus round trip; the list answers them at device-memory speed.
 template <class KeyT>
 struct PagedVoxelRef {
   static constexpr std::uint32_t kIndexStride = 64;

@@ -2,10 +2,10 @@
 // the frame's keys, duplicates included, radix-sorted by their key bits and de-duplicated with CUB,
 // so a voxel's id is its rank in key order. A grid key is x + y·X + z·X·Y, so in key order a
 // voxel's neighbours sit near it in every per-voxel array the flood fill reads and neighbouring
-// threads touch neighbouring words (the union-find ran 4.7x faster than over ids in hash order
-// at 2 x 200M points, docs/BENCHMARKS.md), and every algorithm and backend numbers the voxels
-// alike. The table of the frame's algorithm is then built from this list with each voxel's rank
-// as its value (a table's default value, the input index).
+// threads touch neighbouring words (the union-find runs much faster than over ids in hash order),
+// and every algorithm and backend numbers the voxels alike. The table of the frame's algorithm is
+// then built from this list with each voxel's rank as its value (a table's default value, the
+// input index).
 //
 // VoxelIdRef<Ref>: the fill's view of such a table: a voxel's id is the value its key finds, one
 // lookup (a compacting table would read a rank array after it).

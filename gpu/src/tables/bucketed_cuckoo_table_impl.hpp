@@ -32,9 +32,9 @@ namespace voxhash::tables {
 inline constexpr int kBucketLanes = 4;
 
 /// Queries a tile looks up at once in the bulk lookups, as the single-slot table's kQueryBatch.
-/// Eight (twice the buckets in flight per round trip, 72 registers instead of 42) was predicted
-/// to lift hits from 19.5 to 22-25 G/s and measured on the H100 (2026-11-23) at 16.8 hits and
-/// 12.3 misses: fewer resident warps cost more than the longer batches gave (BENCHMARKS.md).
+/// Eight (twice the buckets in flight per round trip) needs 72 registers instead of 42 and
+/// measured slower for hits and misses: the resident warps it costs are worth more than the
+/// longer batches (docs/ALGORITHMS.md, bucketed cuckoo).
 inline constexpr int kBucketQueryBatch = 4;
 
 /// Inserts keys[0..n) into the (already emptied) table, one tile per key; records failures and
@@ -62,8 +62,8 @@ void bucketed_insert_all(Exec& exec,
         core::bucketed_insert(tile, view, slots, key, value_or_index(values, i), max_chain);
     if (tile.rank() != 0) return;
     if (!r.placed) core::atomic_store(&status->failed, 1u);
-    // Read before writing: in a frame most insertions meet a copy, and ~15M stores to one word
-    // cost the build 2.5 ms on the H100 (2026-11-23); once set, the flag is only read.
+    // Read before writing: in a frame most insertions meet a copy, and a store from each of them
+    // to one word serializes them there; once set, the flag is only read.
     if (r.met_copy && !core::load_hint(&status->met_copy))
       core::atomic_store(&status->met_copy, 1u);
     core::record_max(&status->longest_chain, r.chain);
