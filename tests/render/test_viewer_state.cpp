@@ -716,7 +716,7 @@ TEST_F(ViewerStateTest, FocusFramesAClashRegionInTheMiddleOfTheView) {
   }
 }
 
-/// Device limits of the order an H100's (docs/BENCHMARKS.md), with a 32 MiB L2 table: test inputs.
+/// Device limits of the order of an H100's (docs/BENCHMARKS.md), a 32 MiB L2 table: test inputs.
 DeviceLimits h100_limits() {
   DeviceLimits limits;
   limits.read4_dram   = 33.0;

@@ -45,9 +45,9 @@ struct AnimationParams {
 /// Slots per key of a frame's cuckoo and bucketed cuckoo tables unless PipelineConfig says
 /// otherwise: 2, not BuildOptions' 1.25. The fill probes a table ~13 times a voxel, mostly for
 /// neighbours that are absent, and the near test probes the other model's with misses; at load
-/// 0.5 a bucketed miss stops in its first bucket and an insertion's chains are short. Measured on
-/// H100, 2 x 1M points at 512^3 (docs/BENCHMARKS.md, eighteenth sitting): bcht's frame -45 us,
-/// cuckoo's -20 us, for 6 more bytes a voxel (16 instead of 10).
+/// 0.5 a bucketed miss stops in its first bucket and an insertion's chains are short. Both
+/// tables' frames measured faster for it (bcht's most), for 6 more bytes a voxel (16 instead of
+/// 10).
 inline constexpr double kFrameCuckooSpace = 2.0;
 
 struct PipelineConfig {

@@ -175,8 +175,9 @@ struct LoadedScene {
 [[nodiscard]] LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults);
 
 /// The grid of `scene` for models placed as `models` are (bounds given or fitted over the whole
-/// motion, cubic voxels). Throws InvalidInput for a grid no 31-bit key can address, suggesting
-/// the smallest voxel size that fits.
+/// motion, cubic voxels). Throws InvalidInput for a grid of more than kMaxGridResolution voxels
+/// on an axis (21 key bits an axis: what 64-bit keys address), suggesting the smallest voxel size
+/// that fits.
 [[nodiscard]] GridParams fit_grid(const Scene& scene,
                                   const std::array<PlacedModel, 2>& models,
                                   int default_resolution);

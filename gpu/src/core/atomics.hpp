@@ -181,7 +181,7 @@ VOXHASH_HD void atomic_or(std::uint32_t* address, std::uint32_t bits) {
 
 /// Reads a word where a stale value costs work, never correctness (a flag steering an early exit,
 /// a union-find parent): on the GPU a plain load that L1 may serve (a volatile one goes to L2 from
-/// every thread: +7 % on the frame's cuckoo build, measured on H100), on the CPU a relaxed atomic
+/// every thread, which measurably slowed the frame's cuckoo build), on the CPU a relaxed atomic
 /// load, which is what ThreadSanitizer checks.
 VOXHASH_HD std::uint32_t load_hint(const std::uint32_t* address) {
 #if defined(__CUDA_ARCH__)

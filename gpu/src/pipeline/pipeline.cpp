@@ -54,7 +54,9 @@ core::MotionParams make_motion(const AnimationParams& a, int index, double time)
 }  // namespace pipeline
 
 namespace {
-/// The paged table is a table, not a frame algorithm (its use in the pipeline is issue 13 item 3).
+/// The paged table is a table, not a frame algorithm: a frame whose tables would exceed
+/// PipelineConfig::gpu_budget pages them itself (a paged cuckoo table per model), whatever the
+/// algorithm selected.
 void check_frame_algorithm(TableKind kind) {
   if (kind == TableKind::PagedCuckoo) {
     throw InvalidInput("the pipeline runs cuckoo, hashgraph-v1 or hashgraph-v2, not paged-cuckoo");
