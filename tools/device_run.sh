@@ -3,7 +3,7 @@
 # tests, then the benchmarks, logs and JSON under $OUT. Run from the repo root on the GPU machine
 # with build/ (built here for sm_90) and .gl/ (tools/prepare_device.sh) carried:
 # `tools/device_run.sh [tests] [tables] [paged] [frame] [frame64] [bigscene] [join] [joinpaged] [profile] [quick] [sweeps] [render]
-# [sanitize] [clash] [multi] [oom] [soak]` (default: tests tables frame). paged runs the Starfish
+# [sanitize] [clash] [clashcost] [multi] [oom] [soak]` (default: tests tables frame). paged runs the Starfish
 # table 4x a 2 GiB budget and within it, at page spaces 1.25 and 1.1 (VOXHASH_GPU_BUDGET to change
 # the budget); frame runs `bench frame --all-algos --join` at two sizes, frame64 at 4096^3 (64-bit
 # keys), bigscene the scene of 2 x 200M points at 8192 under a 1 GiB budget (assets/paged_clouds.json);
@@ -12,7 +12,8 @@
 # multi the partitioned tables and join (`--gpus`, VOXHASH_GPUS, default 1); render times the
 # viewer's frame offscreen at 1920x1080 (EGL, GL and CUDA drawing); sanitize runs the gpu test
 # binaries under compute-sanitizer memcheck and racecheck (VOXHASH_SANITIZE_FILTER: a gtest filter
-# to keep it inside one call); clash writes the demo's report per algorithm; oom shows the two
+# to keep it inside one call); clash writes the demo's report per algorithm; clashcost times the
+# clash report beside the frame (bench frame --clash); oom shows the two
 # out-of-memory errors on the GPU (a run refused up front, an allocation failing inside a frame);
 # soak runs frames for VOXHASH_SOAK_MINUTES (default 8, inside one call's 10 minutes) and samples
 # host RSS and GPU memory (docs/RELIABILITY.md).
@@ -91,6 +92,13 @@ for step in $steps; do
         >"$out/multi-tables.txt" 2>"$out/multi-tables.err"
       ./build/app/voxhash bench join --gpus "${VOXHASH_GPUS:-1}" --json "$out/multi-join.json" \
         >"$out/multi-join.txt" 2>"$out/multi-join.err" ;;
+    clashcost)
+      # What the clash report adds to a frame: the 2 x 8M / 1024^3 and 2 x 1M / 512^3 frames with
+      # each frame's report timed apart (bench frame --clash), cuckoo.
+      ./build/app/voxhash bench frame --points 8M --res 1024 --frames 30 --clash \
+        --json "$out/clash-8M-1024.json" >"$out/clash-8M-1024.txt" 2>&1
+      ./build/app/voxhash bench frame --points 1M --res 512 --frames 30 --clash \
+        --json "$out/clash-1M-512.json" >"$out/clash-1M-512.txt" 2>&1 ;;
     clash)
       # The clash report of the bundled demo at 1024³ on the GPU, each algorithm (they must agree).
       for algo in cuckoo hashgraph-v1 hashgraph-v2 bcht; do

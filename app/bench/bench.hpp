@@ -53,6 +53,7 @@ struct Options {
   double soak_minutes = 0;      // > 0: run frames for this long instead of `frames` (a soak run)
   double soak_every_s = 60;     // seconds between the soak's memory samples
   bool join           = false;  // each frame also joins the two models' point keys (join())
+  bool clash          = false;  // each frame also computes its clash report, timed apart
   double cuckoo_space = 0;  // slots per key of the cuckoo and bucketed cuckoo tables (0: default)
 };
 

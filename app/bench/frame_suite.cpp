@@ -17,6 +17,7 @@
 
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
+#include <voxhash/clash.hpp>
 #include <voxhash/device_limits.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
@@ -782,50 +783,60 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   const auto timed = [&](std::uint64_t f) {
     return f >= static_cast<std::uint64_t>(options.warmup);
   };
+  // --clash: each frame's clash report, timed on the host (it reads its results back).
+  std::vector<std::vector<double>> clash_ms(pipelines.size());
+  std::vector<std::size_t> last_clashes(pipelines.size());
   // What else pipeline p's frame f is used for, each timed by its own clock: the sort + unique
   // baseline of pipeline 0's keys (32-bit keys: SortedArray; none on a wide grid), the point
   // join, and with --all-algos the check against pipeline 0's voxels and labels (`reference`).
   const bool baseline_runs = pipelines[0]->key_bits() == 32;
-  const auto use_frame =
-      [&](std::size_t p, std::uint64_t f, std::array<ModelVoxels, 2>& reference) {
-        if (timed(f) && p == 0 && baseline_runs) {
-          keep(baseline_samples, f - options.warmup, baseline.run(*pipelines[0]), options.frames);
-        }
-        if (joins[p]) {
-          const auto skip_join = [&](const Error& e) {
-            const std::string line = "frame " + std::to_string(f) + " (" +
-                                     std::string(to_string(algorithms[p])) +
-                                     "): the point join is skipped for this run: " + e.what();
-            std::cerr << "[frame] " << line << std::endl;
-            report.skipped.push_back(line);
-            joins[p].reset();
-            join_samples[p].clear();
-          };
-          try {
-            last_join[p] = joins[p]->run(*pipelines[p]);
-            if (timed(f)) keep(join_samples[p], f - options.warmup, last_join[p], options.frames);
-          } catch (const OutOfMemory& e) {
-            skip_join(e);
-          } catch (const BuildFailed& e) {
-            skip_join(e);
-          }
-        }
-        if (!options.all_algorithms) return;
-        for (int m = 0; m < 2; ++m) {
-          ModelVoxels voxels = pipelines[p]->download(m);
-          if (p == 0) {
-            reference[m] = std::move(voxels);
-          } else if (!same_voxels(voxels, reference[m])) {
-            if (differing_frames == 0) {
-              std::cerr << "[frame] frame " << f << ": " << to_string(algorithms[p]) << " model "
-                        << m << " has " << voxels.keys.size() << " voxels, "
-                        << to_string(algorithms[0]) << " " << reference[m].keys.size()
-                        << "; keys or labels differ" << std::endl;
-            }
-            ++differing_frames;
-          }
-        }
+  const auto use_frame     = [&](std::size_t p,
+                             std::uint64_t f,
+                             std::array<ModelVoxels, 2>& reference) {
+    if (timed(f) && p == 0 && baseline_runs) {
+      keep(baseline_samples, f - options.warmup, baseline.run(*pipelines[0]), options.frames);
+    }
+    if (joins[p]) {
+      const auto skip_join = [&](const Error& e) {
+        const std::string line = "frame " + std::to_string(f) + " (" +
+                                 std::string(to_string(algorithms[p])) +
+                                 "): the point join is skipped for this run: " + e.what();
+        std::cerr << "[frame] " << line << std::endl;
+        report.skipped.push_back(line);
+        joins[p].reset();
+        join_samples[p].clear();
       };
+      try {
+        last_join[p] = joins[p]->run(*pipelines[p]);
+        if (timed(f)) keep(join_samples[p], f - options.warmup, last_join[p], options.frames);
+      } catch (const OutOfMemory& e) {
+        skip_join(e);
+      } catch (const BuildFailed& e) {
+        skip_join(e);
+      }
+    }
+    if (options.clash) {
+      const auto start                                   = std::chrono::steady_clock::now();
+      const ClashReport clashes                          = compute_clash_report(*pipelines[p]);
+      const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
+      if (timed(f)) keep(clash_ms[p], f - options.warmup, ms.count(), options.frames);
+      last_clashes[p] = clashes.clashes.size();
+    }
+    if (!options.all_algorithms) return;
+    for (int m = 0; m < 2; ++m) {
+      ModelVoxels voxels = pipelines[p]->download(m);
+      if (p == 0) {
+        reference[m] = std::move(voxels);
+      } else if (!same_voxels(voxels, reference[m])) {
+        if (differing_frames == 0) {
+          std::cerr << "[frame] frame " << f << ": " << to_string(algorithms[p]) << " model " << m
+                    << " has " << voxels.keys.size() << " voxels, " << to_string(algorithms[0])
+                    << " " << reference[m].keys.size() << "; keys or labels differ" << std::endl;
+        }
+        ++differing_frames;
+      }
+    }
+  };
   // Keeps pipeline p's frame f as its last and, past the warm-up, among its timed frames.
   const auto keep_frame = [&](std::size_t p, std::uint64_t f, const FrameStats& s) {
     if (p == 0) outside.add(f, s);
@@ -833,7 +844,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
     if (timed(f)) keep(stats[p], f - options.warmup, s, options.frames);
   };
   const bool frames_have_uses =
-      baseline_runs || options.all_algorithms ||
+      baseline_runs || options.all_algorithms || options.clash ||
       std::any_of(joins.begin(), joins.end(), [](const auto& j) { return j.has_value(); });
   if (soak) {
     // A soak is about memory: every pipeline's frame and its uses, one frame time after another.
@@ -919,6 +930,16 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
                 *report.limits,
                 report,
                 printer);
+    if (!clash_ms[p].empty()) {
+      Result r = frame_result(std::string(to_string(algorithms[p])),
+                              "clash",
+                              clash_ms[p],
+                              std::max(points[0], points[1]),
+                              resolution);
+      r.extra.emplace_back("clashes", static_cast<double>(last_clashes[p]));
+      printer.print(r);
+      report.results.push_back(std::move(r));
+    }
     if (joins[p] && !join_samples[p].empty()) {
       add_join_results(algorithms[p],
                        join_samples[p],

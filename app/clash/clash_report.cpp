@@ -7,6 +7,8 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -128,7 +130,38 @@ void write_clash_json(const ClashReport& report,
                        {"cells", {{"min", triple(r.min_cell)}, {"max", triple(r.max_cell)}}},
                        {"part_pairs", part_pairs(r.parts, names)}});
   }
-  json document = {{"schema", "voxhash-clash/1"},
+  json clashes = json::array();
+  for (const Clash& c : report.clashes) {
+    clashes.push_back({{"id", id_text(c.id)},
+                       {"kind", to_string(c.kind)},
+                       {"part_a", names.part(0, c.part_a)},
+                       {"part_a_id", c.part_a},
+                       {"part_b", names.part(1, c.part_b)},
+                       {"part_b_id", c.part_b},
+                       {"volume", c.volume},
+                       {"depth", c.depth},
+                       {"distance", c.distance},
+                       {"resolution", c.resolution},
+                       {"centroid", triple(c.centroid)},
+                       {"bounds", {{"min", triple(c.bounds.min)}, {"max", triple(c.bounds.max)}}},
+                       {"contact_voxels", c.contact_voxels}});
+  }
+  json open_parts = json::array();
+  for (int m = 0; m < 2; ++m) {
+    json list = json::array();
+    for (const std::uint32_t p : report.open_parts[m])
+      list.push_back(names.part(m, p));
+    open_parts.push_back(std::move(list));
+  }
+  json document = {{"schema", "voxhash-clash/2"},
+                   {"clashes", std::move(clashes)},
+                   {"counts",
+                    {{"clashes", report.clashes.size()},
+                     {"hard", report.kind_counts[0]},
+                     {"touching", report.kind_counts[1]},
+                     {"clearance", report.kind_counts[2]}}},
+                   {"solids", report.solids},
+                   {"open_parts", std::move(open_parts)},
                    {"models", std::move(models)},
                    {"grid",
                     {{"origin", triple(g.origin)},
@@ -148,12 +181,67 @@ void write_clash_json(const ClashReport& report,
          {"backend", run->backend},
          {"algorithm", run->algorithm},
          {"time", run->time},
+         {"tolerance", run->tolerance},
+         {"clearance", run->clearance},
+         {"touching", run->touching},
          {"warnings", run->warnings}});
   }
   write_file(document.dump(2) + "\n", path);
 }
 
+std::vector<std::string> solid_warnings(const ClashReport& report, const ClashNames& names) {
+  std::vector<std::string> lines;
+  if (!report.solids) {
+    lines.push_back(
+        "a model is not a mesh: its clashes are the surfaces' shared voxels, without overlap "
+        "volume or penetration depth (both need closed meshes)");
+  }
+  for (int m = 0; m < 2; ++m) {
+    const auto& open = report.open_parts[m];
+    if (open.empty()) continue;
+    std::string list;
+    for (std::size_t i = 0; i < open.size() && i < 8; ++i)
+      list += (i ? ", " : "") + names.part(m, open[i]);
+    if (open.size() > 8) list += ", ...";
+    lines.push_back("model " + std::string(1, m ? 'B' : 'A') + " (" + names.model(m) +
+                    "): " + std::to_string(open.size()) + " part(s) are not closed (" + list +
+                    "): an open mesh has no inside, so their overlap volumes and depths are not "
+                    "to be trusted");
+  }
+  return lines;
+}
+
+std::string id_text(std::uint64_t id) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(id));
+  return text;
+}
+
 void write_clash_csv(const ClashReport& report, const std::string& path, const ClashNames& names) {
+  std::string text =
+      "id,kind,model_a,part_a_id,part_a,model_b,part_b_id,part_b,volume,depth,distance,"
+      "resolution,centroid_x,centroid_y,centroid_z,min_x,min_y,min_z,max_x,max_y,max_z,"
+      "contact_voxels\n";
+  const std::string model_a = csv_text(names.model(0)), model_b = csv_text(names.model(1));
+  const auto number = [](double v) { return std::isnan(v) ? std::string() : csv_number(v); };
+  for (const Clash& c : report.clashes) {
+    text += id_text(c.id) + ',' + std::string(to_string(c.kind)) + ',' + model_a + ',' +
+            std::to_string(c.part_a) + ',' + csv_text(names.part(0, c.part_a)) + ',' + model_b +
+            ',' + std::to_string(c.part_b) + ',' + csv_text(names.part(1, c.part_b)) + ',' +
+            number(c.volume) + ',' + number(c.depth) + ',' + number(c.distance) + ',' +
+            number(c.resolution);
+    for (const Float3 p : {c.centroid, c.bounds.min, c.bounds.max}) {
+      for (const float v : {p.x, p.y, p.z})
+        text += ',' + csv_number(shortest(v));
+    }
+    text += ',' + std::to_string(c.contact_voxels) + '\n';
+  }
+  write_file(text, path);
+}
+
+void write_clash_regions_csv(const ClashReport& report,
+                             const std::string& path,
+                             const ClashNames& names) {
   std::string text =
       "rank,voxels,volume,min_x,min_y,min_z,max_x,max_y,max_z,centroid_x,centroid_y,centroid_z,"
       "model_a,part_a_id,part_a,model_b,part_b_id,part_b,pair_voxels\n";

@@ -1,6 +1,7 @@
-// Writing a ClashReport (voxhash/clash.hpp) for people and tools: JSON (schema voxhash-clash/1,
-// through nlohmann-json), CSV (one row per region and part pair, for spreadsheets) and a PLY of
-// only the clash band's voxels coloured by region. What `voxhash clash` calls; the model and part
+// Writing a ClashReport (voxhash/clash.hpp) for people and tools: JSON (schema voxhash-clash/2,
+// through nlohmann-json), CSV (one row per clash, and apart one row per region and part pair, for
+// spreadsheets) and a PLY of only the clash band's voxels coloured by region; and the warnings a
+// report's solids give. What `voxhash clash` calls; the model and part
 // names, and what the report was run on (scene, time, per-model counts), come from the caller.
 #pragma once
 
@@ -29,13 +30,25 @@ struct ClashRun {
   std::string command_line;
   std::string scene_file, scene_name, unit;  // the scene and its length unit
   std::string backend, algorithm;
-  double time = 0;                          // seconds: the pose checked
+  double time      = 0;                     // seconds: the pose checked
+  double tolerance = 0, clearance = 0;      // scene units (ClashOptions)
+  bool touching = true;                     // touching clashes listed
   std::array<std::string, 2> paths;         // each model's file
   std::array<ModelFrameStats, 2> models{};  // the frame's counts per model
   std::vector<std::string> warnings;        // one line each
 };
 
-/// The report as JSON: models (names, part names), grid, totals (regions, voxels, volume, part
+/// What the report's solids warn about, one line each: a model without a solid (not a mesh: its
+/// clashes are shared surface voxels, without volume or depth) and each model's open parts.
+[[nodiscard]] std::vector<std::string> solid_warnings(const ClashReport& report,
+                                                      const ClashNames& names);
+
+/// The clash id as text: 16 hex digits.
+[[nodiscard]] std::string id_text(std::uint64_t id);
+
+/// The report as JSON: the clashes (id, kind, parts, volume, depth, distance, resolution,
+/// centroid, box, contact voxels; null where a model has no solid) and their counts per kind,
+/// models (names, part names), grid, totals (regions, voxels, volume, part
 /// pairs over all regions) and the listed regions ranked by size, each with its rank, voxels,
 /// volume, world box, centroid, cell box and part pairs (names and ids). With `run`, also the
 /// command line, scene, backend, algorithm, time and warnings, and each model's file, points and
@@ -47,12 +60,20 @@ void write_clash_json(const ClashReport& report,
                       const ClashNames& names = {},
                       const ClashRun* run     = nullptr);
 
-/// The report as CSV: a header, then one row per (region, part pair) in rank order: rank,
-/// voxels, volume, the world box, the centroid, the two model names, the two parts (id and name)
-/// and the pair's voxels. Throws InvalidInput when the file cannot be written.
+/// The clashes as CSV: a header, then one row per clash in the report's order: id, kind, the two
+/// model names, the two parts (id and name), volume, depth, distance, resolution, the centroid,
+/// the world box and the contact voxels (empty fields where a model has no solid). Throws
+/// InvalidInput when the file cannot be written.
 void write_clash_csv(const ClashReport& report,
                      const std::string& path,
                      const ClashNames& names = {});
+
+/// The clash regions as CSV: a header, then one row per (region, part pair) in rank order: rank,
+/// voxels, volume, the world box, the centroid, the two model names, the two parts (id and name)
+/// and the pair's voxels. Throws InvalidInput when the file cannot be written.
+void write_clash_regions_csv(const ClashReport& report,
+                             const std::string& path,
+                             const ClashNames& names = {});
 
 /// A binary PLY point cloud of the clash band: every intersection voxel's centre, coloured by its
 /// region (a palette cycled by rank; grey beyond the listed regions). Needs a report computed

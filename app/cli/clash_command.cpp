@@ -67,6 +67,27 @@ void print_summary(const LoadedScene& loaded,
         m.inside,
         'B' - i);
   }
+  std::printf("%zu clashes: %zu hard, %zu touching, %zu clearance%s\n",
+              report.clashes.size(),
+              report.kind_counts[0],
+              report.kind_counts[1],
+              report.kind_counts[2],
+              report.solids ? "" : " (surfaces only: a model is not a mesh)");
+  for (const Clash& c : report.clashes) {
+    std::printf("  %016llx  %-9s %s x %s",
+                static_cast<unsigned long long>(c.id),
+                std::string(to_string(c.kind)).c_str(),
+                names.part(0, c.part_a).c_str(),
+                names.part(1, c.part_b).c_str());
+    if (c.kind == ClashKind::Clearance) {
+      std::printf("  distance %g %s", c.distance, unit.c_str());
+    } else if (report.solids) {
+      std::printf("  volume %g %s^3  depth %g %s", c.volume, unit.c_str(), c.depth, unit.c_str());
+    } else {
+      std::printf("  %zu contact voxels", c.contact_voxels);
+    }
+    std::printf("  at %s\n", position(c.centroid).c_str());
+  }
   std::printf("%zu clash regions, %zu voxels, %g %s^3\n",
               report.total_regions,
               report.voxels,
@@ -100,8 +121,6 @@ int run_clash(const ClashCommand& command) {
                      {scene_model_points(scene, 0, command.defaults),
                       scene_model_points(scene, 1, command.defaults)});
   const LoadedScene loaded = load_scene_models(scene, command.defaults);
-  for (const std::string& warning : loaded.warnings)
-    std::cerr << "voxhash: warning: " << warning << std::endl;
   check_frame_memory(command.backend,
                      loaded.config,
                      {loaded.models[0].cloud.points.size(), loaded.models[1].cloud.points.size()});
@@ -109,12 +128,22 @@ int run_clash(const ClashCommand& command) {
   Pipeline pipeline(command.backend, loaded.config);
   set_scene_models(pipeline, loaded, time);
   const FrameStats stats = pipeline.run_frame(time, {.write_instances = false});
-  ClashOptions options;
-  options.voxels           = !command.ply_path.empty();
-  options.gpu_budget       = command.gpu_budget;
-  const ClashReport report = compute_clash_report(pipeline, options);
 
   clash::ClashNames names;
+  ClashOptions options;
+  options.voxels     = !command.ply_path.empty();
+  options.gpu_budget = command.gpu_budget;
+  options.tolerance  = scene.tolerance;
+  options.clearance  = scene.clearance;
+  options.touching   = !command.no_touching;
+  for (int i = 0; i < 2; ++i) {
+    names.models[i]        = loaded.models[i].name;
+    names.parts[i]         = loaded.models[i].cloud.part_names;
+    options.model_names[i] = names.model(i);
+    options.part_names[i]  = names.parts[i];
+  }
+  const ClashReport report = compute_clash_report(pipeline, options);
+
   clash::ClashRun run;
   run.command_line = command.command_line;
   run.scene_file   = scene.file;
@@ -123,24 +152,28 @@ int run_clash(const ClashCommand& command) {
   run.backend      = std::string(to_string(pipeline.backend()));
   run.algorithm    = std::string(to_string(pipeline.config().algorithm));
   run.time         = time;
+  run.tolerance    = options.tolerance;
+  run.clearance    = options.clearance;
+  run.touching     = options.touching;
   run.warnings     = loaded.warnings;
-  for (int i = 0; i < 2; ++i) {
-    names.models[i] = loaded.models[i].name;
-    names.parts[i]  = loaded.models[i].cloud.part_names;
-    run.paths[i]    = scene.models[i].path.string();
-    run.models[i]   = stats.model[i];
-    if (outside_grid_fraction(stats.model[i]) <= kOutsideGridWarning) continue;
-    const std::string line =
-        "model '" + loaded.models[i].name + "': " + std::to_string(stats.model[i].outside_grid) +
-        " of " + std::to_string(stats.model[i].points) + " points fell outside the grid";
-    std::cerr << "voxhash: warning: " << line << std::endl;
+  for (const std::string& line : frame_warnings(stats, names.models))
     run.warnings.push_back(line);
+  for (const std::string& line : clash::solid_warnings(report, names))
+    run.warnings.push_back(line);
+  for (int i = 0; i < 2; ++i) {
+    run.paths[i]  = scene.models[i].path.string();
+    run.models[i] = stats.model[i];
   }
+  for (const std::string& warning : run.warnings)
+    std::cerr << "voxhash: warning: " << warning << std::endl;
   print_summary(loaded, pipeline, stats, report, names, time);
   if (!command.json_path.empty()) clash::write_clash_json(report, command.json_path, names, &run);
   if (!command.csv_path.empty()) clash::write_clash_csv(report, command.csv_path, names);
+  if (!command.regions_csv_path.empty()) {
+    clash::write_clash_regions_csv(report, command.regions_csv_path, names);
+  }
   if (!command.ply_path.empty()) clash::write_clash_ply(report, command.ply_path);
-  return 0;
+  return command.exit_code && !report.clashes.empty() ? kClashesFound : 0;
 }
 
 }  // namespace voxhash::cli

@@ -101,6 +101,17 @@ CLI::Validator byte_size() {
 }
 
 /// A model to read: any non-empty path (a missing file is reported, naming it, when it is read).
+/// A length with an optional unit (parse_length: "25mm", "1in"; no unit: the scene's).
+CLI::Validator length() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        if (parse_length(text, LengthUnit::Meter)) return {};
+        return "'" + text + "' is not a length of 0 or more such as 25mm, 1in or 0.05";
+      },
+      "",
+      "LENGTH");
+}
+
 CLI::Validator input_file() {
   return CLI::Validator(
       [](const std::string& path) -> std::string { return path.empty() ? "empty path" : ""; },
@@ -571,15 +582,21 @@ class CommandLine {
                   "voxel key, the point indices as values) on the frame's table, timed apart: "
                   "median ms, pairs of the last frame,\n"
                   "G probe rows/s and G pairs/s");
+    app->add_flag("--clash",
+                  o.clash,
+                  "each frame also computes its clash report (compute_clash_report: the\n"
+                  "part-pair clashes and the clash regions), timed apart: median ms");
   }
 
   void define_clash() {
     m_clash = m_app.add_subcommand(
         "clash",
-        "One frame of a scene without a window, and its clash report: the intersection\n"
-        "voxels grouped into 26-connected clash regions with their size, volume, bounding box\n"
-        "and centroid in scene units, ranked by size, and the parts of each model that meet\n"
-        "in them; per-model totals.");
+        "One frame of a scene without a window, and its clash report: one clash per pair\n"
+        "of parts (a part of model A, a part of model B) whose solids overlap (hard, or\n"
+        "touching within --tolerance) or whose surfaces come within --clearance, with the\n"
+        "overlap volume, penetration depth or gap, location and a stable id; and the\n"
+        "intersection voxels grouped into 26-connected clash regions. Exit code 0, or with\n"
+        "--exit-code 3 when clashes were found; 1 on failure, 2 for a bad command line.");
     add_scene_flags(*m_clash, m_clash_scene, true);
     add_points(*m_clash, m_clash_points, "(default 1M on CUDA, 200k on CPU)");
     add_resolution(*m_clash, m_clash_resolution, "(default 512 on CUDA, 256 on CPU)");
@@ -591,7 +608,31 @@ class CommandLine {
                      "seconds: the pose to check (default: the scene's \"time\", else 0)")
         ->option_text("SECONDS");
     add_output(*m_clash, "--json", m_clash_command.json_path, "write the report as JSON");
-    add_output(*m_clash, "--csv", m_clash_command.csv_path, "write the regions as CSV");
+    add_output(
+        *m_clash, "--csv", m_clash_command.csv_path, "write the clashes as CSV, one row each");
+    add_output(*m_clash,
+               "--regions-csv",
+               m_clash_command.regions_csv_path,
+               "write the clash regions as CSV, one row per region and part pair");
+    m_clash
+        ->add_option("--tolerance",
+                     m_clash_tolerance,
+                     "penetrations up to LENGTH are touching, not hard (25mm, 1in; no unit:\n"
+                     "the scene's); default: the scene's \"tolerance\", else 0")
+        ->check(length());
+    m_clash
+        ->add_option("--clearance",
+                     m_clash_clearance,
+                     "parts closer than LENGTH that do not overlap are clearance clashes; at\n"
+                     "least one voxel; default: the scene's \"clearance\", else none")
+        ->check(length());
+    m_clash->add_flag(
+        "--no-touching",
+        m_clash_command.no_touching,
+        "leave touching clashes (penetration within the tolerance) out of the report");
+    m_clash->add_flag("--exit-code",
+                      m_clash_command.exit_code,
+                      "exit with 3 when the report lists a clash (0 when none)");
     add_output(
         *m_clash, "--export-ply", m_clash_command.ply_path, "write the clash band's voxels as PLY");
     add_gpu_budget(*m_clash,
@@ -659,6 +700,10 @@ class CommandLine {
                             m_clash_points,
                             m_clash_resolution);
     c.gpu_budget = c.scene.gpu_budget.value_or(0);
+    if (given(*m_clash, "--tolerance"))
+      c.scene.tolerance = *parse_length(m_clash_tolerance, c.scene.unit);
+    if (given(*m_clash, "--clearance"))
+      c.scene.clearance = *parse_length(m_clash_clearance, c.scene.unit);
     return c;
   }
 
@@ -767,6 +812,7 @@ class CommandLine {
   CLI::App* m_clash = nullptr;
   ClashCommand m_clash_command;
   std::string m_clash_backend = "auto", m_clash_algorithm = "cuckoo";
+  std::string m_clash_tolerance, m_clash_clearance;
   std::size_t m_clash_points = 0;
   int m_clash_resolution     = 0;
   double m_clash_time        = 0;

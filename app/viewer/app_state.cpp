@@ -322,8 +322,14 @@ bool AppState::run_clash() {
   return attempt("cannot compute the clash report", [&] {
     ClashOptions options;
     options.max_regions = kClashRegions;
-    m_clash             = compute_clash_report(*m_pipeline, options);
-    m_clash_time        = m_time;
+    options.tolerance   = m_loaded.scene.tolerance;
+    options.clearance   = m_loaded.scene.clearance;
+    for (int i = 0; i < 2; ++i) {
+      options.model_names[i] = m_loaded.models[i].name;
+      options.part_names[i]  = m_loaded.models[i].cloud.part_names;
+    }
+    m_clash      = compute_clash_report(*m_pipeline, options);
+    m_clash_time = m_time;
   });
 }
 

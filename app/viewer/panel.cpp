@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -653,8 +654,59 @@ void Panel::draw_clash(AppState& state, PanelRequests& requests) {
     return;
   }
   const char* unit = to_string(state.scene().unit).data();
-  ImGui::Text("t = %.2f s: %zu region(s), %zu voxels, %.4g %s^3",
+  ImGui::Text("t = %.2f s: %zu clash(es): %zu hard, %zu touching, %zu clearance",
               state.clash_time(),
+              report->clashes.size(),
+              report->kind_counts[0],
+              report->kind_counts[1],
+              report->kind_counts[2]);
+  ImGui::TextColored(kDimColor,
+                     "tolerance %g %s, clearance %g %s (the scene's); click a clash to frame it",
+                     state.scene().tolerance,
+                     unit,
+                     state.scene().clearance,
+                     unit);
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  const float room = ImGui::GetContentRegionAvail().y - 40;
+  if (ImGui::BeginTable("clashes", 4, flags, ImVec2(0, room * 0.55f))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("kind");
+    ImGui::TableSetupColumn("parts (A x B)", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("volume");
+    ImGui::TableSetupColumn("depth / gap");
+    ImGui::TableHeadersRow();
+    const ImVec4 kind_colour[kClashKinds] = {kErrorColor, kWarningColor, kDimColor};
+    for (std::size_t i = 0; i < report->clashes.size(); ++i) {
+      const Clash& c = report->clashes[i];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushID(static_cast<int>(i));
+      ImGui::PushStyleColor(ImGuiCol_Text, kind_colour[static_cast<int>(c.kind)]);
+      if (ImGui::Selectable(to_string(c.kind).data(), false, ImGuiSelectableFlags_SpanAllColumns)) {
+        requests.focus = c.bounds;
+      }
+      ImGui::PopStyleColor();
+      ImGui::PopID();
+      ImGui::TableNextColumn();
+      ImGui::Text(
+          "%s x %s", state.part_name(0, c.part_a).c_str(), state.part_name(1, c.part_b).c_str());
+      ImGui::TableNextColumn();
+      if (std::isnan(c.volume)) {
+        ImGui::Text("%zu voxels", c.contact_voxels);
+      } else {
+        ImGui::Text("%.3g %s^3", c.volume, unit);
+      }
+      ImGui::TableNextColumn();
+      if (c.kind == ClashKind::Clearance) {
+        ImGui::Text("gap %.3g %s", c.distance, unit);
+      } else if (!std::isnan(c.depth)) {
+        ImGui::Text("%.3g %s", c.depth, unit);
+      }
+    }
+    ImGui::EndTable();
+  }
+  ImGui::Text("%zu region(s) of the contact band, %zu voxels, %.4g %s^3",
               report->total_regions,
               report->voxels,
               report->volume,
@@ -662,9 +714,6 @@ void Panel::draw_clash(AppState& state, PanelRequests& requests) {
   if (report->total_regions > report->regions.size()) {
     ImGui::TextColored(kDimColor, "the largest %zu listed", report->regions.size());
   }
-  ImGui::TextColored(kDimColor, "click a region: the camera frames it");
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("regions", 4, flags, ImVec2(0, ImGui::GetContentRegionAvail().y - 40))) {
     return;
   }

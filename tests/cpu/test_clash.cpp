@@ -274,7 +274,7 @@ TEST_F(ClashFiles, JsonListsRegionsWithNamesAndWorldUnits) {
   const ClashReport r = run_clash(kCpu, two_part_boxes_scene(true, 3));
   clash::write_clash_json(r, path("r.json"), names());
   const auto doc = nlohmann::json::parse(read(path("r.json")));
-  EXPECT_EQ(doc["schema"], "voxhash-clash/1");
+  EXPECT_EQ(doc["schema"], "voxhash-clash/2");
   EXPECT_EQ(doc["models"][0]["name"], "blocks.obj");
   EXPECT_EQ(doc["totals"]["regions"], 1);
   EXPECT_EQ(doc["totals"]["voxels"], r.voxels);
@@ -296,7 +296,7 @@ TEST_F(ClashFiles, CsvHasOneRowPerRegionAndPartPair) {
   const ClashReport r = run_clash(kCpu, two_contacts_scene());
   clash::ClashNames n = names();
   n.parts[0]          = {"left"};  // part 1 of model A has no name: "part 1"
-  clash::write_clash_csv(r, path("r.csv"), n);
+  clash::write_clash_regions_csv(r, path("r.csv"), n);
   std::istringstream text(read(path("r.csv")));
   std::vector<std::string> lines;
   for (std::string line; std::getline(text, line);)

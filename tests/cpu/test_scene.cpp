@@ -709,6 +709,7 @@ TEST(Scene, DemoSceneKeepsTheSwingAndItsDeformation) {
 TEST(Scene, ClashOnTheDemoWritesAReport) {
   const std::string json_path = (temp_dir() / "r.json").string();
   const std::string csv_path  = (temp_dir() / "r.csv").string();
+  const std::string clash_csv = (temp_dir() / "c.csv").string();
   const std::string ply_path  = (temp_dir() / "band.ply").string();
   const Outcome r             = run({"clash",
                                      asset("demo.json"),
@@ -716,14 +717,16 @@ TEST(Scene, ClashOnTheDemoWritesAReport) {
                                      "cpu",
                                      "--json",
                                      json_path,
-                                     "--csv",
+                                     "--regions-csv",
                                      csv_path,
+                                     "--csv",
+                                     clash_csv,
                                      "--export-ply",
                                      ply_path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("model A sphere"), std::string::npos) << r.out;
   const json report = json::parse(read_text(json_path));
-  EXPECT_EQ(report["schema"], "voxhash-clash/1");
+  EXPECT_EQ(report["schema"], "voxhash-clash/2");
   EXPECT_EQ(report["scene"]["name"], "demo");
   EXPECT_EQ(report["time"], 3.0);
   ASSERT_EQ(report["models"].size(), 2u);
@@ -776,6 +779,23 @@ TEST(Scene, ClashOnTheDemoWritesAReport) {
   while (std::getline(csv, line))
     ++rows;
   EXPECT_EQ(rows, regions.size());
+
+  // Clashes: the two meshes' one pair of parts, hard, with a volume and a depth; the CSV one row
+  // per clash.
+  const json& clashes = report["clashes"];
+  ASSERT_EQ(clashes.size(), 1u);
+  EXPECT_EQ(clashes[0]["kind"], "hard");
+  EXPECT_GT(clashes[0]["volume"].get<double>(), 0.0);
+  EXPECT_GT(clashes[0]["depth"].get<double>(), 0.0);
+  EXPECT_EQ(clashes[0]["id"].get<std::string>().size(), 16u);
+  EXPECT_EQ(report["counts"]["hard"], 1);
+  std::istringstream clash_rows(read_text(clash_csv));
+  ASSERT_TRUE(std::getline(clash_rows, line));
+  EXPECT_TRUE(line.starts_with("id,kind,model_a,")) << line;
+  rows = 0;
+  while (std::getline(clash_rows, line))
+    ++rows;
+  EXPECT_EQ(rows, clashes.size());
 
   const std::string ply      = read_text(ply_path);
   const std::string vertices = "\nelement vertex ";

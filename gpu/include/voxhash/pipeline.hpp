@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace voxhash {
@@ -170,6 +171,13 @@ inline constexpr double kOutsideGridWarning = 0.01;
 [[nodiscard]] inline double outside_grid_fraction(const ModelFrameStats& s) {
   return s.points ? static_cast<double>(s.outside_grid) / static_cast<double>(s.points) : 0.0;
 }
+
+/// What a frame's labels warn about, one line each, naming the models by `names`: a point cloud
+/// too sparse for the grid (with the points that would cover it), regions behind a wall of the
+/// other model thinner than the barrier, a model partly outside the grid
+/// (kOutsideGridWarning). Empty when the frame can be trusted.
+[[nodiscard]] std::vector<std::string> frame_warnings(const FrameStats& stats,
+                                                      const std::array<std::string, 2>& names);
 
 /// Where run_frame writes what a renderer draws. A null pointer means an internal buffer.
 struct FrameTargets {

@@ -32,6 +32,10 @@ enum class LengthUnit { Meter, Centimeter, Millimeter, Inch, Foot };
 /// The unit named `name` (as to_string writes it), or nothing.
 [[nodiscard]] std::optional<LengthUnit> parse_length_unit(std::string_view name);
 
+/// A length written with an optional unit ("25mm", "1 in", "0.3"; no unit: `unit`), in `unit`s;
+/// nothing for text that is not a finite length of 0 or more.
+[[nodiscard]] std::optional<double> parse_length(std::string_view text, LengthUnit unit);
+
 /// A rotation as a unit quaternion w + xi + yj + zk.
 struct Quaternion {
   double w = 1, x = 0, y = 0, z = 0;
@@ -110,6 +114,10 @@ struct Scene {
   /// Bytes of backend memory the two models' tables may take (PipelineConfig::gpu_budget; a
   /// scene file's "gpu_budget", front ends' --gpu-budget); empty: no limit.
   std::optional<std::size_t> gpu_budget;
+  /// The clash check (scene units; files give a number in the scene's unit or a string with a
+  /// unit, "25mm"): penetrations up to `tolerance` are touching, gaps under `clearance` clashes.
+  double tolerance = 0;
+  double clearance = 0;
 };
 
 /// Parses and validates a scene. `file` names it in errors and anchors relative model paths.

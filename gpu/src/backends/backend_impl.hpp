@@ -63,15 +63,11 @@ class BackendImpl {
                                                                std::span<const JoinInput> left,
                                                                std::span<const JoinInput> right,
                                                                const JoinOptions& options) = 0;
-  /// The clash regions of a pipeline of this backend (clash/clash_impl.hpp); the part pairs are
-  /// joined on `join_table` (join_table_for of the pipeline's algorithm), over pages beyond
-  /// `join_budget` bytes (0: no budget).
-  [[nodiscard]] virtual clash::RawClash find_clash_regions(const PipelineBackend& pipeline,
-                                                           const Grid& grid,
-                                                           TableKind join_table,
-                                                           std::size_t join_budget,
-                                                           bool with_voxels,
-                                                           Stream stream) = 0;
+  /// The clash pass over a pipeline of this backend (clash/clash_impl.hpp): its clash regions,
+  /// and for two mesh models their parts' solids and part-pair clashes (clash/solid_impl.hpp).
+  [[nodiscard]] virtual clash::RawClash find_clashes(const PipelineBackend& pipeline,
+                                                     const Grid& grid,
+                                                     const clash::ClashPass& pass) = 0;
 };
 
 /// The backend's implementation; throws InvalidInput for Cuda in a build without CUDA.

@@ -81,14 +81,10 @@ class ExecBackend : public detail::BackendImpl {
     return multi::partitioned_join_with<Exec>(communicator, left, right, options);
   }
 
-  clash::RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
-                                     const Grid& grid,
-                                     TableKind join_table,
-                                     std::size_t join_budget,
-                                     bool with_voxels,
-                                     Stream stream) final {
-    return clash::find_clash_regions<Exec>(
-        pipeline, grid, join_table, join_budget, with_voxels, stream);
+  clash::RawClash find_clashes(const detail::PipelineBackend& pipeline,
+                               const Grid& grid,
+                               const clash::ClashPass& pass) final {
+    return clash::find_clashes<Exec>(pipeline, grid, pass);
   }
 
   DeviceLimits measure_device_limits(bool quick) final {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "clash/clash_raw.hpp"
+#include "clash/solid_impl.hpp"
 #include "core/clash.hpp"
 #include "join/join_impl.hpp"
 #include "pipeline/frame_steps.hpp"
@@ -343,20 +344,38 @@ RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
   return raw;
 }
 
-/// The clash regions of the pipeline's last frame (see the file comment), on the frame's key
-/// width; the part pairs' join builds on `join_table` where join() can (join_table_for), over
-/// pages beyond `join_budget` bytes (0: no budget). Synchronizes `stream`.
+/// The clash pass over the pipeline's last frame: the regions (see the file comment) on the frame's
+/// key width, with the part pairs' join on pass.join_table where join() can (join_table_for), over
+/// pages beyond pass.join_budget bytes; and where both models are meshes, their solids and
+/// part-pair clashes (solid_impl.hpp). Synchronizes pass.stream.
 template <class Exec>
-RawClash find_clash_regions(const detail::PipelineBackend& pipeline,
-                            const Grid& g,
-                            TableKind join_table,
-                            std::size_t join_budget,
-                            bool with_voxels,
-                            Stream stream) {
-  return pipeline.key_bits() == 64 ? find_clash_regions_as<Exec, Key64>(
-                                         pipeline, g, join_table, join_budget, with_voxels, stream)
-                                   : find_clash_regions_as<Exec, Key>(
-                                         pipeline, g, join_table, join_budget, with_voxels, stream);
+RawClash find_clashes(const detail::PipelineBackend& pipeline,
+                      const Grid& g,
+                      const ClashPass& pass) {
+  RawClash raw =
+      pipeline.key_bits() == 64
+          ? find_clash_regions_as<Exec, Key64>(
+                pipeline, g, pass.join_table, pass.join_budget, pass.with_voxels, pass.stream)
+          : find_clash_regions_as<Exec, Key>(
+                pipeline, g, pass.join_table, pass.join_budget, pass.with_voxels, pass.stream);
+  const detail::MeshView meshes[2] = {pipeline.mesh(0), pipeline.mesh(1)};
+  if (meshes[0].triangle_count == 0 || meshes[1].triangle_count == 0) return raw;
+  Exec exec(pass.stream);
+  std::array<ModelSolid<Exec>, 2> solids;
+  std::uint32_t parts[2];
+  for (int i = 0; i < 2; ++i)
+    parts[i] = part_count(exec, meshes[i]);
+  const std::uint32_t most = std::max(parts[0], parts[1]);
+  raw.solids               = true;
+  raw.samples              = sample_grid(g, pass.columns_per_voxel, most);
+  for (int i = 0; i < 2; ++i) {
+    solids[i] = build_solid(exec, raw.samples, meshes[i]);
+    for (std::uint32_t p = 0; p < solids[i].parts; ++p) {
+      if (solids[i].open[p]) raw.open_parts[i].push_back(p);
+    }
+  }
+  find_part_clashes(exec, solids[0], solids[1], pass.clearance, raw);
+  return raw;
 }
 
 }  // namespace voxhash::clash

@@ -115,6 +115,15 @@ VOXHASH_HD void atomic_add(std::uint64_t* address, std::uint64_t value) {
 #endif
 }
 
+/// A double sum (the order of additions, and so the last bits, may differ from run to run).
+VOXHASH_HD void atomic_add(double* address, double value) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(address, value);
+#else
+  std::atomic_ref<double>(*address).fetch_add(value, std::memory_order_relaxed);
+#endif
+}
+
 VOXHASH_HD void atomic_max(std::uint32_t* address, std::uint32_t value) {
 #if defined(__CUDA_ARCH__)
   atomicMax(address, value);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <string>
 
@@ -156,6 +157,38 @@ std::span<const VoxelInstance> Pipeline::instances(int index) const {
 ModelVoxels Pipeline::download(int index) const {
   if (!m_has_frame) return {};
   return m_impl->download(index);
+}
+
+std::vector<std::string> frame_warnings(const FrameStats& stats,
+                                        const std::array<std::string, 2>& names) {
+  std::vector<std::string> lines;
+  for (int m = 0; m < 2; ++m) {
+    const ModelFrameStats& s = stats.model[m];
+    const std::string model  = std::string("model ") + (m ? 'B' : 'A') + " (" + names[m] + ")";
+    if (s.point_coverage < kMinPointCoverage) {
+      char text[256];
+      std::snprintf(text,
+                    sizeof text,
+                    " is a point cloud covering only %.1f %% of its surface voxels (%.0f %% "
+                    "needed): its labels may leak through the gaps; it needs about %zu points "
+                    "at this grid, or a mesh",
+                    100 * s.point_coverage,
+                    100 * kMinPointCoverage,
+                    s.recommended_points);
+      lines.push_back(model + text);
+    }
+    if (s.thin_feature_regions) {
+      lines.push_back(model + ": " + std::to_string(s.thin_feature_regions) +
+                      " region(s) reach both sides of a wall of model " + (m ? 'A' : 'B') +
+                      " thinner than about two voxels; their labels are not trustworthy (a "
+                      "finer grid resolves the wall)");
+    }
+    if (outside_grid_fraction(s) > kOutsideGridWarning) {
+      lines.push_back(model + ": " + std::to_string(s.outside_grid) + " of " +
+                      std::to_string(s.points) + " points fell outside the grid");
+    }
+  }
+  return lines;
 }
 
 }  // namespace voxhash

@@ -36,6 +36,15 @@ struct PartPairs {
   }
 };
 
+/// A mesh model's triangles as the last frame placed them, in backend memory (triangle_count 0:
+/// a point cloud).
+struct MeshView {
+  const Float3* vertices         = nullptr;
+  const std::uint32_t* triangles = nullptr;  // three vertex indices a triangle
+  std::uint32_t triangle_count   = 0;
+  const std::uint32_t* parts     = nullptr;  // a part id a triangle; null: all part 0
+};
+
 class PipelineBackend {
  public:
   virtual ~PipelineBackend()                                             = default;
@@ -64,6 +73,8 @@ class PipelineBackend {
   /// Model `index`'s part pairs of the last frame; `scratch` holds the part ids where they must
   /// be worked out (a mesh's, per voxel its triangles wrote). Synchronous.
   [[nodiscard]] virtual PartPairs part_pairs(int index, Buffer<std::uint32_t>& scratch) const = 0;
+  /// Model `index`'s triangles with the last frame's vertices.
+  [[nodiscard]] virtual MeshView mesh(int index) const = 0;
 };
 
 /// The backend's PipelineImpl (made in dispatch.cpp); throws InvalidInput for Cuda in a build

@@ -327,6 +327,15 @@ class PipelineImpl final : public detail::PipelineBackend {
     return m_wide ? part_pairs_as(*m_wide64, i, scratch) : part_pairs_as(*m_narrow, i, scratch);
   }
 
+  [[nodiscard]] detail::MeshView mesh(int i) const override {
+    const Model& m = m_models.at(i);
+    if (!m.triangle_count) return {};
+    return {m.vertices.data(),
+            m.triangles.data(),
+            m.triangle_count,
+            m.parts.empty() ? nullptr : m.parts.data()};
+  }
+
  private:
   template <class K>
   using Cuckoo = tables::CuckooTableImpl<Exec, K>;

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
@@ -255,6 +257,42 @@ std::optional<LengthUnit> parse_length_unit(std::string_view name) {
     if (u.name == name) return u.unit;
   }
   return std::nullopt;
+}
+
+std::optional<double> parse_length(std::string_view text, LengthUnit unit) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  while (!text.empty() && blank(text.front()))
+    text.remove_prefix(1);
+  while (!text.empty() && blank(text.back()))
+    text.remove_suffix(1);
+  std::size_t digits = 0;
+  while (digits < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.' ||
+          text[digits] == 'e' || text[digits] == 'E' || text[digits] == '+' ||
+          text[digits] == '-')) {
+    // an exponent's 'e' only when a digit follows it, so "1em" is not read as 1e...
+    if ((text[digits] == 'e' || text[digits] == 'E') &&
+        !(digits + 1 < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits + 1])) ||
+                                       text[digits + 1] == '-' || text[digits + 1] == '+'))) {
+      break;
+    }
+    ++digits;
+  }
+  double value            = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + digits, value);
+  if (error != std::errc{} || end != text.data() + digits || digits == 0) return std::nullopt;
+  std::string_view rest = text.substr(digits);
+  while (!rest.empty() && blank(rest.front()))
+    rest.remove_prefix(1);
+  double factor = 1;
+  if (!rest.empty()) {
+    const std::optional<LengthUnit> given = parse_length_unit(rest);
+    if (!given) return std::nullopt;
+    factor = meters_per(*given) / meters_per(unit);
+  }
+  value *= factor;
+  if (!(value >= 0) || !std::isfinite(value)) return std::nullopt;
+  return value;
 }
 
 Quaternion quaternion_from_euler(double x_degrees, double y_degrees, double z_degrees) {

@@ -139,6 +139,19 @@ class Field {
     return static_cast<std::size_t>(v);
   }
 
+  /// A length of 0 or more: a number in `unit`, or a string with a unit ("25mm": parse_length).
+  [[nodiscard]] double length(LengthUnit unit) const {
+    if (m_value.is_string()) {
+      const std::string text             = m_value.get<std::string>();
+      const std::optional<double> length = parse_length(text, unit);
+      if (!length) fail("'" + text + "' is not a length of 0 or more such as \"25mm\" or \"1in\"");
+      return *length;
+    }
+    const double v = number();
+    if (!(v >= 0)) fail("must be >= 0");
+    return v;
+  }
+
   [[nodiscard]] std::string string() const {
     if (!m_value.is_string()) fail(std::string("must be a string, not ") + type_name(m_value));
     return m_value.get<std::string>();
@@ -329,7 +342,9 @@ Scene parse_scene(std::string_view json_text, const std::filesystem::path& file)
                       "algorithm",
                       "points",
                       "time",
-                      "gpu_budget"});
+                      "gpu_budget",
+                      "tolerance",
+                      "clearance"});
   if (!root.has("voxhash_scene")) {
     root["voxhash_scene"].fail("missing (a scene file starts with \"voxhash_scene\": 1)");
   }
@@ -354,6 +369,10 @@ Scene parse_scene(std::string_view json_text, const std::filesystem::path& file)
   if (root.has("points")) scene.points = root["points"].integer(1, kMaxPoints);
   if (root.has("time")) scene.time = root["time"].number();
   if (root.has("gpu_budget")) scene.gpu_budget = root["gpu_budget"].byte_size();
+  for (const auto& [key, out] :
+       {std::pair{"tolerance", &scene.tolerance}, {"clearance", &scene.clearance}}) {
+    if (root.has(key)) *out = root[key].length(scene.unit);
+  }
 
   const std::vector<Field> models    = root["models"].elements(2, 2);
   const std::filesystem::path folder = file.parent_path();
