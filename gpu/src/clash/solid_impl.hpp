@@ -20,6 +20,7 @@
 #include <voxhash/grid.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -30,8 +31,10 @@
 
 namespace voxhash::clash {
 
-/// Samples a distance field may hold; a larger box is sampled at a coarser stride.
-inline constexpr std::uint64_t kMaxFieldSamples = std::uint64_t{1} << 24;
+/// Samples a distance field may hold; a larger box is sampled at a coarser stride. A depth is
+/// first found on at most kCoarseFieldSamples, which bounds the box a finer field needs.
+inline constexpr std::uint64_t kMaxFieldSamples    = std::uint64_t{1} << 24;
+inline constexpr std::uint64_t kCoarseFieldSamples = std::uint64_t{1} << 21;
 
 /// A model's solid: its parts' intervals sorted by key (column, part), then height.
 template <class Exec>
@@ -314,18 +317,29 @@ ModelSolid<Exec> build_solid(Exec& exec, const core::SampleGrid& s, detail::Mesh
   return solid;
 }
 
-/// A distance field over `box` of part `part` of `solid` (squared world units): inside fields hold
-/// each sample's distance to the part's boundary inside the part (0 outside), outside fields the
-/// distance to the part's solid (0 inside).
+/// The distance fields' memory, kept from one field to the next of a clash pass.
 template <class Exec>
-Buffer<float> distance_field(Exec& exec,
-                             const ModelSolid<Exec>& solid,
-                             std::uint32_t part,
-                             const core::FieldBox& box,
-                             bool inside) {
-  constexpr Backend B      = Exec::kBackend;
+struct FieldScratch {
+  Buffer<std::uint32_t> v{Exec::kBackend, 0};
+  Buffer<double> z{Exec::kBackend, 0};
+  Buffer<float> g{Exec::kBackend, 0};
+  std::array<Buffer<float>, 2> fields{Buffer<float>{Exec::kBackend, 0},
+                                      Buffer<float>{Exec::kBackend, 0}};
+};
+
+/// Into `f`: a distance field over `box` of part `part` of `solid` (squared world units): inside
+/// fields hold each sample's distance to the part's boundary inside the part (0 outside), outside
+/// fields the distance to the part's solid (0 inside).
+template <class Exec>
+void distance_field(Exec& exec,
+                    const ModelSolid<Exec>& solid,
+                    std::uint32_t part,
+                    const core::FieldBox& box,
+                    bool inside,
+                    Buffer<float>& f,
+                    FieldScratch<Exec>& scratch) {
   const std::uint64_t size = box.size();
-  Buffer<float> f(B, size);
+  f.resize(size);
   exec.fill(f.data(), size, inside ? 0.0f : core::kFarSquared);
   const core::SampleGrid s = solid.grid;
   {
@@ -354,19 +368,21 @@ Buffer<float> distance_field(Exec& exec,
                            s.step[2]);
     });
   }
-  // Along y, then x: each line with scratch of its own.
+  // Along y, then x, a thread a line. Its scratch is contiguous on the CPU (one core walks one
+  // line) and interleaved across lines on the GPU (neighbouring threads, neighbouring words).
   for (const int axis : {1, 0}) {
     const std::uint32_t len   = box.n[axis];
     const std::uint64_t lines = size / len;
     if (lines > 0xFFFFFFFFull) throw InvalidInput("clash report: a distance field too large");
-    Buffer<std::uint32_t> v(B, size);
-    Buffer<double> z(B, size + lines);
-    Buffer<float> g(B, size);
-    float* field           = f.data();
-    std::uint32_t* sv      = v.data();
-    double* sz             = z.data();
-    float* sg              = g.data();
-    const double h         = box.stride * s.step[axis];
+    scratch.v.resize(size);
+    scratch.z.resize(size + lines);
+    scratch.g.resize(size);
+    constexpr bool interleave = Exec::kBackend == Backend::Cuda;
+    float* field              = f.data();
+    std::uint32_t* sv         = scratch.v.data();
+    double* sz                = scratch.z.data();
+    float* sg                 = scratch.g.data();
+    const double h            = box.stride * s.step[axis];
     const std::uint32_t n0 = box.n[0], n1 = box.n[1];
     exec.for_each(lines, [=] VOXHASH_LAMBDA(std::uint32_t l) {
       std::uint64_t base, stride;
@@ -378,23 +394,21 @@ Buffer<float> distance_field(Exec& exec,
         base   = std::uint64_t{l} * n0;
         stride = 1;
       }
-      core::distance_transform_line(field + base,
-                                    stride,
-                                    len,
-                                    h,
-                                    sv + std::uint64_t{l} * len,
-                                    sz + std::uint64_t{l} * (len + 1),
-                                    sg + std::uint64_t{l} * len);
+      const std::uint64_t at   = interleave ? l : std::uint64_t{l} * len;
+      const std::uint64_t at_z = interleave ? l : std::uint64_t{l} * (len + 1);
+      const std::uint64_t step = interleave ? lines : 1;
+      core::distance_transform_line(
+          field + base, stride, len, h, sv + at, sz + at_z, sg + at, step);
     });
   }
-  return f;
 }
 
 /// A box of samples [lo, hi] (inclusive, clipped to the lattice) as a field box, at the finest
-/// stride that keeps it within kMaxFieldSamples.
+/// stride that keeps it within `max_samples`.
 inline core::FieldBox field_box(const core::SampleGrid& s,
                                 const std::int64_t lo_in[3],
-                                const std::int64_t hi_in[3]) {
+                                const std::int64_t hi_in[3],
+                                std::uint64_t max_samples = kMaxFieldSamples) {
   core::FieldBox box;
   std::int64_t lo[3], hi[3];
   for (int a = 0; a < 3; ++a) {
@@ -410,7 +424,7 @@ inline core::FieldBox field_box(const core::SampleGrid& s,
       total *= box.n[a];
     }
     box.stride = stride;
-    if (total <= kMaxFieldSamples) return box;
+    if (total <= max_samples) return box;
   }
 }
 
@@ -427,10 +441,13 @@ double overlap_depth(Exec& exec,
                      const core::OverlapRow* rows,
                      std::uint32_t begin,
                      std::uint32_t end,
-                     Buffer<std::uint32_t>& deepest) {
+                     Buffer<std::uint32_t>& deepest,
+                     FieldScratch<Exec>& scratch) {
   const core::SampleGrid s = a.grid;
-  const Buffer<float> fa   = distance_field(exec, a, part_a, box, true);
-  const Buffer<float> fb   = distance_field(exec, b, part_b, box, true);
+  distance_field(exec, a, part_a, box, true, scratch.fields[0], scratch);
+  distance_field(exec, b, part_b, box, true, scratch.fields[1], scratch);
+  const Buffer<float>& fa = scratch.fields[0];
+  const Buffer<float>& fb = scratch.fields[1];
   exec.fill(deepest.data(), 2, 0u);
   std::uint32_t* out = deepest.data();
   const float* da    = fa.data();
@@ -567,9 +584,11 @@ void find_part_clashes(Exec& exec,
 
   // Depth per overlapping pair: the largest distance, over the overlap's samples, to the boundary
   // of either part, from inside-distance fields over the overlap's box grown by a margin the
-  // depth cannot exceed: first twice the overlap's extent (at the stride that box allows), then,
-  // where that stride was coarse, the depth found plus its error, at a finer stride.
+  // depth cannot exceed: first twice the overlap's extent, coarsely (kCoarseFieldSamples), then,
+  // where that stride was coarse, the depth found plus its error, as finely as kMaxFieldSamples
+  // allows.
   Buffer<std::uint32_t> deepest(B, 2);
+  FieldScratch<Exec> scratch;
   for (std::size_t p = 0; p < pairs; ++p) {
     const core::PairSums& sum = host_sums[p];
     RawPairClash c;
@@ -588,12 +607,13 @@ void find_part_clashes(Exec& exec,
         lo[d] = std::int64_t{sum.min[d]} - margin;
         hi[d] = std::int64_t{sum.max[d]} + margin;
       }
-      const core::FieldBox box = field_box(s, lo, hi);
+      const core::FieldBox box =
+          field_box(s, lo, hi, pass == 0 ? kCoarseFieldSamples : kMaxFieldSamples);
       if (pass == 1 && box.stride >= c.stride) break;
       c.stride  = box.stride;
       c.spacing = box.stride * std::max(s.step[0], s.step[1]);
       c.depth   = overlap_depth(
-          exec, a, b, c.part_a, c.part_b, box, sorted_rows.data(), begin, end, deepest);
+          exec, a, b, c.part_a, c.part_b, box, sorted_rows.data(), begin, end, deepest, scratch);
       margin = static_cast<std::int64_t>(
                    std::ceil(c.depth / std::min({s.step[0], s.step[1], s.step[2]}))) +
                2 * box.stride;
@@ -630,7 +650,8 @@ void find_part_clashes(Exec& exec,
       if (!near) continue;
       const core::FieldBox box = field_box(s, lo, hi);
       if (box.size() == 0) continue;
-      const Buffer<float> fb = distance_field(exec, b, pb, box, false);
+      distance_field(exec, b, pb, box, false, scratch.fields[1], scratch);
+      const Buffer<float>& fb = scratch.fields[1];
       exec.fill(nearest.data(), 1, ~std::uint64_t{0});
       {
         std::uint64_t* out         = nearest.data();

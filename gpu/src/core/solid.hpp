@@ -297,39 +297,44 @@ VOXHASH_HD void write_interval(float* f,
 /// The squared-distance transform of one line of n values at spacing h (world units), in place:
 /// f[q] = min over p of (h (q - p))^2 + f[p] (Felzenszwalb & Huttenlocher's lower envelope), values
 /// of kFarSquared or more standing for "no boundary". `stride` steps between the line's values;
-/// v (n), z (n + 1) and g (n) are the caller's scratch.
+/// v (n), z (n + 1) and g (n) are the caller's scratch, `step` apart (a GPU interleaves its
+/// threads' scratch so that neighbouring lines' accesses coalesce).
 VOXHASH_HD void distance_transform_line(float* f,
                                         std::uint64_t stride,
                                         std::uint32_t n,
                                         double h,
-                                        std::uint32_t* v,
-                                        double* z,
-                                        float* g) {
+                                        std::uint32_t* v_base,
+                                        double* z_base,
+                                        float* g_base,
+                                        std::uint64_t step) {
+  const auto v    = [=](std::int64_t k) -> std::uint32_t& { return v_base[k * step]; };
+  const auto z    = [=](std::int64_t k) -> double& { return z_base[k * step]; };
+  const auto g    = [=](std::int64_t k) -> float& { return g_base[k * step]; };
   const double hh = h * h;
   int k           = -1;
   for (std::uint32_t q = 0; q < n; ++q) {
-    g[q] = f[q * stride];
-    if (g[q] >= kFarSquared) continue;
-    const double fq = g[q] + hh * q * q;
+    g(q) = f[q * stride];
+    if (g(q) >= kFarSquared) continue;
+    const double fq = g(q) + hh * q * q;
     double s        = -1e300;
     while (k >= 0) {
-      const std::uint32_t p = v[k];
-      s                     = (fq - (g[p] + hh * p * p)) / (2.0 * hh * (q - p));
-      if (s > z[k]) break;
+      const std::uint32_t p = v(k);
+      s                     = (fq - (g(p) + hh * p * p)) / (2.0 * hh * (q - p));
+      if (s > z(k)) break;
       --k;
     }
     ++k;
-    v[k]     = q;
-    z[k]     = k == 0 ? -1e300 : s;
-    z[k + 1] = 1e300;
+    v(k)     = q;
+    z(k)     = k == 0 ? -1e300 : s;
+    z(k + 1) = 1e300;
   }
   if (k < 0) return;
   k = 0;
   for (std::uint32_t q = 0; q < n; ++q) {
-    while (z[k + 1] < q)
+    while (z(k + 1) < q)
       ++k;
-    const double d = h * (static_cast<double>(q) - v[k]);
-    f[q * stride]  = static_cast<float>(d * d + g[v[k]]);
+    const double d = h * (static_cast<double>(q) - v(k));
+    f[q * stride]  = static_cast<float>(d * d + g(v(k)));
   }
 }
 
