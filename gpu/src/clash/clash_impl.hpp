@@ -30,6 +30,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -360,21 +361,26 @@ RawClash find_clashes(const detail::PipelineBackend& pipeline,
                 pipeline, g, pass.join_table, pass.join_budget, pass.with_voxels, pass.stream);
   const detail::MeshView meshes[2] = {pipeline.mesh(0), pipeline.mesh(1)};
   if (meshes[0].triangle_count == 0 || meshes[1].triangle_count == 0) return raw;
-  Exec exec(pass.stream);
-  std::array<ModelSolid<Exec>, 2> solids;
+  std::unique_ptr<detail::PassState>& state = pipeline.clash_state();
+  if (!dynamic_cast<ClashWorkspace<Exec>*>(state.get())) {
+    state = std::make_unique<ClashWorkspace<Exec>>();
+  }
+  auto& work = static_cast<ClashWorkspace<Exec>&>(*state);
+  work.scratch.restart();
+  Exec exec(pass.stream, &work.temp);
   std::uint32_t parts[2];
   for (int i = 0; i < 2; ++i)
-    parts[i] = part_count(exec, meshes[i]);
-  const std::uint32_t most = std::max(parts[0], parts[1]);
-  raw.solids               = true;
-  raw.samples              = sample_grid(g, pass.columns_per_voxel, most);
+    parts[i] = part_count(exec, meshes[i], work.scratch);
+  raw.solids  = true;
+  raw.samples = sample_grid(g, pass.columns_per_voxel, std::max(parts[0], parts[1]));
   for (int i = 0; i < 2; ++i) {
-    solids[i] = build_solid(exec, raw.samples, meshes[i]);
-    for (std::uint32_t p = 0; p < solids[i].parts; ++p) {
-      if (solids[i].open[p]) raw.open_parts[i].push_back(p);
+    build_solid(exec, raw.samples, meshes[i], work.solids[i], work.scratch);
+    for (std::uint32_t p = 0; p < work.solids[i].parts; ++p) {
+      if (work.solids[i].open[p]) raw.open_parts[i].push_back(p);
     }
   }
-  find_part_clashes(exec, solids[0], solids[1], pass.clearance, raw);
+  find_part_clashes(
+      exec, work.solids[0], work.solids[1], pass.clearance, raw, work.scratch, work.fields);
   return raw;
 }
 

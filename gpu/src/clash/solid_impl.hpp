@@ -36,6 +36,28 @@ namespace voxhash::clash {
 inline constexpr std::uint64_t kMaxFieldSamples    = std::uint64_t{1} << 24;
 inline constexpr std::uint64_t kCoarseFieldSamples = std::uint64_t{1} << 21;
 
+/// Backend memory a clash pass takes in the same order every time: slot i keeps its allocation
+/// from one report to the next (restart() at a report's start), so a report allocates only what
+/// outgrows the last one.
+template <class Exec>
+class Scratch {
+ public:
+  void restart() { m_next = 0; }
+
+  /// Room for n values of T (uninitialized), valid until the next restart().
+  template <class T>
+  T* take(std::size_t n) {
+    if (m_next == m_slots.size()) m_slots.emplace_back(Exec::kBackend, 0);
+    Buffer<std::byte>& slot = m_slots[m_next++];
+    slot.resize(std::max<std::size_t>(n, 1) * sizeof(T));
+    return reinterpret_cast<T*>(slot.data());
+  }
+
+ private:
+  std::vector<Buffer<std::byte>> m_slots;
+  std::size_t m_next = 0;
+};
+
 /// A model's solid: its parts' intervals sorted by key (column, part), then height.
 template <class Exec>
 struct ModelSolid {
@@ -69,14 +91,13 @@ template <class Exec>
 std::uint32_t offsets_of(Exec& exec,
                          const std::uint32_t* counts,
                          std::size_t n,
-                         Buffer<std::uint64_t>& offsets,
+                         std::uint64_t* offsets,
                          const char* what) {
-  offsets.resize(n + 1);
   if (n == 0) return 0;
-  exec.exclusive_sum(counts, offsets.data(), n);
+  exec.exclusive_sum(counts, offsets, n);
   std::uint64_t last = 0;
   std::uint32_t tail = 0;
-  exec.copy_to_host(&last, offsets.data() + n - 1, 1);
+  exec.copy_to_host(&last, offsets + n - 1, 1);
   exec.copy_to_host(&tail, counts + n - 1, 1);
   const std::uint64_t total = last + tail;
   if (total > 0x7FFFFFFFull) {
@@ -88,11 +109,11 @@ std::uint32_t offsets_of(Exec& exec,
 
 /// One more than the largest part id of the mesh's triangles (1 without part ids).
 template <class Exec>
-std::uint32_t part_count(Exec& exec, const detail::MeshView& mesh) {
+std::uint32_t part_count(Exec& exec, const detail::MeshView& mesh, Scratch<Exec>& scratch) {
   if (!mesh.parts || mesh.triangle_count == 0) return 1;
-  Buffer<std::uint32_t> top(Exec::kBackend, 1);
-  exec.fill(top.data(), 1, 0u);
-  std::uint32_t* out         = top.data();
+  std::uint32_t* top = scratch.template take<std::uint32_t>(1);
+  exec.fill(top, 1, 0u);
+  std::uint32_t* out         = top;
   const std::uint32_t* parts = mesh.parts;
   exec.for_each(mesh.triangle_count,
                 [=] VOXHASH_LAMBDA(std::uint32_t t) { core::atomic_max(out, parts[t]); });
@@ -128,16 +149,20 @@ inline core::SampleGrid sample_grid(const Grid& g, int per_voxel, std::uint32_t 
 /// (a hole, a missing face: no inside), whichever way the columns run. Edges are vertex index
 /// pairs, so vertices must be shared (the loaders weld them).
 template <class Exec>
-void mark_open_edges(Exec& exec, const detail::MeshView& mesh, std::uint32_t* open) {
-  constexpr Backend B       = Exec::kBackend;
+void mark_open_edges(Exec& exec,
+                     const detail::MeshView& mesh,
+                     std::uint32_t* open,
+                     Scratch<Exec>& scratch) {
   const std::uint64_t edges = std::uint64_t{3} * mesh.triangle_count;
   if (edges > 0x7FFFFFFFull) return;  // beyond the 32-bit loops: the columns' parity alone
-  const auto n = static_cast<std::uint32_t>(edges);
-  Buffer<std::uint64_t> keys(B, n), keys_sorted(B, n);
-  Buffer<std::uint32_t> parts(B, n), parts_sorted(B, n);
+  const auto n                = static_cast<std::uint32_t>(edges);
+  std::uint64_t* keys         = scratch.template take<std::uint64_t>(n);
+  std::uint64_t* keys_sorted  = scratch.template take<std::uint64_t>(n);
+  std::uint32_t* parts        = scratch.template take<std::uint32_t>(n);
+  std::uint32_t* parts_sorted = scratch.template take<std::uint32_t>(n);
   {
-    std::uint64_t* key           = keys.data();
-    std::uint32_t* part          = parts.data();
+    std::uint64_t* key           = keys;
+    std::uint32_t* part          = parts;
     const std::uint32_t* indices = mesh.triangles;
     const std::uint32_t* owner   = mesh.parts;
     exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t e) {
@@ -147,9 +172,9 @@ void mark_open_edges(Exec& exec, const detail::MeshView& mesh, std::uint32_t* op
       part[e] = owner ? owner[t] : 0u;
     });
   }
-  exec.sort_pairs(keys.data(), keys_sorted.data(), parts.data(), parts_sorted.data(), n, 64);
-  const std::uint64_t* key  = keys_sorted.data();
-  const std::uint32_t* part = parts_sorted.data();
+  exec.sort_pairs(keys, keys_sorted, parts, parts_sorted, n, 64);
+  const std::uint64_t* key  = keys_sorted;
+  const std::uint32_t* part = parts_sorted;
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t e) {
     if (e > 0 && key[e - 1] == key[e]) return;
     std::uint32_t end = e + 1;
@@ -161,22 +186,26 @@ void mark_open_edges(Exec& exec, const detail::MeshView& mesh, std::uint32_t* op
 
 /// Model `mesh`'s solid (see the file comment) on lattice `s`.
 template <class Exec>
-ModelSolid<Exec> build_solid(Exec& exec, const core::SampleGrid& s, detail::MeshView mesh) {
-  constexpr Backend B = Exec::kBackend;
-  ModelSolid<Exec> solid;
-  solid.grid            = s;
+void build_solid(Exec& exec,
+                 const core::SampleGrid& s,
+                 const detail::MeshView& mesh,
+                 ModelSolid<Exec>& solid,
+                 Scratch<Exec>& scratch) {
+  solid.grid = s;
+  solid.intervals.resize(0);
+  solid.keys.resize(0);
   const std::uint32_t n = mesh.triangle_count;
-  solid.parts           = part_count(exec, mesh);
+  solid.parts           = part_count(exec, mesh, scratch);
   solid.open.assign(solid.parts, 0);
   solid.boxes.assign(solid.parts, PartBox{});
-  if (n == 0) return solid;
-  Buffer<std::uint32_t> open(B, solid.parts);
-  exec.fill(open.data(), solid.parts, 0u);
-  mark_open_edges(exec, mesh, open.data());
+  if (n == 0) return;
+  std::uint32_t* open = scratch.template take<std::uint32_t>(solid.parts);
+  exec.fill(open, solid.parts, 0u);
+  mark_open_edges(exec, mesh, open, scratch);
 
   // Items: (triangle, tile of its columns), each triangle's first item marked with its index and
   // spread to the rest by a running max.
-  Buffer<std::uint32_t> tiles(B, n);
+  std::uint32_t* tiles          = scratch.template take<std::uint32_t>(n);
   const Float3* vertices        = mesh.vertices;
   const std::uint32_t* indices  = mesh.triangles;
   const std::uint32_t* tri_part = mesh.parts;
@@ -185,28 +214,29 @@ ModelSolid<Exec> build_solid(Exec& exec, const core::SampleGrid& s, detail::Mesh
         s, vertices[indices[3 * t]], vertices[indices[3 * t + 1]], vertices[indices[3 * t + 2]]);
   };
   {
-    std::uint32_t* count = tiles.data();
+    std::uint32_t* count = tiles;
     exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t t) {
       count[t] = core::column_span(s, triangle(t)).tiles();
     });
   }
-  Buffer<std::uint64_t> tile_offsets(B, 0);
-  const std::uint32_t items = offsets_of(exec, tiles.data(), n, tile_offsets, "column tiles");
-  Buffer<std::uint32_t> item_triangle(B, items), crossings(B, items);
-  exec.fill(item_triangle.data(), items, 0u);
+  std::uint64_t* tile_offsets  = scratch.template take<std::uint64_t>(n + 1);
+  const std::uint32_t items    = offsets_of(exec, tiles, n, tile_offsets, "column tiles");
+  std::uint32_t* item_triangle = scratch.template take<std::uint32_t>(items);
+  std::uint32_t* crossings     = scratch.template take<std::uint32_t>(items);
+  exec.fill(item_triangle, items, 0u);
   {
-    std::uint32_t* first        = item_triangle.data();
-    const std::uint32_t* count  = tiles.data();
-    const std::uint64_t* offset = tile_offsets.data();
+    std::uint32_t* first        = item_triangle;
+    const std::uint32_t* count  = tiles;
+    const std::uint64_t* offset = tile_offsets;
     exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t t) {
       if (count[t]) first[offset[t]] = t;
     });
   }
-  exec.inclusive_max(item_triangle.data(), items);
+  exec.inclusive_max(item_triangle, items);
   {
-    std::uint32_t* count        = crossings.data();
-    const std::uint32_t* tri    = item_triangle.data();
-    const std::uint64_t* offset = tile_offsets.data();
+    std::uint32_t* count        = crossings;
+    const std::uint32_t* tri    = item_triangle;
+    const std::uint64_t* offset = tile_offsets;
     exec.for_each(items, [=] VOXHASH_LAMBDA(std::uint32_t item) {
       const core::ColumnTriangle t = triangle(tri[item]);
       std::uint32_t c              = 0;
@@ -217,23 +247,25 @@ ModelSolid<Exec> build_solid(Exec& exec, const core::SampleGrid& s, detail::Mesh
       count[item] = c;
     });
   }
-  Buffer<std::uint64_t> crossing_offsets(B, 0);
-  const std::uint32_t m = offsets_of(exec, crossings.data(), items, crossing_offsets, "crossings");
+  std::uint64_t* crossing_offsets = scratch.template take<std::uint64_t>(std::size_t{items} + 1);
+  const std::uint32_t m = offsets_of(exec, crossings, items, crossing_offsets, "crossings");
   if (m == 0) {
-    exec.copy_to_host(solid.open.data(), open.data(), solid.parts);
+    exec.copy_to_host(solid.open.data(), open, solid.parts);
     exec.synchronize();
-    return solid;
+    return;
   }
 
   // The crossings as (key, height bits), sorted by height, then (stably) by key.
-  Buffer<std::uint64_t> keys(B, m), keys_sorted(B, m);
-  Buffer<std::uint32_t> heights(B, m), heights_sorted(B, m);
+  std::uint64_t* keys           = scratch.template take<std::uint64_t>(m);
+  std::uint64_t* keys_sorted    = scratch.template take<std::uint64_t>(m);
+  std::uint32_t* heights        = scratch.template take<std::uint32_t>(m);
+  std::uint32_t* heights_sorted = scratch.template take<std::uint32_t>(m);
   {
-    std::uint64_t* key          = keys.data();
-    std::uint32_t* height       = heights.data();
-    const std::uint32_t* tri    = item_triangle.data();
-    const std::uint64_t* offset = tile_offsets.data();
-    const std::uint64_t* at     = crossing_offsets.data();
+    std::uint64_t* key          = keys;
+    std::uint32_t* height       = heights;
+    const std::uint32_t* tri    = item_triangle;
+    const std::uint64_t* offset = tile_offsets;
+    const std::uint64_t* at     = crossing_offsets;
     exec.for_each(items, [=] VOXHASH_LAMBDA(std::uint32_t item) {
       const std::uint32_t t_index  = tri[item];
       const core::ColumnTriangle t = triangle(t_index);
@@ -249,20 +281,16 @@ ModelSolid<Exec> build_solid(Exec& exec, const core::SampleGrid& s, detail::Mesh
                               });
     });
   }
-  tiles.resize(0);
-  item_triangle.resize(0);
-  crossings.resize(0);
-  exec.sort_pairs(heights.data(), heights_sorted.data(), keys.data(), keys_sorted.data(), m, 32);
+  exec.sort_pairs(heights, heights_sorted, keys, keys_sorted, m, 32);
   const int key_bits = std::bit_width(std::uint64_t{s.count[0]} * s.count[1]) + s.part_bits;
-  exec.sort_pairs(
-      keys_sorted.data(), keys.data(), heights_sorted.data(), heights.data(), m, key_bits);
+  exec.sort_pairs(keys_sorted, keys, heights_sorted, heights, m, key_bits);
 
   // Pairs of crossings, two by two within each (column, part) run; an odd run opens its part.
-  Buffer<std::uint8_t> starts(B, m);
+  std::uint8_t* starts = scratch.template take<std::uint8_t>(m);
   {
-    std::uint8_t* start       = starts.data();
-    std::uint32_t* odd        = open.data();
-    const std::uint64_t* key  = keys.data();
+    std::uint8_t* start       = starts;
+    std::uint32_t* odd        = open;
+    const std::uint64_t* key  = keys;
     const std::uint32_t total = m;
     exec.for_each(m, [=] VOXHASH_LAMBDA(std::uint32_t k) {
       const std::uint32_t first = lower_bound(key, 0, k, key[k]);
@@ -272,16 +300,16 @@ ModelSolid<Exec> build_solid(Exec& exec, const core::SampleGrid& s, detail::Mesh
       if (even && !paired) odd[s.part_of(key[k])] = 1;
     });
   }
-  Buffer<std::uint32_t> chosen(B, m);
-  const std::size_t count = exec.select_flagged_indices(starts.data(), chosen.data(), m);
+  std::uint32_t* chosen   = scratch.template take<std::uint32_t>(m);
+  const std::size_t count = exec.select_flagged_indices(starts, chosen, m);
   solid.intervals.resize(count);
   solid.keys.resize(count);
   {
     core::Interval* out         = solid.intervals.data();
     std::uint64_t* out_keys     = solid.keys.data();
-    const std::uint32_t* pick   = chosen.data();
-    const std::uint64_t* key    = keys.data();
-    const std::uint32_t* height = heights.data();
+    const std::uint32_t* pick   = chosen;
+    const std::uint64_t* key    = keys;
+    const std::uint32_t* height = heights;
     exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) {
       const std::uint32_t k = pick[r];
       out[r]      = {key[k], core::ordered_float(height[k]), core::ordered_float(height[k + 1])};
@@ -289,10 +317,10 @@ ModelSolid<Exec> build_solid(Exec& exec, const core::SampleGrid& s, detail::Mesh
     });
   }
   // Each part's box of samples.
-  Buffer<PartBox> boxes(B, solid.parts);
-  exec.fill(boxes.data(), solid.parts, PartBox{});
+  PartBox* boxes = scratch.template take<PartBox>(solid.parts);
+  exec.fill(boxes, solid.parts, PartBox{});
   {
-    PartBox* box               = boxes.data();
+    PartBox* box               = boxes;
     const core::Interval* list = solid.intervals.data();
     exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) {
       const core::Interval iv  = list[r];
@@ -311,10 +339,10 @@ ModelSolid<Exec> build_solid(Exec& exec, const core::SampleGrid& s, detail::Mesh
       }
     });
   }
-  exec.copy_to_host(solid.open.data(), open.data(), solid.parts);
-  exec.copy_to_host(solid.boxes.data(), boxes.data(), solid.parts);
+  exec.copy_to_host(solid.open.data(), open, solid.parts);
+  exec.copy_to_host(solid.boxes.data(), boxes, solid.parts);
   exec.synchronize();
-  return solid;
+  return;
 }
 
 /// The distance fields' memory, kept from one field to the next of a clash pass.
@@ -441,15 +469,15 @@ double overlap_depth(Exec& exec,
                      const core::OverlapRow* rows,
                      std::uint32_t begin,
                      std::uint32_t end,
-                     Buffer<std::uint32_t>& deepest,
+                     std::uint32_t* deepest,
                      FieldScratch<Exec>& scratch) {
   const core::SampleGrid s = a.grid;
   distance_field(exec, a, part_a, box, true, scratch.fields[0], scratch);
   distance_field(exec, b, part_b, box, true, scratch.fields[1], scratch);
   const Buffer<float>& fa = scratch.fields[0];
   const Buffer<float>& fb = scratch.fields[1];
-  exec.fill(deepest.data(), 2, 0u);
-  std::uint32_t* out = deepest.data();
+  exec.fill(deepest, 2, 0u);
+  std::uint32_t* out = deepest;
   const float* da    = fa.data();
   const float* db    = fb.data();
   exec.for_each(end - begin, [=] VOXHASH_LAMBDA(std::uint32_t i) {
@@ -481,17 +509,18 @@ void find_part_clashes(Exec& exec,
                        const ModelSolid<Exec>& a,
                        const ModelSolid<Exec>& b,
                        double clearance,
-                       RawClash& raw) {
-  constexpr Backend B      = Exec::kBackend;
+                       RawClash& raw,
+                       Scratch<Exec>& scratch,
+                       FieldScratch<Exec>& fields) {
   const core::SampleGrid s = a.grid;
   const auto na            = static_cast<std::uint32_t>(a.intervals.size());
   const auto nb            = static_cast<std::uint32_t>(b.intervals.size());
 
   // Overlap rows: each interval of A against B's intervals in its column.
-  Buffer<std::uint32_t> counts(B, na);
+  std::uint32_t* counts     = scratch.template take<std::uint32_t>(na);
   const core::SampleGrid sb = b.grid;
   {
-    std::uint32_t* count        = counts.data();
+    std::uint32_t* count        = counts;
     const core::Interval* ia    = a.intervals.data();
     const core::Interval* ib    = b.intervals.data();
     const std::uint64_t* keys_b = b.keys.data();
@@ -506,17 +535,18 @@ void find_part_clashes(Exec& exec,
       count[r] = c;
     });
   }
-  Buffer<std::uint64_t> offsets(B, 0);
-  const std::uint32_t rows = offsets_of(exec, counts.data(), na, offsets, "overlap rows");
-  counts.resize(0);
-  Buffer<core::OverlapRow> row_list(B, rows);
-  Buffer<std::uint64_t> pair_keys(B, rows), pair_keys_sorted(B, rows);
-  Buffer<std::uint32_t> order(B, rows), order_sorted(B, rows);
+  std::uint64_t* offsets          = scratch.template take<std::uint64_t>(std::size_t{na} + 1);
+  const std::uint32_t rows        = offsets_of(exec, counts, na, offsets, "overlap rows");
+  core::OverlapRow* row_list      = scratch.template take<core::OverlapRow>(rows);
+  std::uint64_t* pair_keys        = scratch.template take<std::uint64_t>(rows);
+  std::uint64_t* pair_keys_sorted = scratch.template take<std::uint64_t>(rows);
+  std::uint32_t* order            = scratch.template take<std::uint32_t>(rows);
+  std::uint32_t* order_sorted     = scratch.template take<std::uint32_t>(rows);
   {
-    core::OverlapRow* out       = row_list.data();
-    std::uint64_t* pk           = pair_keys.data();
-    std::uint32_t* ord          = order.data();
-    const std::uint64_t* at     = offsets.data();
+    core::OverlapRow* out       = row_list;
+    std::uint64_t* pk           = pair_keys;
+    std::uint32_t* ord          = order;
+    const std::uint64_t* at     = offsets;
     const core::Interval* ia    = a.intervals.data();
     const core::Interval* ib    = b.intervals.data();
     const std::uint64_t* keys_b = b.keys.data();
@@ -537,49 +567,52 @@ void find_part_clashes(Exec& exec,
       }
     });
   }
-  exec.sort_pairs(
-      pair_keys.data(), pair_keys_sorted.data(), order.data(), order_sorted.data(), rows, 64);
-  Buffer<core::OverlapRow> sorted_rows(B, rows);
-  Buffer<std::uint8_t> starts(B, rows);
+  exec.sort_pairs(pair_keys, pair_keys_sorted, order, order_sorted, rows, 64);
+  core::OverlapRow* sorted_rows = scratch.template take<core::OverlapRow>(rows);
+  std::uint8_t* starts          = scratch.template take<std::uint8_t>(rows);
   {
-    core::OverlapRow* out      = sorted_rows.data();
-    std::uint8_t* start        = starts.data();
-    const core::OverlapRow* in = row_list.data();
-    const std::uint32_t* ord   = order_sorted.data();
-    const std::uint64_t* pk    = pair_keys_sorted.data();
+    core::OverlapRow* out      = sorted_rows;
+    std::uint8_t* start        = starts;
+    const core::OverlapRow* in = row_list;
+    const std::uint32_t* ord   = order_sorted;
+    const std::uint64_t* pk    = pair_keys_sorted;
     exec.for_each(rows, [=] VOXHASH_LAMBDA(std::uint32_t r) {
       out[r]   = in[ord[r]];
       start[r] = r == 0 || pk[r] != pk[r - 1];
     });
   }
-  row_list.resize(0);
-  Buffer<std::uint32_t> first_rows(B, rows + 1);
-  const std::size_t pairs = exec.select_flagged_indices(starts.data(), first_rows.data(), rows);
-  Buffer<std::uint32_t> pair_of_row(B, rows);
+  std::uint32_t* first_rows  = scratch.template take<std::uint32_t>(rows + 1);
+  const std::size_t pairs    = exec.select_flagged_indices(starts, first_rows, rows);
+  std::uint32_t* pair_of_row = scratch.template take<std::uint32_t>(rows);
   {
-    std::uint32_t* flags      = pair_of_row.data();
-    const std::uint8_t* start = starts.data();
+    std::uint32_t* flags      = pair_of_row;
+    const std::uint8_t* start = starts;
     exec.for_each(rows, [=] VOXHASH_LAMBDA(std::uint32_t r) { flags[r] = start[r]; });
   }
-  exec.exclusive_sum(pair_of_row.data(), pair_of_row.data(), rows);
-  Buffer<core::PairSums> sums(B, pairs);
-  exec.fill(sums.data(), pairs, core::PairSums{});
+  exec.exclusive_sum(pair_of_row, pair_of_row, rows);
+  core::PairSums* sums = scratch.template take<core::PairSums>(pairs);
+  exec.fill(sums, pairs, core::PairSums{});
   {
-    core::PairSums* sum         = sums.data();
-    const core::OverlapRow* row = sorted_rows.data();
-    const std::uint32_t* pair   = pair_of_row.data();
-    const std::uint8_t* start   = starts.data();
+    core::PairSums* sum         = sums;
+    const core::OverlapRow* row = sorted_rows;
+    const std::uint32_t* pair   = pair_of_row;
+    const std::uint8_t* start   = starts;
     exec.for_each(rows, [=] VOXHASH_LAMBDA(std::uint32_t r) {
       core::add_row(sum[pair[r] + start[r] - 1u], s, row[r]);
     });
   }
   std::vector<core::PairSums> host_sums(pairs);
   std::vector<std::uint32_t> host_first(pairs);
-  exec.copy_to_host(host_sums.data(), sums.data(), pairs);
-  exec.copy_to_host(host_first.data(), first_rows.data(), pairs);
+  exec.copy_to_host(host_sums.data(), sums, pairs);
+  exec.copy_to_host(host_first.data(), first_rows, pairs);
   std::vector<core::OverlapRow> first_row(pairs);
-  for (std::size_t p = 0; p < pairs; ++p)
-    exec.copy_to_host(&first_row[p], sorted_rows.data() + host_first[p], 1);
+  {
+    core::OverlapRow* firsts    = scratch.template take<core::OverlapRow>(pairs);
+    const core::OverlapRow* row = sorted_rows;
+    const std::uint32_t* at     = first_rows;
+    exec.for_each(pairs, [=] VOXHASH_LAMBDA(std::uint32_t p) { firsts[p] = row[at[p]]; });
+    exec.copy_to_host(first_row.data(), firsts, pairs);
+  }
   exec.synchronize();
 
   // Depth per overlapping pair: the largest distance, over the overlap's samples, to the boundary
@@ -587,8 +620,7 @@ void find_part_clashes(Exec& exec,
   // depth cannot exceed: first twice the overlap's extent, coarsely (kCoarseFieldSamples), then,
   // where that stride was coarse, the depth found plus its error, as finely as kMaxFieldSamples
   // allows.
-  Buffer<std::uint32_t> deepest(B, 2);
-  FieldScratch<Exec> scratch;
+  std::uint32_t* deepest = scratch.template take<std::uint32_t>(2);
   for (std::size_t p = 0; p < pairs; ++p) {
     const core::PairSums& sum = host_sums[p];
     RawPairClash c;
@@ -613,7 +645,7 @@ void find_part_clashes(Exec& exec,
       c.stride  = box.stride;
       c.spacing = box.stride * std::max(s.step[0], s.step[1]);
       c.depth   = overlap_depth(
-          exec, a, b, c.part_a, c.part_b, box, sorted_rows.data(), begin, end, deepest, scratch);
+          exec, a, b, c.part_a, c.part_b, box, sorted_rows, begin, end, deepest, fields);
       margin = static_cast<std::int64_t>(
                    std::ceil(c.depth / std::min({s.step[0], s.step[1], s.step[2]}))) +
                2 * box.stride;
@@ -631,7 +663,7 @@ void find_part_clashes(Exec& exec,
   const std::int64_t reach = static_cast<std::int64_t>(std::ceil(
                                  clearance / std::min({s.step[0], s.step[1], s.step[2]}))) +
                              1;
-  Buffer<std::uint64_t> nearest(B, 1);
+  std::uint64_t* nearest = scratch.template take<std::uint64_t>(1);
   for (std::uint32_t pa = 0; pa < a.parts; ++pa) {
     const PartBox& ba = a.boxes[pa];
     if (ba.min[0] > ba.max[0]) continue;
@@ -650,11 +682,11 @@ void find_part_clashes(Exec& exec,
       if (!near) continue;
       const core::FieldBox box = field_box(s, lo, hi);
       if (box.size() == 0) continue;
-      distance_field(exec, b, pb, box, false, scratch.fields[1], scratch);
-      const Buffer<float>& fb = scratch.fields[1];
-      exec.fill(nearest.data(), 1, ~std::uint64_t{0});
+      distance_field(exec, b, pb, box, false, fields.fields[1], fields);
+      const Buffer<float>& fb = fields.fields[1];
+      exec.fill(nearest, 1, ~std::uint64_t{0});
       {
-        std::uint64_t* out         = nearest.data();
+        std::uint64_t* out         = nearest;
         const float* dist          = fb.data();
         const core::Interval* list = a.intervals.data();
         const double step_z        = s.step[2];
@@ -689,7 +721,7 @@ void find_part_clashes(Exec& exec,
         });
       }
       std::uint64_t best = 0;
-      exec.copy_to_host(&best, nearest.data(), 1);
+      exec.copy_to_host(&best, nearest, 1);
       exec.synchronize();
       if (best == ~std::uint64_t{0}) continue;
       const double gap = core::ordered_float(static_cast<std::uint32_t>(best >> 32));
@@ -715,5 +747,16 @@ void find_part_clashes(Exec& exec,
     }
   }
 }
+
+/// The clash pass's memory, kept by the pipeline from one report to the next
+/// (PipelineBackend::clash_state): the executor's temporary storage, the scratch slots, the solids
+/// and the distance fields.
+template <class Exec>
+struct ClashWorkspace final : detail::PassState {
+  Buffer<std::byte> temp{Exec::kBackend, 0};
+  Scratch<Exec> scratch;
+  std::array<ModelSolid<Exec>, 2> solids;
+  FieldScratch<Exec> fields;
+};
 
 }  // namespace voxhash::clash

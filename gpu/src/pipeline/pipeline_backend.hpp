@@ -45,6 +45,13 @@ struct MeshView {
   const std::uint32_t* parts     = nullptr;  // a part id a triangle; null: all part 0
 };
 
+/// What a pass over the pipeline's frames keeps from one call to the next (the clash report's
+/// memory: clash/solid_impl.hpp's ClashWorkspace), freed with the pipeline.
+class PassState {
+ public:
+  virtual ~PassState() = default;
+};
+
 class PipelineBackend {
  public:
   virtual ~PipelineBackend()                                             = default;
@@ -75,6 +82,13 @@ class PipelineBackend {
   [[nodiscard]] virtual PartPairs part_pairs(int index, Buffer<std::uint32_t>& scratch) const = 0;
   /// Model `index`'s triangles with the last frame's vertices.
   [[nodiscard]] virtual MeshView mesh(int index) const = 0;
+
+  /// The clash pass's memory, kept from one report to the next (a report on a const pipeline
+  /// still reuses it; the pipeline is not shared between threads).
+  [[nodiscard]] std::unique_ptr<PassState>& clash_state() const { return m_clash_state; }
+
+ private:
+  mutable std::unique_ptr<PassState> m_clash_state;
 };
 
 /// The backend's PipelineImpl (made in dispatch.cpp); throws InvalidInput for Cuda in a build
