@@ -786,6 +786,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   // --clash: each frame's clash report, timed on the host (it reads its results back).
   std::vector<std::vector<double>> clash_ms(pipelines.size());
   std::vector<std::size_t> last_clashes(pipelines.size());
+  std::vector<std::vector<ClashTimes>> clash_stages(pipelines.size());
   // What else pipeline p's frame f is used for, each timed by its own clock: the sort + unique
   // baseline of pipeline 0's keys (32-bit keys: SortedArray; none on a wide grid), the point
   // join, and with --all-algos the check against pipeline 0's voxels and labels (`reference`).
@@ -821,6 +822,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
       const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
       if (timed(f)) keep(clash_ms[p], f - options.warmup, ms.count(), options.frames);
       last_clashes[p] = clashes.clashes.size();
+      if (timed(f)) clash_stages[p].push_back(clashes.ms);
     }
     if (!options.all_algorithms) return;
     for (int m = 0; m < 2; ++m) {
@@ -937,6 +939,16 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
                               std::max(points[0], points[1]),
                               resolution);
       r.extra.emplace_back("clashes", static_cast<double>(last_clashes[p]));
+      for (const auto& [name, stage] : {std::pair{"regions_ms", &ClashTimes::regions},
+                                        {"solids_ms", &ClashTimes::solids},
+                                        {"overlaps_ms", &ClashTimes::overlaps},
+                                        {"depths_ms", &ClashTimes::depths},
+                                        {"gaps_ms", &ClashTimes::gaps}}) {
+        std::vector<double> ms;
+        for (const ClashTimes& t : clash_stages[p])
+          ms.push_back(t.*stage);
+        r.extra.emplace_back(name, quantile(ms, 0.5));
+      }
       printer.print(r);
       report.results.push_back(std::move(r));
     }

@@ -67,6 +67,13 @@ struct Clash {
   std::size_t contact_voxels = 0;  // surface voxels of the frame both parts occupy
 };
 
+/// Milliseconds of a report's stages on the host clock (each ends in a read of its results):
+/// the clash regions and part pairs, the two solids, the overlaps with their sums, the depths and
+/// the gaps.
+struct ClashTimes {
+  double regions = 0, solids = 0, overlaps = 0, depths = 0, gaps = 0, total = 0;
+};
+
 struct ClashReport {
   /// Largest first; ties ordered by min_cell (z, y, x), then max_cell. At most
   /// ClashOptions::max_regions of them; the totals below count every region.
@@ -91,6 +98,7 @@ struct ClashReport {
   /// Per model, the parts a column crossed an odd number of times: open meshes (holes, missing
   /// faces), which have no well-defined inside; their volumes and depths are not to be trusted.
   std::array<std::vector<std::uint32_t>, 2> open_parts;
+  ClashTimes ms;
 };
 
 /// A clash's stable id: FNV-1a (64-bit) of the models' and parts' names, and of `cell` (a coarse

@@ -304,6 +304,7 @@ ClashReport compute_clash_report(const Pipeline& pipeline, const ClashOptions& o
   for (ClashRegion& r : report.regions)
     rank_pairs(r.parts);
 
+  report.ms         = raw.ms;
   report.solids     = raw.solids;
   report.open_parts = raw.open_parts;
   if (raw.solids) {

@@ -353,14 +353,19 @@ template <class Exec>
 RawClash find_clashes(const detail::PipelineBackend& pipeline,
                       const Grid& g,
                       const ClashPass& pass) {
+  Stopwatch clock;
   RawClash raw =
       pipeline.key_bits() == 64
           ? find_clash_regions_as<Exec, Key64>(
                 pipeline, g, pass.join_table, pass.join_budget, pass.with_voxels, pass.stream)
           : find_clash_regions_as<Exec, Key>(
                 pipeline, g, pass.join_table, pass.join_budget, pass.with_voxels, pass.stream);
+  raw.ms.regions                   = clock.lap();
   const detail::MeshView meshes[2] = {pipeline.mesh(0), pipeline.mesh(1)};
-  if (meshes[0].triangle_count == 0 || meshes[1].triangle_count == 0) return raw;
+  if (meshes[0].triangle_count == 0 || meshes[1].triangle_count == 0) {
+    raw.ms.total = raw.ms.regions;
+    return raw;
+  }
   std::unique_ptr<detail::PassState>& state = pipeline.clash_state();
   if (!dynamic_cast<ClashWorkspace<Exec>*>(state.get())) {
     state = std::make_unique<ClashWorkspace<Exec>>();
@@ -379,8 +384,10 @@ RawClash find_clashes(const detail::PipelineBackend& pipeline,
       if (work.solids[i].open[p]) raw.open_parts[i].push_back(p);
     }
   }
+  raw.ms.solids = clock.lap();
   find_part_clashes(
-      exec, work.solids[0], work.solids[1], pass.clearance, raw, work.scratch, work.fields);
+      exec, work.solids[0], work.solids[1], pass.clearance, raw, work.scratch, work.fields, clock);
+  raw.ms.total = raw.ms.regions + raw.ms.solids + raw.ms.overlaps + raw.ms.depths + raw.ms.gaps;
   return raw;
 }
 

@@ -9,6 +9,7 @@
 #include "core/solid.hpp"
 
 #include <voxhash/backend.hpp>
+#include <voxhash/clash.hpp>
 #include <voxhash/hash_table.hpp>
 #include <voxhash/types.hpp>
 
@@ -55,7 +56,8 @@ struct RawClash {
   core::SampleGrid samples;                // the solids' lattice
   std::vector<RawPairClash> pairs;
   std::array<std::vector<std::uint32_t>, 2>
-      open_parts;  // parts a column crossed an odd number of times
+      open_parts;  // open parts: an edge used, or a column crossed, an odd number of times
+  ClashTimes ms;
 };
 
 }  // namespace voxhash::clash

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -56,6 +57,20 @@ class Scratch {
  private:
   std::vector<Buffer<std::byte>> m_slots;
   std::size_t m_next = 0;
+};
+
+/// Milliseconds between laps on the host's steady clock.
+class Stopwatch {
+ public:
+  double lap() {
+    const auto now  = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - m_last).count();
+    m_last          = now;
+    return ms;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
 };
 
 /// A model's solid: its parts' intervals sorted by key (column, part), then height.
@@ -511,7 +526,8 @@ void find_part_clashes(Exec& exec,
                        double clearance,
                        RawClash& raw,
                        Scratch<Exec>& scratch,
-                       FieldScratch<Exec>& fields) {
+                       FieldScratch<Exec>& fields,
+                       Stopwatch& clock) {
   const core::SampleGrid s = a.grid;
   const auto na            = static_cast<std::uint32_t>(a.intervals.size());
   const auto nb            = static_cast<std::uint32_t>(b.intervals.size());
@@ -615,6 +631,8 @@ void find_part_clashes(Exec& exec,
   }
   exec.synchronize();
 
+  raw.ms.overlaps = clock.lap();
+
   // Depth per overlapping pair: the largest distance, over the overlap's samples, to the boundary
   // of either part, from inside-distance fields over the overlap's box grown by a margin the
   // depth cannot exceed: first twice the overlap's extent, coarsely (kCoarseFieldSamples), then,
@@ -653,6 +671,8 @@ void find_part_clashes(Exec& exec,
     }
     raw.pairs.push_back(c);
   }
+
+  raw.ms.depths = clock.lap();
 
   // Gaps: pairs that do not overlap and whose parts' boxes come within the clearance.
   if (!(clearance > 0)) return;
@@ -746,6 +766,7 @@ void find_part_clashes(Exec& exec,
       raw.pairs.push_back(c);
     }
   }
+  raw.ms.gaps = clock.lap();
 }
 
 /// The clash pass's memory, kept by the pipeline from one report to the next
