@@ -337,22 +337,47 @@ void build_solid(Exec& exec,
   {
     PartBox* box               = boxes;
     const core::Interval* list = solid.intervals.data();
-    exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) {
-      const core::Interval iv  = list[r];
-      const std::uint64_t col  = s.column_of(iv.key);
-      const std::uint32_t part = s.part_of(iv.key);
-      const double top         = static_cast<double>(s.count[2]) - 1.0;
-      const double lo = std::min(std::max(std::floor(static_cast<double>(iv.z0)), 0.0), top);
-      const double hi = std::min(std::max(std::ceil(static_cast<double>(iv.z1)) - 1.0, lo), top);
-      const std::uint32_t cell_lo[3] = {static_cast<std::uint32_t>(col % s.count[0]),
-                                        static_cast<std::uint32_t>(col / s.count[0]),
-                                        static_cast<std::uint32_t>(lo)};
-      const std::uint32_t cell_hi[3] = {cell_lo[0], cell_lo[1], static_cast<std::uint32_t>(hi)};
-      for (int a = 0; a < 3; ++a) {
-        core::atomic_min(&box[part].min[a], cell_lo[a]);
-        core::atomic_max(&box[part].max[a], cell_hi[a]);
-      }
-    });
+    const auto total           = static_cast<std::uint32_t>(count);
+    // A thread's intervals into a box of its own, added to the part's when the part changes.
+    exec.for_each(
+        (total + core::kRowsPerThread - 1) / core::kRowsPerThread,
+        [=] VOXHASH_LAMBDA(std::uint32_t chunk) {
+          const std::uint32_t first = chunk * core::kRowsPerThread;
+          const std::uint32_t last =
+              total - first < core::kRowsPerThread ? total : first + core::kRowsPerThread;
+          PartBox own;
+          std::uint32_t current = s.part_of(list[first].key);
+          const auto flush      = [&] {
+            for (int a = 0; a < 3; ++a) {
+              core::atomic_min(&box[current].min[a], own.min[a]);
+              core::atomic_max(&box[current].max[a], own.max[a]);
+            }
+          };
+          for (std::uint32_t r = first; r < last; ++r) {
+            const core::Interval iv  = list[r];
+            const std::uint64_t col  = s.column_of(iv.key);
+            const std::uint32_t part = s.part_of(iv.key);
+            if (part != current) {
+              flush();
+              own     = {};
+              current = part;
+            }
+            const double top = static_cast<double>(s.count[2]) - 1.0;
+            const double lo  = std::min(std::max(std::floor(static_cast<double>(iv.z0)), 0.0), top);
+            const double hi =
+                std::min(std::max(std::ceil(static_cast<double>(iv.z1)) - 1.0, lo), top);
+            const std::uint32_t cell_lo[3] = {static_cast<std::uint32_t>(col % s.count[0]),
+                                              static_cast<std::uint32_t>(col / s.count[0]),
+                                              static_cast<std::uint32_t>(lo)};
+            const std::uint32_t cell_hi[3] = {
+                cell_lo[0], cell_lo[1], static_cast<std::uint32_t>(hi)};
+            for (int a = 0; a < 3; ++a) {
+              own.min[a] = std::min(own.min[a], cell_lo[a]);
+              own.max[a] = std::max(own.max[a], cell_hi[a]);
+            }
+          }
+          flush();
+        });
   }
   exec.copy_to_host(solid.open.data(), open, solid.parts);
   exec.copy_to_host(solid.boxes.data(), boxes, solid.parts);
@@ -502,11 +527,13 @@ double overlap_depth(Exec& exec,
     const std::int64_t y = box.lattice(1, static_cast<std::int64_t>(r.column / s.count[0]));
     if (x < 0 || y < 0) return;
     const std::uint32_t c1 = box.first_at_or_above(r.hi);
+    float deepest_here     = 0.0f;
     for (std::uint32_t z = box.first_at_or_above(r.lo); z < c1; ++z) {
       const std::uint64_t at =
           box.index(static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), z);
-      core::atomic_max(&out[0], core::ordered_bits(std::max(da[at], db[at])));
+      deepest_here = std::max(deepest_here, std::max(da[at], db[at]));
     }
+    if (deepest_here > 0.0f) core::atomic_max(&out[0], core::ordered_bits(deepest_here));
   });
   std::uint32_t deep[2];
   exec.copy_to_host(deep, out, 2);
@@ -613,9 +640,25 @@ void find_part_clashes(Exec& exec,
     const core::OverlapRow* row = sorted_rows;
     const std::uint32_t* pair   = pair_of_row;
     const std::uint8_t* start   = starts;
-    exec.for_each(rows, [=] VOXHASH_LAMBDA(std::uint32_t r) {
-      core::add_row(sum[pair[r] + start[r] - 1u], s, row[r]);
-    });
+    const std::uint32_t total   = rows;
+    exec.for_each((rows + core::kRowsPerThread - 1) / core::kRowsPerThread,
+                  [=] VOXHASH_LAMBDA(std::uint32_t chunk) {
+                    const std::uint32_t first = chunk * core::kRowsPerThread;
+                    const std::uint32_t last =
+                        total - first < core::kRowsPerThread ? total : first + core::kRowsPerThread;
+                    core::PairSums own;
+                    std::uint32_t current = pair[first] + start[first] - 1u;
+                    for (std::uint32_t r = first; r < last; ++r) {
+                      const std::uint32_t p = pair[r] + start[r] - 1u;
+                      if (p != current) {
+                        core::add_sums(sum[current], own);
+                        own     = {};
+                        current = p;
+                      }
+                      core::add_row(own, s, row[r]);
+                    }
+                    core::add_sums(sum[current], own);
+                  });
   }
   std::vector<core::PairSums> host_sums(pairs);
   std::vector<std::uint32_t> host_first(pairs);

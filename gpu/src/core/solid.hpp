@@ -204,6 +204,12 @@ struct PairSums {
   std::uint32_t max[3] = {0, 0, 0};
 };
 
+/// Rows (or intervals) one thread sums in its own registers before it adds them to the shared
+/// sums: the rows of a pair are neighbours, so a pair's shared sums take one atomic a chunk, not
+/// one a row (a frame's overlap can be a million rows of one pair).
+inline constexpr std::uint32_t kRowsPerThread = 64;
+
+/// Adds `row` to a thread's own sums.
 VOXHASH_HD void add_row(PairSums& p, const SampleGrid& s, const OverlapRow& row) {
   const double length = static_cast<double>(row.hi) - static_cast<double>(row.lo);
   const auto i        = static_cast<std::uint32_t>(row.column % s.count[0]);
@@ -212,14 +218,24 @@ VOXHASH_HD void add_row(PairSums& p, const SampleGrid& s, const OverlapRow& row)
   const auto k0       = static_cast<std::uint32_t>(lo);
   const double top    = static_cast<double>(row.hi);
   const auto k1       = top <= 0.0 ? 0u : static_cast<std::uint32_t>(ceil(top)) - 1u;
-  atomic_add(&p.length, static_cast<std::uint64_t>(length * kLengthScale + 0.5));
-  atomic_add(&p.moment[0], length * (i + 0.5));
-  atomic_add(&p.moment[1], length * (j + 0.5));
-  atomic_add(&p.moment[2], length * 0.5 * (static_cast<double>(row.lo) + top));
+  p.length += static_cast<std::uint64_t>(length * kLengthScale + 0.5);
+  p.moment[0] += length * (i + 0.5);
+  p.moment[1] += length * (j + 0.5);
+  p.moment[2] += length * 0.5 * (static_cast<double>(row.lo) + top);
   const std::uint32_t lo_cell[3] = {i, j, k0}, hi_cell[3] = {i, j, k1 < k0 ? k0 : k1};
   for (int a = 0; a < 3; ++a) {
-    atomic_min(&p.min[a], lo_cell[a]);
-    atomic_max(&p.max[a], hi_cell[a]);
+    p.min[a] = lo_cell[a] < p.min[a] ? lo_cell[a] : p.min[a];
+    p.max[a] = hi_cell[a] > p.max[a] ? hi_cell[a] : p.max[a];
+  }
+}
+
+/// Adds a thread's sums to the shared ones.
+VOXHASH_HD void add_sums(PairSums& to, const PairSums& from) {
+  atomic_add(&to.length, from.length);
+  for (int a = 0; a < 3; ++a) {
+    atomic_add(&to.moment[a], from.moment[a]);
+    atomic_min(&to.min[a], from.min[a]);
+    atomic_max(&to.max[a], from.max[a]);
   }
 }
 
