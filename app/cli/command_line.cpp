@@ -417,7 +417,9 @@ class CommandLine {
         "selected model, V vsync, H panel, O overlay, F12 screenshot, F11 export voxels\n"
         "(voxhash-voxels-NNN.ply), 1/2/3/4 algorithm, Esc quit. Drop model files on the window\n"
         "to load them.\n"
-        "Headless benchmarks: voxhash bench --help.");
+        "Other commands: voxhash clash SCENE (the clash report: which parts clash, how much,\n"
+        "how deep, how close; voxhash clash --help) and voxhash bench (headless benchmarks;\n"
+        "voxhash bench --help).");
   }
 
   /// The flags every bench command takes.
