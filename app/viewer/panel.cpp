@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace voxhash::viewer {
 namespace {
@@ -597,7 +598,9 @@ void Panel::draw_placement(AppState& state, ViewControls& controls) {
     ModelPlacement placement = state.placement(i);
     const float speed        = 0.002f * state.pipeline().grid().voxel_size.x *
                         static_cast<float>(state.pipeline().config().grid.resolution.x);
-    bool edited = ImGui::DragFloat3("translate", &placement.translate.x, speed, 0, 0, "%.4g");
+    // The translation's label carries the scene's unit ("translate (mm)").
+    const std::string translate = "translate (" + std::string(to_string(state.scene().unit)) + ")";
+    bool edited = ImGui::DragFloat3(translate.c_str(), &placement.translate.x, speed, 0, 0, "%.4g");
     bool done   = ImGui::IsItemDeactivatedAfterEdit();
     edited |= ImGui::DragFloat3("rotate (deg)", &placement.rotate_degrees.x, 0.5f, 0, 0, "%.1f");
     done |= ImGui::IsItemDeactivatedAfterEdit();

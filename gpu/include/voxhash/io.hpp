@@ -8,7 +8,7 @@
 
 #include <voxhash/geometry.hpp>
 #include <voxhash/grid.hpp>
-#include <voxhash/pipeline.hpp>
+#include <voxhash/voxels.hpp>
 
 #include <array>
 #include <cstddef>

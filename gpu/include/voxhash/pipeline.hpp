@@ -13,6 +13,7 @@
 #include <voxhash/grid.hpp>
 #include <voxhash/hash_table.hpp>
 #include <voxhash/types.hpp>
+#include <voxhash/voxels.hpp>
 
 #include <algorithm>
 #include <array>
@@ -24,12 +25,6 @@
 #include <vector>
 
 namespace voxhash {
-
-/// What the flood fill decides for a surface voxel. Device code stores it as one byte.
-enum class VoxelLabel : std::uint8_t { Outside = 0, Inside = 1, Intersection = 2 };
-inline constexpr int kVoxelLabels = 3;
-
-enum class Deformation { None, Twist, Bend, Wobble };
 
 struct AnimationParams {
   float speed             = 1.0f;  // 1 = one pass through each other every ~6 s
@@ -193,13 +188,6 @@ struct FrameTargets {
   std::array<std::size_t, 2> instance_capacity{};
   /// false: no instances this frame (headless runs that only read statistics or voxels).
   bool write_instances = true;
-};
-
-/// A model's labelled voxels, on the host, sorted by key (64-bit wide, whichever width the frame
-/// ran on).
-struct ModelVoxels {
-  std::vector<Key64> keys;
-  std::vector<VoxelLabel> labels;
 };
 
 /// Peak memory a Pipeline with this configuration needs for models of points[0] and points[1]

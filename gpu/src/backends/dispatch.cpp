@@ -188,4 +188,12 @@ std::unique_ptr<PipelineBackend> make_pipeline_backend(Backend backend) {
 }
 
 }  // namespace detail
+
+clash::RawClash clash::find_clashes(Backend backend,
+                                    const detail::PipelineBackend& pipeline,
+                                    const Grid& grid,
+                                    const ClashPass& pass) {
+  return detail::backend_impl(backend).find_clashes(pipeline, grid, pass);
+}
+
 }  // namespace voxhash

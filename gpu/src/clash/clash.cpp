@@ -2,10 +2,10 @@
 // (clash_impl.hpp), then, on the host, ranks the regions, turns their cell sums into world units
 // and attaches each region's part pairs, and turns the part pairs' sums, depths and gaps into
 // clashes: kinds from the tolerance, world units, stable ids, the report's order.
-#include "backends/backend_impl.hpp"
 #include "clash/clash_raw.hpp"
 
 #include <voxhash/clash.hpp>
+#include <voxhash/error.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -260,14 +260,13 @@ ClashReport compute_clash_report(const Pipeline& pipeline, const ClashOptions& o
   const Grid& g = pipeline.grid();
   check_options(options, g);
   clash::ClashPass pass;
-  pass.join_table        = pipeline.config().algorithm;
-  pass.join_budget       = options.gpu_budget;
-  pass.with_voxels       = options.voxels;
-  pass.columns_per_voxel = options.columns_per_voxel;
-  pass.clearance         = options.clearance;
-  pass.stream            = options.stream;
-  const clash::RawClash raw =
-      detail::backend_impl(pipeline.backend()).find_clashes(*pipeline.m_impl, g, pass);
+  pass.join_table           = pipeline.config().algorithm;
+  pass.join_budget          = options.gpu_budget;
+  pass.with_voxels          = options.voxels;
+  pass.columns_per_voxel    = options.columns_per_voxel;
+  pass.clearance            = options.clearance;
+  pass.stream               = options.stream;
+  const clash::RawClash raw = clash::find_clashes(pipeline.backend(), *pipeline.m_impl, g, pass);
   ClashReport report;
   report.grid          = g;
   report.total_regions = raw.regions.size();

@@ -10,6 +10,7 @@
 
 #include <voxhash/backend.hpp>
 #include <voxhash/clash.hpp>
+#include <voxhash/grid.hpp>
 #include <voxhash/hash_table.hpp>
 #include <voxhash/types.hpp>
 
@@ -17,6 +18,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+namespace voxhash::detail {
+class PipelineBackend;
+}
 
 namespace voxhash::clash {
 
@@ -59,5 +64,12 @@ struct RawClash {
       open_parts;  // open parts: an edge used, or a column crossed, an odd number of times
   ClashTimes ms;
 };
+
+/// The clash pass of `backend` over `pipeline`'s last frame (clash_impl.hpp's find_clashes on that
+/// backend's executor; defined in backends/dispatch.cpp, which picks the backend).
+[[nodiscard]] RawClash find_clashes(Backend backend,
+                                    const detail::PipelineBackend& pipeline,
+                                    const Grid& grid,
+                                    const ClashPass& pass);
 
 }  // namespace voxhash::clash

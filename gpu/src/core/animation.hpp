@@ -5,7 +5,7 @@
 
 #include <voxhash/detail/host_device.hpp>
 #include <voxhash/geometry.hpp>
-#include <voxhash/pipeline.hpp>
+#include <voxhash/voxels.hpp>
 
 #include <cmath>
 

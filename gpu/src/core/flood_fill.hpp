@@ -22,7 +22,7 @@
 #include <voxhash/detail/hash.hpp>
 #include <voxhash/detail/host_device.hpp>
 #include <voxhash/grid.hpp>
-#include <voxhash/pipeline.hpp>
+#include <voxhash/voxels.hpp>
 
 #include <bit>
 #include <cstdint>
