@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -262,6 +263,45 @@ TEST(Scene, GpuBudgetReachesThePipelineConfig) {
                         {.points = 1000});
   EXPECT_EQ(loaded.config.gpu_budget, std::size_t{8} << 20);
   EXPECT_EQ(load_scene_models(none, {.points = 1000}).config.gpu_budget, 0u);
+}
+
+TEST(Scene, ClashTolerancesAreLengthsWithUnits) {
+  const Scene mm = parse_scene(
+      scene_text("", "", R"(, "unit": "mm", "tolerance": "1in", "clearance": 25)"), "mm.json");
+  EXPECT_DOUBLE_EQ(mm.tolerance, 25.4);
+  EXPECT_DOUBLE_EQ(mm.clearance, 25.0);
+  for (const auto& [text, unit, length] : {std::tuple{"25mm", LengthUnit::Meter, 0.025},
+                                           {" 2 ft ", LengthUnit::Inch, 24.0},
+                                           {"0.5", LengthUnit::Centimeter, 0.5},
+                                           {"5e-3m", LengthUnit::Millimeter, 5.0}}) {
+    const std::optional<double> parsed = parse_length(text, unit);
+    ASSERT_TRUE(parsed) << text;
+    EXPECT_NEAR(*parsed, length, 1e-12 * length) << text;
+  }
+  for (const char* bad : {"", "mm", "-1mm", "nan", "inf", "1e999", "3 parsecs", "1em", "1..2"})
+    EXPECT_FALSE(parse_length(bad, LengthUnit::Meter)) << bad;
+  const Scene back = parse_scene(scene_to_json(mm, temp_dir()), "back.json");
+  EXPECT_DOUBLE_EQ(back.tolerance, 25.4);
+  EXPECT_DOUBLE_EQ(back.clearance, 25.0);
+
+  expect_scene_error("t.json", scene_text("", "", R"(, "tolerance": "3 parsecs")"), "tolerance");
+  expect_scene_error("c.json", scene_text("", "", R"(, "clearance": -1)"), "clearance");
+  expect_scene_error("c2.json", scene_text("", "", R"(, "clearance": [1])"), "clearance");
+}
+
+TEST(Scene, ClashFlagsRefuseBadLengthsAndSayWhatAClearanceNeeds) {
+  const Outcome bad = run({"clash", asset("demo.json"), "--backend", "cpu", "--tolerance", "nan"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--tolerance"), std::string::npos) << bad.err;
+  const Outcome fine =
+      run({"clash", asset("demo.json"), "--backend", "cpu", "--res", "64", "--clearance", "1mm"});
+  EXPECT_EQ(fine.exit_code, 1);
+  EXPECT_NE(fine.err.find("voxels of at most 0.001"), std::string::npos) << fine.err;
+  // --exit-code: 3 when the report lists a clash (the demo's models pass through each other).
+  const Outcome found =
+      run({"clash", asset("demo.json"), "--backend", "cpu", "--res", "64", "--exit-code"});
+  EXPECT_EQ(found.exit_code, 3) << found.err;
+  EXPECT_NE(found.out.find("hard"), std::string::npos) << found.out;
 }
 
 TEST(Scene, PagedCloudsSceneParses) {
