@@ -233,6 +233,29 @@ TEST(ClashSolids, BadTolerancesAndAClearanceUnderAVoxelAreRefused) {
   }
 }
 
+TEST(ClashSolids, PartIdsBeyondTheSolidsLimitAreRefused) {
+  ClashScene scene = solid_scene(
+      {box({-0.5, -0.3, -0.3}, {0.1, 0.3, 0.3})}, {box({0.0, -0.2, -0.2}, {0.6, 0.2, 0.2})}, {});
+  for (std::uint32_t& part : scene.models[1].mesh.triangle_parts)
+    part = 5'000'000;
+  try {
+    (void)clash_cpu(scene);
+    FAIL() << "a part id of 5M was taken";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("part id 5000000"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ClashSolids, PartsReachingBeyondTheGridStillClash) {
+  // The bar runs far past the grid's top and bottom: its columns' intervals do too.
+  const ClashScene scene = solid_scene(
+      {box({-0.5, -0.5, -0.5}, {0.5, 0.5, 0.5})}, {box({-0.1, -0.1, -30.0}, {0.1, 0.1, 30.0})}, {});
+  const ClashReport r = clash_cpu(scene);
+  ASSERT_EQ(r.clashes.size(), 1u);
+  EXPECT_NEAR(r.clashes[0].volume, 0.2 * 0.2 * 1.0, 0.02 * 0.04);
+  EXPECT_LE(r.clashes[0].bounds.max.z, 1.6f + 1e-4f);
+}
+
 TEST(ClashSolids, PointCloudsClashByTheirSurfacesWithoutVolume) {
   const ClashReport r = clash_cpu(two_spheres_scene(1.0f));
   EXPECT_FALSE(r.solids);

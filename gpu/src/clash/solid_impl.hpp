@@ -73,6 +73,9 @@ class Stopwatch {
   std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
 };
 
+/// Part ids a solid takes (each part has a box and an open flag on the device and the host).
+inline constexpr std::uint32_t kMaxParts = std::uint32_t{1} << 22;
+
 /// A model's solid: its parts' intervals sorted by key (column, part), then height.
 template <class Exec>
 struct ModelSolid {
@@ -135,7 +138,11 @@ std::uint32_t part_count(Exec& exec, const detail::MeshView& mesh, Scratch<Exec>
   std::uint32_t largest = 0;
   exec.copy_to_host(&largest, out, 1);
   exec.synchronize();
-  if (largest >= 0x7FFFFFFFu) throw InvalidInput("clash report: a part id over 2^31 - 2");
+  if (largest >= kMaxParts) {
+    throw InvalidInput("clash report: part id " + std::to_string(largest) +
+                       ": the solids take part ids below " + std::to_string(kMaxParts) +
+                       " (a model's parts numbered 0, 1, 2, ...)");
+  }
   return largest + 1;
 }
 

@@ -214,10 +214,13 @@ VOXHASH_HD void add_row(PairSums& p, const SampleGrid& s, const OverlapRow& row)
   const double length = static_cast<double>(row.hi) - static_cast<double>(row.lo);
   const auto i        = static_cast<std::uint32_t>(row.column % s.count[0]);
   const auto j        = static_cast<std::uint32_t>(row.column / s.count[0]);
-  const double lo     = row.lo < 0.f ? 0.0 : static_cast<double>(row.lo);
-  const auto k0       = static_cast<std::uint32_t>(lo);
-  const double top    = static_cast<double>(row.hi);
-  const auto k1       = top <= 0.0 ? 0u : static_cast<std::uint32_t>(ceil(top)) - 1u;
+  // The box in samples, clamped to the lattice (a part may reach beyond the grid along z).
+  const double last = static_cast<double>(s.count[2]) - 1.0;
+  const double lo   = row.lo < 0.f ? 0.0 : static_cast<double>(row.lo);
+  const auto k0     = static_cast<std::uint32_t>(lo < last ? lo : last);
+  const double top  = static_cast<double>(row.hi);
+  const double up   = ceil(top) - 1.0;
+  const auto k1     = static_cast<std::uint32_t>(up <= 0.0 ? 0.0 : up < last ? up : last);
   p.length += static_cast<std::uint64_t>(length * kLengthScale + 0.5);
   p.moment[0] += length * (i + 0.5);
   p.moment[1] += length * (j + 0.5);
