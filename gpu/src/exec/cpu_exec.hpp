@@ -240,10 +240,10 @@ class CpuExec {
   T read(const T* src) {
     return *src;
   }
-  /// dst[0..n) = src[0..n): into host memory.
+  /// dst[0..n) = src[0..n): into host memory (n may be 0, with null pointers: an empty list).
   template <class T>
   void copy_to_host(T* dst, const T* src, std::size_t n) {
-    std::memcpy(dst, src, n * sizeof(T));
+    if (n != 0) std::memcpy(dst, src, n * sizeof(T));
   }
   template <class T>
   void write_async(T* dst, const T& value) {
