@@ -379,7 +379,7 @@ RawClash find_clashes(const detail::PipelineBackend& pipeline,
   raw.solids  = true;
   raw.samples = sample_grid(g, pass.columns_per_voxel, std::max(parts[0], parts[1]));
   for (int i = 0; i < 2; ++i) {
-    build_solid(exec, raw.samples, meshes[i], work.solids[i], work.scratch);
+    build_solid(exec, raw.samples, meshes[i], parts[i], work.solids[i], work.scratch);
     for (std::uint32_t p = 0; p < work.solids[i].parts; ++p) {
       if (work.solids[i].open[p]) raw.open_parts[i].push_back(p);
     }

@@ -206,18 +206,20 @@ void mark_open_edges(Exec& exec,
   });
 }
 
-/// Model `mesh`'s solid (see the file comment) on lattice `s`.
+/// Into `solid`: model `mesh`'s solid (see the file comment) on lattice `s`, its part ids below
+/// `parts` (part_count).
 template <class Exec>
 void build_solid(Exec& exec,
                  const core::SampleGrid& s,
                  const detail::MeshView& mesh,
+                 std::uint32_t parts,
                  ModelSolid<Exec>& solid,
                  Scratch<Exec>& scratch) {
   solid.grid = s;
   solid.intervals.resize(0);
   solid.keys.resize(0);
   const std::uint32_t n = mesh.triangle_count;
-  solid.parts           = part_count(exec, mesh, scratch);
+  solid.parts           = parts;
   solid.open.assign(solid.parts, 0);
   solid.boxes.assign(solid.parts, PartBox{});
   if (n == 0) return;
