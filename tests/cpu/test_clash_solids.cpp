@@ -182,6 +182,21 @@ TEST(ClashSolids, AnOpenPartIsReported) {
   EXPECT_TRUE(r.open_parts[1].empty());
 }
 
+TEST(ClashSolids, RepeatedVerticesDoNotOpenAClosedPart) {
+  // Every triangle with vertices of its own, as some OBJ exporters write them: still closed.
+  Mesh loose;
+  const Mesh closed = box({-0.5, -0.3, -0.3}, {0.1, 0.3, 0.3});
+  for (const std::uint32_t v : closed.triangles) {
+    loose.triangles.push_back(static_cast<std::uint32_t>(loose.vertices.size()));
+    loose.vertices.push_back(closed.vertices[v]);
+  }
+  const ClashScene scene = solid_scene({loose}, {box({0.0, -0.2, -0.2}, {0.6, 0.2, 0.2})}, {});
+  const ClashReport r    = clash_cpu(scene);
+  EXPECT_TRUE(r.open_parts[0].empty());
+  ASSERT_EQ(r.clashes.size(), 1u);
+  EXPECT_NEAR(r.clashes[0].volume, 0.1 * 0.4 * 0.4, 0.02 * 0.1 * 0.4 * 0.4);
+}
+
 TEST(ClashSolids, IdsComeFromTheNamesAndStayFromRunToRun) {
   const ClashScene scene = solid_scene(
       {box({-0.5, -0.3, -0.3}, {0.1, 0.3, 0.3}), box({0.3, -0.3, -0.3}, {0.9, 0.3, 0.3})},

@@ -167,9 +167,52 @@ inline core::SampleGrid sample_grid(const Grid& g, int per_voxel, std::uint32_t 
   return s;
 }
 
+/// canonical[v] for each of the mesh's vertices: the lowest-sorted vertex at the same position
+/// (bit for bit), so that files which repeat a position (an OBJ's faces each with vertices of
+/// their own) still share their edges. Sorted by z's bits, then stably by x's and y's.
+template <class Exec>
+void weld_positions(Exec& exec,
+                    const detail::MeshView& mesh,
+                    std::uint32_t* canonical,
+                    Scratch<Exec>& scratch) {
+  const std::uint32_t n       = mesh.vertex_count;
+  std::uint64_t* xy           = scratch.template take<std::uint64_t>(n);
+  std::uint64_t* xy_sorted    = scratch.template take<std::uint64_t>(n);
+  std::uint32_t* z            = scratch.template take<std::uint32_t>(n);
+  std::uint32_t* z_sorted     = scratch.template take<std::uint32_t>(n);
+  std::uint32_t* order        = scratch.template take<std::uint32_t>(n);
+  std::uint32_t* order_sorted = scratch.template take<std::uint32_t>(n);
+  const Float3* vertex        = mesh.vertices;
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t v) {
+    z[v]     = core::ordered_bits(vertex[v].z);
+    order[v] = v;
+  });
+  exec.sort_pairs(z, z_sorted, order, order_sorted, n, 32);
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t k) {
+    const Float3 p = vertex[order_sorted[k]];
+    xy[k]          = (std::uint64_t{core::ordered_bits(p.x)} << 32) | core::ordered_bits(p.y);
+  });
+  exec.sort_pairs(xy, xy_sorted, order_sorted, order, n, 64);
+  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t k) {
+    // The run of equal positions k is in: back to its first member.
+    const Float3 p      = vertex[order[k]];
+    std::uint32_t first = k;
+    while (first > 0) {
+      const Float3 q = vertex[order[first - 1]];
+      if (!(core::ordered_bits(q.x) == core::ordered_bits(p.x) &&
+            core::ordered_bits(q.y) == core::ordered_bits(p.y) &&
+            core::ordered_bits(q.z) == core::ordered_bits(p.z))) {
+        break;
+      }
+      --first;
+    }
+    canonical[order[k]] = order[first];
+  });
+}
+
 /// Marks open[part] for every part with an edge that an odd number of its model's triangles use
-/// (a hole, a missing face: no inside), whichever way the columns run. Edges are vertex index
-/// pairs, so vertices must be shared (the loaders weld them).
+/// (a hole, a missing face: no inside), whichever way the columns run. Edges join welded positions
+/// (weld_positions), so a file's repeated vertices do not open it.
 template <class Exec>
 void mark_open_edges(Exec& exec,
                      const detail::MeshView& mesh,
@@ -177,7 +220,9 @@ void mark_open_edges(Exec& exec,
                      Scratch<Exec>& scratch) {
   const std::uint64_t edges = std::uint64_t{3} * mesh.triangle_count;
   if (edges > 0x7FFFFFFFull) return;  // beyond the 32-bit loops: the columns' parity alone
-  const auto n                = static_cast<std::uint32_t>(edges);
+  const auto n             = static_cast<std::uint32_t>(edges);
+  std::uint32_t* canonical = scratch.template take<std::uint32_t>(mesh.vertex_count);
+  weld_positions(exec, mesh, canonical, scratch);
   std::uint64_t* keys         = scratch.template take<std::uint64_t>(n);
   std::uint64_t* keys_sorted  = scratch.template take<std::uint64_t>(n);
   std::uint32_t* parts        = scratch.template take<std::uint32_t>(n);
@@ -187,11 +232,13 @@ void mark_open_edges(Exec& exec,
     std::uint32_t* part          = parts;
     const std::uint32_t* indices = mesh.triangles;
     const std::uint32_t* owner   = mesh.parts;
+    const std::uint32_t* welded  = canonical;
     exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t e) {
       const std::uint32_t t = e / 3, k = e % 3;
-      const std::uint32_t u = indices[3 * t + k], v = indices[3 * t + (k + 1) % 3];
-      key[e]  = u < v ? (std::uint64_t{u} << 32) | v : (std::uint64_t{v} << 32) | u;
-      part[e] = owner ? owner[t] : 0u;
+      const std::uint32_t u = welded[indices[3 * t + k]];
+      const std::uint32_t v = welded[indices[3 * t + (k + 1) % 3]];
+      key[e]                = u < v ? (std::uint64_t{u} << 32) | v : (std::uint64_t{v} << 32) | u;
+      part[e]               = owner ? owner[t] : 0u;
     });
   }
   exec.sort_pairs(keys, keys_sorted, parts, parts_sorted, n, 64);

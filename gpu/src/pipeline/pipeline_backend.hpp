@@ -40,6 +40,7 @@ struct PartPairs {
 /// a point cloud).
 struct MeshView {
   const Float3* vertices         = nullptr;
+  std::uint32_t vertex_count     = 0;
   const std::uint32_t* triangles = nullptr;  // three vertex indices a triangle
   std::uint32_t triangle_count   = 0;
   const std::uint32_t* parts     = nullptr;  // a part id a triangle; null: all part 0

@@ -331,6 +331,7 @@ class PipelineImpl final : public detail::PipelineBackend {
     const Model& m = m_models.at(i);
     if (!m.triangle_count) return {};
     return {m.vertices.data(),
+            static_cast<std::uint32_t>(m.vertices.size()),
             m.triangles.data(),
             m.triangle_count,
             m.parts.empty() ? nullptr : m.parts.data()};
