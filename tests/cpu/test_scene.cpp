@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -898,6 +899,66 @@ TEST(Scene, ClashReportNamesTheModelsParts) {
   }
   std::sort(parts_a.begin(), parts_a.end());
   EXPECT_EQ(parts_a, (std::vector<std::string>{"left", "right"}));
+}
+
+TEST(Scene, ClashOfDuctsAgainstStructureGivesExactAnswersPerPair) {
+  // A coordination check as a user runs it: structure (beam, wall, column) against ducts, one
+  // file each, tolerance and clearance in the scene with units. duct-7 runs through the wall, under
+  // the beam's soffit (0.15 m into it) and into the column (0.05 m); duct-8 through the wall only;
+  // duct-9 passes the column 0.1 m away.
+  const std::string structure =
+      write_file("structure.obj",
+                 boxes_obj({{"beam", {{0, 0, 2.8f}, {10, 0.3f, 3.1f}}},
+                            {"wall", {{4, -2, 0}, {4.2f, 3, 3.2f}}},
+                            {"column", {{7, -0.2f, 0}, {7.3f, 0.1f, 3.2f}}}}));
+  const std::string ducts =
+      write_file("ducts.obj",
+                 boxes_obj({{"duct-7", {{-1, 0.05f, 2.6f}, {11, 0.45f, 2.95f}}},
+                            {"duct-8", {{-1, 1, 2.5f}, {11, 1.3f, 2.8f}}},
+                            {"duct-9", {{5, -0.45f, 1}, {11, -0.3f, 1.3f}}}}));
+  const std::string scene_path = write_file(
+      "coordination.json",
+      R"({"voxhash_scene": 1, "tolerance": "10mm", "clearance": "150mm", "grid": {"voxel_size": 0.02},
+          "models": [{"path": ")" +
+          structure + R"("}, {"path": ")" + ducts + R"("}]})");
+  const std::string json_path = (temp_dir() / "coordination.report.json").string();
+  const Outcome r             = run({"clash",
+                                     scene_path,
+                                     "--backend",
+                                     "cpu",
+                                     "--points",
+                                     "20000",
+                                     "--json",
+                                     json_path,
+                                     "--exit-code"});
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  const json report = json::parse(read_text(json_path));
+  EXPECT_EQ(report["counts"]["hard"], 4) << report["clashes"].dump(2);
+  EXPECT_EQ(report["counts"]["touching"], 0);
+  EXPECT_EQ(report["counts"]["clearance"], 1);
+  EXPECT_EQ(report["tolerance"], 0.01);
+  const double voxel = 0.02;
+  // (part of A, part of B) -> exact volume, depth or gap.
+  const std::map<std::pair<std::string, std::string>, std::pair<double, double>> exact = {
+      {{"wall", "duct-7"}, {0.2 * 0.4 * 0.35, 0.175}},
+      {{"beam", "duct-7"}, {10 * 0.25 * 0.15, 0.15}},
+      {{"wall", "duct-8"}, {0.2 * 0.3 * 0.3, 0.15}},
+      {{"column", "duct-7"}, {0.3 * 0.05 * 0.35, 0.05}},
+      {{"column", "duct-9"}, {0.0, 0.1}}};
+  ASSERT_EQ(report["clashes"].size(), exact.size());
+  for (const json& c : report["clashes"]) {
+    const auto found = exact.find({c["part_a"], c["part_b"]});
+    ASSERT_NE(found, exact.end()) << c.dump();
+    const auto [volume, length] = found->second;
+    if (c["kind"] == "clearance") {
+      EXPECT_EQ(c["volume"], 0.0);
+      EXPECT_NEAR(c["distance"].get<double>(), length, voxel) << c.dump();
+    } else {
+      EXPECT_EQ(c["kind"], "hard");
+      EXPECT_NEAR(c["volume"].get<double>(), volume, 0.02 * volume) << c.dump();
+      EXPECT_NEAR(c["depth"].get<double>(), length, voxel) << c.dump();
+    }
+  }
 }
 
 TEST(Scene, MeshAsPointsKeepsItsSamplesAndTheirParts) {

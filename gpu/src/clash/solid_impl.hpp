@@ -831,10 +831,12 @@ void find_part_clashes(Exec& exec,
           // The interval's ends, from the nearest samples of the field (a distance changes by at
           // most the step to them).
           for (const float end : {iv.z0, iv.z1}) {
+            // An end beyond the box's heights is farther than the clearance from B: the box
+            // holds every point that comes that close.
             const double c =
                 std::round((end - 0.5 - static_cast<double>(box.origin[2])) / box.stride);
-            const auto z = static_cast<std::uint32_t>(
-                std::min(std::max(c, 0.0), static_cast<double>(box.n[2] - 1)));
+            if (!(c >= 0.0 && c < static_cast<double>(box.n[2]))) continue;
+            const auto z = static_cast<std::uint32_t>(c);
             offer(z, std::abs(box.height(z) - end) * step_z);
           }
         });
