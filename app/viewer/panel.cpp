@@ -657,18 +657,19 @@ void Panel::draw_clash(AppState& state, PanelRequests& requests) {
     return;
   }
   const char* unit = to_string(state.scene().unit).data();
-  ImGui::Text("t = %.2f s: %zu clash(es): %zu hard, %zu touching, %zu clearance",
-              state.clash_time(),
-              report->clashes.size(),
-              report->kind_counts[0],
-              report->kind_counts[1],
-              report->kind_counts[2]);
-  ImGui::TextColored(kDimColor,
-                     "tolerance %g %s, clearance %g %s (the scene's); click a clash to frame it",
+  ImGui::TextWrapped("t = %.2f s: %zu clash(es): %zu hard, %zu touching, %zu clearance",
+                     state.clash_time(),
+                     report->clashes.size(),
+                     report->kind_counts[0],
+                     report->kind_counts[1],
+                     report->kind_counts[2]);
+  ImGui::PushStyleColor(ImGuiCol_Text, kDimColor);
+  ImGui::TextWrapped("tolerance %g %s, clearance %g %s (the scene's); click a clash to frame it",
                      state.scene().tolerance,
                      unit,
                      state.scene().clearance,
                      unit);
+  ImGui::PopStyleColor();
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   const float room = ImGui::GetContentRegionAvail().y - 40;
@@ -709,11 +710,11 @@ void Panel::draw_clash(AppState& state, PanelRequests& requests) {
     }
     ImGui::EndTable();
   }
-  ImGui::Text("%zu region(s) of the contact band, %zu voxels, %.4g %s^3",
-              report->total_regions,
-              report->voxels,
-              report->volume,
-              unit);
+  ImGui::TextWrapped("%zu region(s) of the contact band, %zu voxels, %.4g %s^3",
+                     report->total_regions,
+                     report->voxels,
+                     report->volume,
+                     unit);
   if (report->total_regions > report->regions.size()) {
     ImGui::TextColored(kDimColor, "the largest %zu listed", report->regions.size());
   }
