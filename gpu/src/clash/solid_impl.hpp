@@ -12,6 +12,7 @@
 #pragma once
 
 #include "clash/clash_raw.hpp"
+#include "core/atomics.hpp"
 #include "core/solid.hpp"
 #include "pipeline/pipeline_backend.hpp"
 
@@ -249,7 +250,7 @@ void mark_open_edges(Exec& exec,
     std::uint32_t end = e + 1;
     while (end < n && key[end] == key[e])
       ++end;
-    if ((end - e) & 1u) open[part[e]] = 1;
+    if ((end - e) & 1u) core::atomic_store(&open[part[e]], 1u);
   });
 }
 
@@ -368,7 +369,7 @@ void build_solid(Exec& exec,
       const bool even           = ((k - first) & 1u) == 0;
       const bool paired         = k + 1 < total && key[k + 1] == key[k];
       start[k]                  = even && paired;
-      if (even && !paired) odd[s.part_of(key[k])] = 1;
+      if (even && !paired) core::atomic_store(&odd[s.part_of(key[k])], 1u);
     });
   }
   std::uint32_t* chosen   = scratch.template take<std::uint32_t>(m);
