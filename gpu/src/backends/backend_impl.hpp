@@ -64,7 +64,7 @@ class BackendImpl {
                                                                std::span<const JoinInput> right,
                                                                const JoinOptions& options) = 0;
   /// The clash pass over a pipeline of this backend (clash/clash_impl.hpp): its clash regions,
-  /// and for two mesh models their parts' solids and part-pair clashes (clash/solid_impl.hpp).
+  /// and for two mesh models their parts' solids and part-pair clashes (clash/part_clashes_impl.hpp).
   [[nodiscard]] virtual clash::RawClash find_clashes(const PipelineBackend& pipeline,
                                                      const Grid& grid,
                                                      const clash::ClashPass& pass) = 0;

@@ -1,5 +1,6 @@
-// The CPU backend: the shared templates instantiated with CpuExec (oneTBB loops), host memory
-// (64-byte aligned), the host's free memory and cache size for the device limits.
+// The CPU backend: host memory (64-byte aligned), the host's free memory and cache size for the
+// device limits, and ExecBackend<CpuExec> (oneTBB loops), whose concerns are instantiated in
+// cpu_tables.cpp, cpu_joins.cpp, cpu_frame.cpp and cpu_clash.cpp.
 #include "backends/exec_backend.hpp"
 #include "exec/cpu_exec.hpp"
 

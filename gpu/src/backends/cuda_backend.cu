@@ -1,6 +1,7 @@
-// The CUDA backend: the shared templates instantiated with CudaExec (thin kernels, CUB), device
-// discovery, device memory, and the sizes of the device-limit measurement (a 2 GiB DRAM table
-// when free memory allows, 32 MiB for L2).
+// The CUDA backend: ExecBackend<CudaExec> (thin kernels, CUB; its concerns instantiated in
+// cuda_tables.cu, cuda_joins.cu, cuda_frame.cu and cuda_clash.cu), device discovery, device
+// memory, and the sizes of the device-limit measurement (a 2 GiB DRAM table when free memory
+// allows, 32 MiB for L2).
 #include "backends/exec_backend.hpp"
 #include "exec/cuda_exec.cuh"
 
