@@ -140,7 +140,7 @@ LabelTrust label_trust(const std::vector<FrameStats>& frames, int model) {
 }
 
 /// On stderr: a point cloud too sparse for the grid (naming it and the points that would cover
-/// it), and regions behind walls thinner than the barrier.
+/// it), regions behind walls thinner than the barrier, and an open mesh.
 void warn_about_labels(const std::vector<FrameStats>& frames,
                        const std::array<std::string, 2>& names,
                        int resolution) {
@@ -159,6 +159,10 @@ void warn_about_labels(const std::vector<FrameStats>& frames,
                 << t.thin_features << " region(s) per frame reach both sides of a wall of model "
                 << (m ? 'A' : 'B') << " thinner than about two voxels; their labels are not "
                 << "trustworthy (a finer grid resolves the wall)" << std::endl;
+    }
+    if (!frames.empty() && frames.back().model[m].open_parts) {
+      std::cerr << "[frame] warning: " << open_mesh_warning(frames.back().model[m], m, names[m])
+                << std::endl;
     }
   }
 }

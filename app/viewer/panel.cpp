@@ -456,6 +456,11 @@ void Panel::draw_label_warnings(const AppState& state) {
           kModelNames[1 - i]);
       ImGui::PopStyleColor();
     }
+    if (s.open_parts) {
+      ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+      ImGui::TextWrapped("%s", open_mesh_warning(s, i, model.path).c_str());
+      ImGui::PopStyleColor();
+    }
     const std::size_t unsure = s.low_confidence_regions > s.thin_feature_regions
                                    ? s.low_confidence_regions - s.thin_feature_regions
                                    : 0;

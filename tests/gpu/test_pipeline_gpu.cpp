@@ -1,11 +1,13 @@
 // Frame pipeline tests on the CUDA backend (label gpu): the ground-truth scenes of the CPU tests,
 // every frame output compared with the CPU backend's, voxel by voxel, mesh models (triangle
 // voxelizer, robust inside test) included, and the exact-geometry evaluation of
-// tests/common/inside_eval.hpp at 512^3 and 1024^3. Skipped, saying why, where no CUDA device
-// exists.
+// tests/common/inside_eval.hpp at 512^3 and 1024^3, and the housings, cups and assemblies of
+// tests/common/solid_scenes.hpp (labels from the meshes' solids) at 512^3. Skipped, saying why,
+// where no CUDA device exists.
 #include "common/inside_eval.hpp"
 #include "common/pipeline_checks.hpp"
 #include "common/require_cuda.hpp"
+#include "common/solid_scenes.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
@@ -224,6 +226,26 @@ TEST(GpuInside, IssuePlacementsMatchExactGeometryAt512And1024) {
       totals.add(s, evaluate_scene(s, {.backend = Backend::Cuda}));
     totals.finish(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
+}
+
+// Labels from the meshes' solids (housings with 0.3- to 3-voxel walls, cups, assemblies) on the
+// CUDA backend: the same voxels and labels as the CPU's, and no far voxel wrong against the
+// exact union of the parts.
+TEST(GpuInside, SolidScenesMatchCpuAndExactGeometryAt512) {
+  REQUIRE_CUDA();
+  for (const Scene& s : solid_scenes(512)) {
+    SCOPED_TRACE(s.name);
+    const SceneOutcome cuda = evaluate_scene(s, {.backend = Backend::Cuda, .scored = false});
+    const SceneOutcome cpu  = evaluate_scene(s, {.scored = false});
+    expect_same(as_result(cuda), as_result(cpu), "solid scene, CUDA vs CPU");
+    const ExactModel a(s.a), b(s.b);
+    const GridParams grid = fitted_grid(s);
+    for (int m = 0; m < 2; ++m) {
+      const ModelScore c = score_union(grid, cuda.voxels[m], m ? b : a, m ? a : b);
+      EXPECT_EQ(c.far_wrong, 0u) << "model " << m;
+      EXPECT_TRUE(cuda.stats.model[m].labels_from_solid);
+    }
   }
 }
 

@@ -129,6 +129,13 @@ struct ModelFrameStats {
   // Below kMinPointCoverage, gaps wider than the barrier's closing can let a region leak.
   double point_coverage          = 1.0;
   std::size_t recommended_points = 0;
+  // Meshes: this model's parts that are open (a hole, a missing face) when the model as a whole
+  // is open too; nothing lies inside such a model, so the other model's labels against it come
+  // from the flood fill's voxel rays.
+  std::size_t open_parts = 0;
+  // This model's labels came from the other model's solid (a closed mesh: exact, whatever its
+  // walls' thickness in voxels), not from the flood fill (components and undecided are 0).
+  bool labels_from_solid = false;
 };
 
 /// The point coverage under which a cloud's labels cannot be trusted (see ModelFrameStats).
@@ -167,10 +174,16 @@ inline constexpr double kOutsideGridWarning = 0.01;
   return s.points ? static_cast<double>(s.outside_grid) / static_cast<double>(s.points) : 0.0;
 }
 
+/// The warning for model `model` (0: A, 1: B), named `name`, when it is an open mesh
+/// (ModelFrameStats::open_parts); empty when it is not.
+[[nodiscard]] std::string open_mesh_warning(const ModelFrameStats& stats,
+                                            int model,
+                                            const std::string& name);
+
 /// What a frame's labels warn about, one line each, naming the models by `names`: a point cloud
 /// too sparse for the grid (with the points that would cover it), regions behind a wall of the
-/// other model thinner than the barrier, a model partly outside the grid
-/// (kOutsideGridWarning). Empty when the frame can be trusted.
+/// other model thinner than the barrier, an open mesh (open_mesh_warning), a model partly
+/// outside the grid (kOutsideGridWarning). Empty when the frame can be trusted.
 [[nodiscard]] std::vector<std::string> frame_warnings(const FrameStats& stats,
                                                       const std::array<std::string, 2>& names);
 

@@ -11,7 +11,7 @@
 #pragma once
 
 #include "clash/clash_raw.hpp"
-#include "clash/solid_impl.hpp"
+#include "clash/part_clashes_impl.hpp"
 #include "core/clash.hpp"
 #include "join/join_impl.hpp"
 #include "pipeline/frame_steps.hpp"
@@ -348,7 +348,7 @@ RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
 /// The clash pass over the pipeline's last frame: the regions (see the file comment) on the frame's
 /// key width, with the part pairs' join on pass.join_table where join() can (join_table_for), over
 /// pages beyond pass.join_budget bytes; and where both models are meshes, their solids and
-/// part-pair clashes (solid_impl.hpp). Synchronizes pass.stream.
+/// part-pair clashes (part_clashes_impl.hpp). Synchronizes pass.stream.
 template <class Exec>
 RawClash find_clashes(const detail::PipelineBackend& pipeline,
                       const Grid& g,
@@ -375,11 +375,11 @@ RawClash find_clashes(const detail::PipelineBackend& pipeline,
   Exec exec(pass.stream, &work.temp);
   std::uint32_t parts[2];
   for (int i = 0; i < 2; ++i)
-    parts[i] = part_count(exec, meshes[i], work.scratch);
+    parts[i] = pipeline::part_count(exec, meshes[i], work.scratch);
   raw.solids  = true;
-  raw.samples = sample_grid(g, pass.columns_per_voxel, std::max(parts[0], parts[1]));
+  raw.samples = pipeline::sample_grid(g, pass.columns_per_voxel, std::max(parts[0], parts[1]));
   for (int i = 0; i < 2; ++i) {
-    build_solid(exec, raw.samples, meshes[i], parts[i], work.solids[i], work.scratch);
+    pipeline::build_solid(exec, raw.samples, meshes[i], parts[i], work.solids[i], work.scratch);
     for (std::uint32_t p = 0; p < work.solids[i].parts; ++p) {
       if (work.solids[i].open[p]) raw.open_parts[i].push_back(p);
     }

@@ -1,8 +1,8 @@
-// What the backend's clash pass reads back (clash_impl.hpp and solid_impl.hpp write it, clash.cpp
-// ranks it and turns cells and samples into world units): per region the sums in cells, the part
-// triples, and per pair of parts the overlap's sums, depth or gap on the solids' sample lattice.
-// Region ids here follow the backend's voxel numbering; only the ranked report is the same on every
-// backend.
+// What the backend's clash pass reads back (clash_impl.hpp and part_clashes_impl.hpp write it,
+// clash.cpp ranks it and turns cells and samples into world units): per region the sums in cells,
+// the part triples, and per pair of parts the overlap's sums, depth or gap on the solids' sample
+// lattice. Region ids here follow the backend's voxel numbering; only the ranked report is the same
+// on every backend.
 #pragma once
 
 #include "core/clash.hpp"
@@ -24,12 +24,6 @@ class PipelineBackend;
 }
 
 namespace voxhash::clash {
-
-/// A part's box on the sample lattice (min above max: no inside).
-struct PartBox {
-  std::uint32_t min[3] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
-  std::uint32_t max[3] = {0, 0, 0};
-};
 
 /// A pair of parts whose solids overlap (sums.length > 0: their depth) or come within the
 /// clearance (their gap, at the sample sums.min names).

@@ -1,20 +1,20 @@
-// The clash pass's solids and part-pair clashes, written once over the executor (core/solid.hpp
-// has the per-element steps). Each mesh model's triangles, as the last frame placed them, are
-// crossed by z-columns (per triangle and tile of columns: count, scan, write), the crossings sorted
-// by (column, part, height) and paired into the intervals each part's inside covers; a column with
-// an odd number of crossings, or an edge an odd number of triangles use, marks its part open. A's
-// intervals meet B's in the same column (a sort-merge join: B's range found by binary search) in
-// overlap rows, sorted by part pair and summed per pair (length in fixed point, moments, box). Per
-// pair the depth and, for parts that do not overlap, the gap come from distance fields over a box
-// of samples around them: each field starts from exact distances along the columns (write_interval)
+// The clash pass's part-pair clashes of two mesh models' solids (pipeline/solid_steps.hpp builds
+// them), written once over the executor (core/solid.hpp has the per-element steps). A's intervals
+// meet B's in the same column (a sort-merge join: B's range found by binary search) in overlap
+// rows, sorted by part pair and summed per pair (length in fixed point, moments, box). Per pair
+// the depth and, for parts that do not overlap, the gap come from distance fields over a box of
+// samples around them: each field starts from exact distances along the columns (write_interval)
 // and is finished by the one-dimensional transform along y, then x (Felzenszwalb & Huttenlocher),
-// so its values are Euclidean distances to the part's boundary as the columns cross it.
+// so its values are Euclidean distances to the part's boundary as the columns cross it. Pairs
+// that may come within the clearance are found by a sweep over the parts' boxes.
 #pragma once
 
 #include "clash/clash_raw.hpp"
 #include "core/atomics.hpp"
+#include "core/search.hpp"
 #include "core/solid.hpp"
 #include "pipeline/pipeline_backend.hpp"
+#include "pipeline/solid_steps.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
@@ -29,36 +29,20 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace voxhash::clash {
+
+using core::PartBox;
+using pipeline::ModelSolid;
+using pipeline::offsets_of;
+using pipeline::Scratch;
 
 /// Samples a distance field may hold; a larger box is sampled at a coarser stride. A depth is
 /// first found on at most kCoarseFieldSamples, which bounds the box a finer field needs.
 inline constexpr std::uint64_t kMaxFieldSamples    = std::uint64_t{1} << 24;
 inline constexpr std::uint64_t kCoarseFieldSamples = std::uint64_t{1} << 21;
-
-/// Backend memory a clash pass takes in the same order every time: slot i keeps its allocation
-/// from one report to the next (restart() at a report's start), so a report allocates only what
-/// outgrows the last one.
-template <class Exec>
-class Scratch {
- public:
-  void restart() { m_next = 0; }
-
-  /// Room for n values of T (uninitialized), valid until the next restart().
-  template <class T>
-  T* take(std::size_t n) {
-    if (m_next == m_slots.size()) m_slots.emplace_back(Exec::kBackend, 0);
-    Buffer<std::byte>& slot = m_slots[m_next++];
-    slot.resize(std::max<std::size_t>(n, 1) * sizeof(T));
-    return reinterpret_cast<T*>(slot.data());
-  }
-
- private:
-  std::vector<Buffer<std::byte>> m_slots;
-  std::size_t m_next = 0;
-};
 
 /// Milliseconds between laps on the host's steady clock.
 class Stopwatch {
@@ -73,374 +57,6 @@ class Stopwatch {
  private:
   std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
 };
-
-/// Part ids a solid takes (each part has a box and an open flag on the device and the host).
-inline constexpr std::uint32_t kMaxParts = std::uint32_t{1} << 22;
-
-/// A model's solid: its parts' intervals sorted by key (column, part), then height.
-template <class Exec>
-struct ModelSolid {
-  core::SampleGrid grid;
-  Buffer<core::Interval> intervals{Exec::kBackend, 0};
-  Buffer<std::uint64_t> keys{Exec::kBackend, 0};  // the intervals' keys, for binary searches
-  std::uint32_t parts = 0;                        // part ids below this
-  std::vector<std::uint32_t> open;  // per part: 1 for an edge used, or a column crossed, oddly
-  std::vector<PartBox> boxes;       // per part: its intervals' sample box
-};
-
-/// The first index in keys[lo, hi) whose key is at least `key`.
-VOXHASH_HD std::uint32_t lower_bound(const std::uint64_t* keys,
-                                     std::uint32_t lo,
-                                     std::uint32_t hi,
-                                     std::uint64_t key) {
-  while (lo < hi) {
-    const std::uint32_t mid = lo + (hi - lo) / 2;
-    if (keys[mid] < key) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
-/// A 64-bit total of counts[0..n) and each one's offset; throws InvalidInput naming `what` past
-/// 2^31 - 1 (the loops index with 32 bits).
-template <class Exec>
-std::uint32_t offsets_of(Exec& exec,
-                         const std::uint32_t* counts,
-                         std::size_t n,
-                         std::uint64_t* offsets,
-                         const char* what) {
-  if (n == 0) return 0;
-  exec.exclusive_sum(counts, offsets, n);
-  std::uint64_t last = 0;
-  std::uint32_t tail = 0;
-  exec.copy_to_host(&last, offsets + n - 1, 1);
-  exec.copy_to_host(&tail, counts + n - 1, 1);
-  const std::uint64_t total = last + tail;
-  if (total > 0x7FFFFFFFull) {
-    throw InvalidInput("clash report: " + std::to_string(total) + " " + what +
-                       ", over 2^31 - 1: use a coarser grid or fewer columns per voxel");
-  }
-  return static_cast<std::uint32_t>(total);
-}
-
-/// One more than the largest part id of the mesh's triangles (1 without part ids).
-template <class Exec>
-std::uint32_t part_count(Exec& exec, const detail::MeshView& mesh, Scratch<Exec>& scratch) {
-  if (!mesh.parts || mesh.triangle_count == 0) return 1;
-  std::uint32_t* top = scratch.template take<std::uint32_t>(1);
-  exec.fill(top, 1, 0u);
-  std::uint32_t* out         = top;
-  const std::uint32_t* parts = mesh.parts;
-  exec.for_each(mesh.triangle_count,
-                [=] VOXHASH_LAMBDA(std::uint32_t t) { core::atomic_max(out, parts[t]); });
-  std::uint32_t largest = 0;
-  exec.copy_to_host(&largest, out, 1);
-  exec.synchronize();
-  if (largest >= kMaxParts) {
-    throw InvalidInput("clash report: part id " + std::to_string(largest) +
-                       ": the solids take part ids below " + std::to_string(kMaxParts) +
-                       " (a model's parts numbered 0, 1, 2, ...)");
-  }
-  return largest + 1;
-}
-
-/// The sample lattice over grid `g` with `per_voxel` columns across each voxel axis.
-inline core::SampleGrid sample_grid(const Grid& g, int per_voxel, std::uint32_t parts) {
-  core::SampleGrid s;
-  const double size[3]      = {g.voxel_size.x, g.voxel_size.y, g.voxel_size.z};
-  const double origin[3]    = {g.origin.x, g.origin.y, g.origin.z};
-  const std::int64_t res[3] = {g.resolution.x, g.resolution.y, g.resolution.z};
-  for (int a = 0; a < 3; ++a) {
-    s.origin[a] = origin[a];
-    s.step[a]   = size[a] / per_voxel;
-    s.count[a]  = static_cast<std::uint32_t>(res[a] * per_voxel);
-  }
-  const int column_bits = std::bit_width(std::uint64_t{s.count[0]} * s.count[1]);
-  s.part_bits           = std::max(1, static_cast<int>(std::bit_width(parts)));
-  if (column_bits + s.part_bits > 64) {
-    throw InvalidInput("clash report: " + std::to_string(parts) + " parts on a grid of " +
-                       std::to_string(s.count[0]) + " x " + std::to_string(s.count[1]) +
-                       " columns do not fit a 64-bit key: use fewer columns per voxel");
-  }
-  return s;
-}
-
-/// canonical[v] for each of the mesh's vertices: the lowest-sorted vertex at the same position
-/// (bit for bit), so that files which repeat a position (an OBJ's faces each with vertices of
-/// their own) still share their edges. Sorted by z's bits, then stably by x's and y's.
-template <class Exec>
-void weld_positions(Exec& exec,
-                    const detail::MeshView& mesh,
-                    std::uint32_t* canonical,
-                    Scratch<Exec>& scratch) {
-  const std::uint32_t n       = mesh.vertex_count;
-  std::uint64_t* xy           = scratch.template take<std::uint64_t>(n);
-  std::uint64_t* xy_sorted    = scratch.template take<std::uint64_t>(n);
-  std::uint32_t* z            = scratch.template take<std::uint32_t>(n);
-  std::uint32_t* z_sorted     = scratch.template take<std::uint32_t>(n);
-  std::uint32_t* order        = scratch.template take<std::uint32_t>(n);
-  std::uint32_t* order_sorted = scratch.template take<std::uint32_t>(n);
-  const Float3* vertex        = mesh.vertices;
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t v) {
-    z[v]     = core::ordered_bits(vertex[v].z);
-    order[v] = v;
-  });
-  exec.sort_pairs(z, z_sorted, order, order_sorted, n, 32);
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t k) {
-    const Float3 p = vertex[order_sorted[k]];
-    xy[k]          = (std::uint64_t{core::ordered_bits(p.x)} << 32) | core::ordered_bits(p.y);
-  });
-  exec.sort_pairs(xy, xy_sorted, order_sorted, order, n, 64);
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t k) {
-    // The run of equal positions k is in: back to its first member.
-    const Float3 p      = vertex[order[k]];
-    std::uint32_t first = k;
-    while (first > 0) {
-      const Float3 q = vertex[order[first - 1]];
-      if (!(core::ordered_bits(q.x) == core::ordered_bits(p.x) &&
-            core::ordered_bits(q.y) == core::ordered_bits(p.y) &&
-            core::ordered_bits(q.z) == core::ordered_bits(p.z))) {
-        break;
-      }
-      --first;
-    }
-    canonical[order[k]] = order[first];
-  });
-}
-
-/// Marks open[part] for every part with an edge that an odd number of its model's triangles use
-/// (a hole, a missing face: no inside), whichever way the columns run. Edges join welded positions
-/// (weld_positions), so a file's repeated vertices do not open it.
-template <class Exec>
-void mark_open_edges(Exec& exec,
-                     const detail::MeshView& mesh,
-                     std::uint32_t* open,
-                     Scratch<Exec>& scratch) {
-  const std::uint64_t edges = std::uint64_t{3} * mesh.triangle_count;
-  if (edges > 0x7FFFFFFFull) return;  // beyond the 32-bit loops: the columns' parity alone
-  const auto n             = static_cast<std::uint32_t>(edges);
-  std::uint32_t* canonical = scratch.template take<std::uint32_t>(mesh.vertex_count);
-  weld_positions(exec, mesh, canonical, scratch);
-  std::uint64_t* keys         = scratch.template take<std::uint64_t>(n);
-  std::uint64_t* keys_sorted  = scratch.template take<std::uint64_t>(n);
-  std::uint32_t* parts        = scratch.template take<std::uint32_t>(n);
-  std::uint32_t* parts_sorted = scratch.template take<std::uint32_t>(n);
-  {
-    std::uint64_t* key           = keys;
-    std::uint32_t* part          = parts;
-    const std::uint32_t* indices = mesh.triangles;
-    const std::uint32_t* owner   = mesh.parts;
-    const std::uint32_t* welded  = canonical;
-    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t e) {
-      const std::uint32_t t = e / 3, k = e % 3;
-      const std::uint32_t u = welded[indices[3 * t + k]];
-      const std::uint32_t v = welded[indices[3 * t + (k + 1) % 3]];
-      key[e]                = u < v ? (std::uint64_t{u} << 32) | v : (std::uint64_t{v} << 32) | u;
-      part[e]               = owner ? owner[t] : 0u;
-    });
-  }
-  exec.sort_pairs(keys, keys_sorted, parts, parts_sorted, n, 64);
-  const std::uint64_t* key  = keys_sorted;
-  const std::uint32_t* part = parts_sorted;
-  exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t e) {
-    if (e > 0 && key[e - 1] == key[e]) return;
-    std::uint32_t end = e + 1;
-    while (end < n && key[end] == key[e])
-      ++end;
-    if ((end - e) & 1u) core::atomic_store(&open[part[e]], 1u);
-  });
-}
-
-/// Into `solid`: model `mesh`'s solid (see the file comment) on lattice `s`, its part ids below
-/// `parts` (part_count).
-template <class Exec>
-void build_solid(Exec& exec,
-                 const core::SampleGrid& s,
-                 const detail::MeshView& mesh,
-                 std::uint32_t parts,
-                 ModelSolid<Exec>& solid,
-                 Scratch<Exec>& scratch) {
-  solid.grid = s;
-  solid.intervals.resize(0);
-  solid.keys.resize(0);
-  const std::uint32_t n = mesh.triangle_count;
-  solid.parts           = parts;
-  solid.open.assign(solid.parts, 0);
-  solid.boxes.assign(solid.parts, PartBox{});
-  if (n == 0) return;
-  std::uint32_t* open = scratch.template take<std::uint32_t>(solid.parts);
-  exec.fill(open, solid.parts, 0u);
-  mark_open_edges(exec, mesh, open, scratch);
-
-  // Items: (triangle, tile of its columns), each triangle's first item marked with its index and
-  // spread to the rest by a running max.
-  std::uint32_t* tiles          = scratch.template take<std::uint32_t>(n);
-  const Float3* vertices        = mesh.vertices;
-  const std::uint32_t* indices  = mesh.triangles;
-  const std::uint32_t* tri_part = mesh.parts;
-  auto triangle                 = [=] VOXHASH_LAMBDA(std::uint32_t t) {
-    return core::ColumnTriangle(
-        s, vertices[indices[3 * t]], vertices[indices[3 * t + 1]], vertices[indices[3 * t + 2]]);
-  };
-  {
-    std::uint32_t* count = tiles;
-    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t t) {
-      count[t] = core::column_span(s, triangle(t)).tiles();
-    });
-  }
-  std::uint64_t* tile_offsets  = scratch.template take<std::uint64_t>(n + 1);
-  const std::uint32_t items    = offsets_of(exec, tiles, n, tile_offsets, "column tiles");
-  std::uint32_t* item_triangle = scratch.template take<std::uint32_t>(items);
-  std::uint32_t* crossings     = scratch.template take<std::uint32_t>(items);
-  exec.fill(item_triangle, items, 0u);
-  {
-    std::uint32_t* first        = item_triangle;
-    const std::uint32_t* count  = tiles;
-    const std::uint64_t* offset = tile_offsets;
-    exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t t) {
-      if (count[t]) first[offset[t]] = t;
-    });
-  }
-  exec.inclusive_max(item_triangle, items);
-  {
-    std::uint32_t* count        = crossings;
-    const std::uint32_t* tri    = item_triangle;
-    const std::uint64_t* offset = tile_offsets;
-    exec.for_each(items, [=] VOXHASH_LAMBDA(std::uint32_t item) {
-      const core::ColumnTriangle t = triangle(tri[item]);
-      std::uint32_t c              = 0;
-      core::for_each_crossing(t,
-                              core::column_span(s, t),
-                              static_cast<std::uint32_t>(item - offset[tri[item]]),
-                              [&](std::uint32_t, std::uint32_t, double) { ++c; });
-      count[item] = c;
-    });
-  }
-  std::uint64_t* crossing_offsets = scratch.template take<std::uint64_t>(std::size_t{items} + 1);
-  const std::uint32_t m = offsets_of(exec, crossings, items, crossing_offsets, "crossings");
-  if (m == 0) {
-    exec.copy_to_host(solid.open.data(), open, solid.parts);
-    exec.synchronize();
-    return;
-  }
-
-  // The crossings as (key, height bits), sorted by height, then (stably) by key.
-  std::uint64_t* keys           = scratch.template take<std::uint64_t>(m);
-  std::uint64_t* keys_sorted    = scratch.template take<std::uint64_t>(m);
-  std::uint32_t* heights        = scratch.template take<std::uint32_t>(m);
-  std::uint32_t* heights_sorted = scratch.template take<std::uint32_t>(m);
-  {
-    std::uint64_t* key          = keys;
-    std::uint32_t* height       = heights;
-    const std::uint32_t* tri    = item_triangle;
-    const std::uint64_t* offset = tile_offsets;
-    const std::uint64_t* at     = crossing_offsets;
-    exec.for_each(items, [=] VOXHASH_LAMBDA(std::uint32_t item) {
-      const std::uint32_t t_index  = tri[item];
-      const core::ColumnTriangle t = triangle(t_index);
-      const std::uint32_t part     = tri_part ? tri_part[t_index] : 0u;
-      std::uint64_t out            = at[item];
-      core::for_each_crossing(t,
-                              core::column_span(s, t),
-                              static_cast<std::uint32_t>(item - offset[t_index]),
-                              [&](std::uint32_t i, std::uint32_t j, double h) {
-                                key[out]    = s.key(s.column(i, j), part);
-                                height[out] = core::ordered_bits(static_cast<float>(h));
-                                ++out;
-                              });
-    });
-  }
-  exec.sort_pairs(heights, heights_sorted, keys, keys_sorted, m, 32);
-  const int key_bits = std::bit_width(std::uint64_t{s.count[0]} * s.count[1]) + s.part_bits;
-  exec.sort_pairs(keys_sorted, keys, heights_sorted, heights, m, key_bits);
-
-  // Pairs of crossings, two by two within each (column, part) run; an odd run opens its part.
-  std::uint8_t* starts = scratch.template take<std::uint8_t>(m);
-  {
-    std::uint8_t* start       = starts;
-    std::uint32_t* odd        = open;
-    const std::uint64_t* key  = keys;
-    const std::uint32_t total = m;
-    exec.for_each(m, [=] VOXHASH_LAMBDA(std::uint32_t k) {
-      const std::uint32_t first = lower_bound(key, 0, k, key[k]);
-      const bool even           = ((k - first) & 1u) == 0;
-      const bool paired         = k + 1 < total && key[k + 1] == key[k];
-      start[k]                  = even && paired;
-      if (even && !paired) core::atomic_store(&odd[s.part_of(key[k])], 1u);
-    });
-  }
-  std::uint32_t* chosen   = scratch.template take<std::uint32_t>(m);
-  const std::size_t count = exec.select_flagged_indices(starts, chosen, m);
-  solid.intervals.resize(count);
-  solid.keys.resize(count);
-  {
-    core::Interval* out         = solid.intervals.data();
-    std::uint64_t* out_keys     = solid.keys.data();
-    const std::uint32_t* pick   = chosen;
-    const std::uint64_t* key    = keys;
-    const std::uint32_t* height = heights;
-    exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) {
-      const std::uint32_t k = pick[r];
-      out[r]      = {key[k], core::ordered_float(height[k]), core::ordered_float(height[k + 1])};
-      out_keys[r] = key[k];
-    });
-  }
-  // Each part's box of samples.
-  PartBox* boxes = scratch.template take<PartBox>(solid.parts);
-  exec.fill(boxes, solid.parts, PartBox{});
-  {
-    PartBox* box               = boxes;
-    const core::Interval* list = solid.intervals.data();
-    const auto total           = static_cast<std::uint32_t>(count);
-    // A thread's intervals into a box of its own, added to the part's when the part changes.
-    exec.for_each(
-        (total + core::kRowsPerThread - 1) / core::kRowsPerThread,
-        [=] VOXHASH_LAMBDA(std::uint32_t chunk) {
-          const std::uint32_t first = chunk * core::kRowsPerThread;
-          const std::uint32_t last =
-              total - first < core::kRowsPerThread ? total : first + core::kRowsPerThread;
-          PartBox own;
-          std::uint32_t current = s.part_of(list[first].key);
-          const auto flush      = [&] {
-            for (int a = 0; a < 3; ++a) {
-              core::atomic_min(&box[current].min[a], own.min[a]);
-              core::atomic_max(&box[current].max[a], own.max[a]);
-            }
-          };
-          for (std::uint32_t r = first; r < last; ++r) {
-            const core::Interval iv  = list[r];
-            const std::uint64_t col  = s.column_of(iv.key);
-            const std::uint32_t part = s.part_of(iv.key);
-            if (part != current) {
-              flush();
-              own     = {};
-              current = part;
-            }
-            const double top = static_cast<double>(s.count[2]) - 1.0;
-            const double lo  = std::min(std::max(std::floor(static_cast<double>(iv.z0)), 0.0), top);
-            const double hi =
-                std::min(std::max(std::ceil(static_cast<double>(iv.z1)) - 1.0, lo), top);
-            const std::uint32_t cell_lo[3] = {static_cast<std::uint32_t>(col % s.count[0]),
-                                              static_cast<std::uint32_t>(col / s.count[0]),
-                                              static_cast<std::uint32_t>(lo)};
-            const std::uint32_t cell_hi[3] = {
-                cell_lo[0], cell_lo[1], static_cast<std::uint32_t>(hi)};
-            for (int a = 0; a < 3; ++a) {
-              own.min[a] = std::min(own.min[a], cell_lo[a]);
-              own.max[a] = std::max(own.max[a], cell_hi[a]);
-            }
-          }
-          flush();
-        });
-  }
-  exec.copy_to_host(solid.open.data(), open, solid.parts);
-  exec.copy_to_host(solid.boxes.data(), boxes, solid.parts);
-  exec.synchronize();
-  return;
-}
 
 /// The distance fields' memory, kept from one field to the next of a clash pass.
 template <class Exec>
@@ -600,6 +216,55 @@ double overlap_depth(Exec& exec,
                    : static_cast<double>(core::ordered_float(deep[1])) * s.step[2];
 }
 
+/// The pairs (part of A, part of B) of non-empty boxes whose gap along x is at most `gap`
+/// samples, sorted: a sweep along x over both models' boxes in order of their lower ends, each box
+/// tested against the other model's boxes still open there.
+inline std::vector<std::pair<std::uint32_t, std::uint32_t>> near_along_x(
+    const std::vector<PartBox>& a, const std::vector<PartBox>& b, std::int64_t gap) {
+  struct Span {
+    std::int64_t lo, hi;
+    std::uint32_t part;
+  };
+  auto spans = [](const std::vector<PartBox>& boxes, std::int64_t grow) {
+    std::vector<Span> out;
+    for (std::uint32_t p = 0; p < boxes.size(); ++p) {
+      if (boxes[p].min[0] > boxes[p].max[0]) continue;
+      out.push_back(
+          {std::int64_t{boxes[p].min[0]} - grow, std::int64_t{boxes[p].max[0]} + grow, p});
+    }
+    std::sort(out.begin(), out.end(), [](const Span& l, const Span& r) { return l.lo < r.lo; });
+    return out;
+  };
+  const std::vector<Span> sa = spans(a, gap), sb = spans(b, 0);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  std::vector<Span> open_a, open_b;
+  // Meets `span` with the other model's open spans, dropping those that ended before it starts.
+  auto meet = [&](const Span& span, std::vector<Span>& others, bool span_is_a) {
+    for (std::size_t i = 0; i < others.size();) {
+      if (others[i].hi < span.lo) {
+        others[i] = others.back();
+        others.pop_back();
+        continue;
+      }
+      pairs.emplace_back(span_is_a ? span.part : others[i].part,
+                         span_is_a ? others[i].part : span.part);
+      ++i;
+    }
+  };
+  std::size_t i = 0, j = 0;
+  while (i < sa.size() || j < sb.size()) {
+    if (j == sb.size() || (i < sa.size() && sa[i].lo <= sb[j].lo)) {
+      meet(sa[i], open_b, true);
+      open_a.push_back(sa[i++]);
+    } else {
+      meet(sb[j], open_a, false);
+      open_b.push_back(sb[j++]);
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
 /// The part-pair clashes of two mesh models (see the file comment): every overlapping pair with
 /// its sums, depth and sample spacing, and every other pair whose parts' boxes come within
 /// `reach` samples of each other with its gap (when under `clearance`, world units).
@@ -626,8 +291,8 @@ void find_part_clashes(Exec& exec,
     const std::uint64_t* keys_b = b.keys.data();
     exec.for_each(na, [=] VOXHASH_LAMBDA(std::uint32_t r) {
       const std::uint64_t col = s.column_of(ia[r].key);
-      const std::uint32_t lo  = lower_bound(keys_b, 0, nb, sb.key(col, 0));
-      const std::uint32_t hi  = lower_bound(keys_b, lo, nb, sb.key(col + 1, 0));
+      const std::uint32_t lo  = core::lower_bound(keys_b, 0, nb, sb.key(col, 0));
+      const std::uint32_t hi  = core::lower_bound(keys_b, lo, nb, sb.key(col + 1, 0));
       std::uint32_t c         = 0;
       for (std::uint32_t q = lo; q < hi; ++q) {
         c += std::min(ia[r].z1, ib[q].z1) > std::max(ia[r].z0, ib[q].z0);
@@ -652,8 +317,8 @@ void find_part_clashes(Exec& exec,
     const std::uint64_t* keys_b = b.keys.data();
     exec.for_each(na, [=] VOXHASH_LAMBDA(std::uint32_t r) {
       const std::uint64_t col = s.column_of(ia[r].key);
-      const std::uint32_t lo  = lower_bound(keys_b, 0, nb, sb.key(col, 0));
-      const std::uint32_t hi  = lower_bound(keys_b, lo, nb, sb.key(col + 1, 0));
+      const std::uint32_t lo  = core::lower_bound(keys_b, 0, nb, sb.key(col, 0));
+      const std::uint32_t hi  = core::lower_bound(keys_b, lo, nb, sb.key(col + 1, 0));
       std::uint64_t w         = at[r];
       for (std::uint32_t q = lo; q < hi; ++q) {
         const float top    = std::min(ia[r].z1, ib[q].z1);
@@ -783,90 +448,120 @@ void find_part_clashes(Exec& exec,
   const std::int64_t reach = static_cast<std::int64_t>(std::ceil(
                                  clearance / std::min({s.step[0], s.step[1], s.step[2]}))) +
                              1;
-  std::uint64_t* nearest = scratch.template take<std::uint64_t>(1);
-  for (std::uint32_t pa = 0; pa < a.parts; ++pa) {
-    const PartBox& ba = a.boxes[pa];
-    if (ba.min[0] > ba.max[0]) continue;
-    for (std::uint32_t pb = 0; pb < b.parts; ++pb) {
-      const PartBox& bb = b.boxes[pb];
-      if (bb.min[0] > bb.max[0]) continue;
-      if (std::binary_search(overlapped.begin(), overlapped.end(), (std::uint64_t{pa} << 32) | pb))
-        continue;
-      std::int64_t lo[3], hi[3];
-      bool near = true;
-      for (int d = 0; d < 3; ++d) {
-        lo[d] = std::max<std::int64_t>(std::int64_t{ba.min[d]}, std::int64_t{bb.min[d]}) - reach;
-        hi[d] = std::min<std::int64_t>(std::int64_t{ba.max[d]}, std::int64_t{bb.max[d]}) + reach;
-        near  = near && lo[d] <= hi[d];
-      }
-      if (!near) continue;
-      const core::FieldBox box = field_box(s, lo, hi);
-      if (box.size() == 0) continue;
-      distance_field(exec, b, pb, box, false, fields.fields[1], fields);
-      const Buffer<float>& fb = fields.fields[1];
-      exec.fill(nearest, 1, ~std::uint64_t{0});
-      {
-        std::uint64_t* out         = nearest;
-        const float* dist          = fb.data();
-        const core::Interval* list = a.intervals.data();
-        const double step_z        = s.step[2];
-        exec.for_each(na, [=] VOXHASH_LAMBDA(std::uint32_t r) {
-          const core::Interval iv = list[r];
-          if (s.part_of(iv.key) != pa) return;
-          const std::uint64_t col = s.column_of(iv.key);
-          const std::int64_t x    = box.lattice(0, static_cast<std::int64_t>(col % s.count[0]));
-          const std::int64_t y    = box.lattice(1, static_cast<std::int64_t>(col / s.count[0]));
-          if (x < 0 || y < 0) return;
-          auto offer = [&](std::uint32_t z, double less) {
-            const std::uint64_t at =
-                box.index(static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), z);
-            const double d = std::max(std::sqrt(static_cast<double>(dist[at])) - less, 0.0);
-            core::atomic_min(out,
-                             (std::uint64_t{core::ordered_bits(static_cast<float>(d))} << 32) |
-                                 static_cast<std::uint32_t>(at));
-          };
-          const std::uint32_t c0 = box.first_at_or_above(iv.z0);
-          const std::uint32_t c1 = box.first_at_or_above(iv.z1);
-          for (std::uint32_t z = c0; z < c1; ++z)
-            offer(z, 0.0);
-          // The interval's ends, from the nearest samples of the field (a distance changes by at
-          // most the step to them).
-          for (const float end : {iv.z0, iv.z1}) {
-            // An end beyond the box's heights is farther than the clearance from B: the box
-            // holds every point that comes that close.
-            const double c =
-                std::round((end - 0.5 - static_cast<double>(box.origin[2])) / box.stride);
-            if (!(c >= 0.0 && c < static_cast<double>(box.n[2]))) continue;
-            const auto z = static_cast<std::uint32_t>(c);
-            offer(z, std::abs(box.height(z) - end) * step_z);
-          }
-        });
-      }
-      std::uint64_t best = 0;
-      exec.copy_to_host(&best, nearest, 1);
-      exec.synchronize();
-      if (best == ~std::uint64_t{0}) continue;
-      const double gap = core::ordered_float(static_cast<std::uint32_t>(best >> 32));
-      if (!(gap < clearance)) continue;
-      const auto at = static_cast<std::uint32_t>(best);
-      RawPairClash c;
-      c.part_a              = pa;
-      c.part_b              = pb;
-      c.gap                 = gap;
-      c.spacing             = box.stride * std::max(s.step[0], s.step[1]);
-      const std::uint32_t x = at % box.n[0], y = (at / box.n[0]) % box.n[1],
-                          z       = at / box.n[0] / box.n[1];
-      const std::uint32_t cell[3] = {
-          static_cast<std::uint32_t>(box.origin[0] + std::int64_t{x} * box.stride),
-          static_cast<std::uint32_t>(box.origin[1] + std::int64_t{y} * box.stride),
-          static_cast<std::uint32_t>(box.origin[2] + std::int64_t{z} * box.stride)};
-      for (int d = 0; d < 3; ++d) {
-        c.sums.min[d]    = cell[d];
-        c.sums.max[d]    = cell[d];
-        c.sums.moment[d] = cell[d] + 0.5;
-      }
-      raw.pairs.push_back(c);
+  // A's intervals part by part: their indices sorted by part, and where each part's run begins.
+  std::uint32_t* run_start = nullptr;
+  std::uint32_t* by_part   = nullptr;
+  std::vector<std::uint32_t> host_run_start;
+  auto sort_by_part = [&] {
+    std::uint32_t* part_keys        = scratch.template take<std::uint32_t>(na);
+    std::uint32_t* part_keys_sorted = scratch.template take<std::uint32_t>(na);
+    std::uint32_t* index            = scratch.template take<std::uint32_t>(na);
+    by_part                         = scratch.template take<std::uint32_t>(na);
+    run_start                       = scratch.template take<std::uint32_t>(a.parts + 1);
+    {
+      std::uint32_t* part        = part_keys;
+      std::uint32_t* at          = index;
+      const core::Interval* list = a.intervals.data();
+      exec.for_each(na, [=] VOXHASH_LAMBDA(std::uint32_t r) {
+        part[r] = s.part_of(list[r].key);
+        at[r]   = r;
+      });
     }
+    exec.sort_pairs(part_keys, part_keys_sorted, index, by_part, na, std::bit_width(a.parts));
+    {
+      std::uint32_t* start       = run_start;
+      const std::uint32_t* parts = part_keys_sorted;
+      exec.for_each(a.parts + 1, [=] VOXHASH_LAMBDA(std::uint32_t p) {
+        start[p] = core::lower_bound(parts, 0, na, p);
+      });
+    }
+    host_run_start.resize(a.parts + 1);
+    exec.copy_to_host(host_run_start.data(), run_start, a.parts + 1);
+    exec.synchronize();
+  };
+  std::uint64_t* nearest = scratch.template take<std::uint64_t>(1);
+  for (const auto& [pa, pb] : near_along_x(a.boxes, b.boxes, 2 * reach)) {
+    const PartBox& ba = a.boxes[pa];
+    const PartBox& bb = b.boxes[pb];
+    if (std::binary_search(overlapped.begin(), overlapped.end(), (std::uint64_t{pa} << 32) | pb))
+      continue;
+    std::int64_t lo[3], hi[3];
+    bool near = true;
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = std::max<std::int64_t>(std::int64_t{ba.min[d]}, std::int64_t{bb.min[d]}) - reach;
+      hi[d] = std::min<std::int64_t>(std::int64_t{ba.max[d]}, std::int64_t{bb.max[d]}) + reach;
+      near  = near && lo[d] <= hi[d];
+    }
+    if (!near) continue;
+    const core::FieldBox box = field_box(s, lo, hi);
+    if (box.size() == 0) continue;
+    if (by_part == nullptr) sort_by_part();
+    const std::uint32_t first = host_run_start[pa];
+    const std::uint32_t count = host_run_start[pa + 1] - first;
+    distance_field(exec, b, pb, box, false, fields.fields[1], fields);
+    const Buffer<float>& fb = fields.fields[1];
+    exec.fill(nearest, 1, ~std::uint64_t{0});
+    {
+      std::uint64_t* out         = nearest;
+      const float* dist          = fb.data();
+      const core::Interval* list = a.intervals.data();
+      const std::uint32_t* pick  = by_part + first;
+      const double step_z        = s.step[2];
+      exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) {
+        const core::Interval iv = list[pick[r]];
+        const std::uint64_t col = s.column_of(iv.key);
+        const std::int64_t x    = box.lattice(0, static_cast<std::int64_t>(col % s.count[0]));
+        const std::int64_t y    = box.lattice(1, static_cast<std::int64_t>(col / s.count[0]));
+        if (x < 0 || y < 0) return;
+        auto offer = [&](std::uint32_t z, double less) {
+          const std::uint64_t at =
+              box.index(static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), z);
+          const double d = std::max(std::sqrt(static_cast<double>(dist[at])) - less, 0.0);
+          core::atomic_min(out,
+                           (std::uint64_t{core::ordered_bits(static_cast<float>(d))} << 32) |
+                               static_cast<std::uint32_t>(at));
+        };
+        const std::uint32_t c0 = box.first_at_or_above(iv.z0);
+        const std::uint32_t c1 = box.first_at_or_above(iv.z1);
+        for (std::uint32_t z = c0; z < c1; ++z)
+          offer(z, 0.0);
+        // The interval's ends, from the nearest samples of the field (a distance changes by at
+        // most the step to them).
+        for (const float end : {iv.z0, iv.z1}) {
+          // An end beyond the box's heights is farther than the clearance from B: the box
+          // holds every point that comes that close.
+          const double c =
+              std::round((end - 0.5 - static_cast<double>(box.origin[2])) / box.stride);
+          if (!(c >= 0.0 && c < static_cast<double>(box.n[2]))) continue;
+          const auto z = static_cast<std::uint32_t>(c);
+          offer(z, std::abs(box.height(z) - end) * step_z);
+        }
+      });
+    }
+    std::uint64_t best = 0;
+    exec.copy_to_host(&best, nearest, 1);
+    exec.synchronize();
+    if (best == ~std::uint64_t{0}) continue;
+    const double gap = core::ordered_float(static_cast<std::uint32_t>(best >> 32));
+    if (!(gap < clearance)) continue;
+    const auto at = static_cast<std::uint32_t>(best);
+    RawPairClash c;
+    c.part_a              = pa;
+    c.part_b              = pb;
+    c.gap                 = gap;
+    c.spacing             = box.stride * std::max(s.step[0], s.step[1]);
+    const std::uint32_t x = at % box.n[0], y = (at / box.n[0]) % box.n[1],
+                        z       = at / box.n[0] / box.n[1];
+    const std::uint32_t cell[3] = {
+        static_cast<std::uint32_t>(box.origin[0] + std::int64_t{x} * box.stride),
+        static_cast<std::uint32_t>(box.origin[1] + std::int64_t{y} * box.stride),
+        static_cast<std::uint32_t>(box.origin[2] + std::int64_t{z} * box.stride)};
+    for (int d = 0; d < 3; ++d) {
+      c.sums.min[d]    = cell[d];
+      c.sums.max[d]    = cell[d];
+      c.sums.moment[d] = cell[d] + 0.5;
+    }
+    raw.pairs.push_back(c);
   }
   raw.ms.gaps = clock.lap();
 }

@@ -180,6 +180,12 @@ VOXHASH_HD void for_each_crossing(const ColumnTriangle& t,
   }
 }
 
+/// A part's box on the sample lattice (min above max: no inside).
+struct PartBox {
+  std::uint32_t min[3] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
+  std::uint32_t max[3] = {0, 0, 0};
+};
+
 /// A part's inside along one column: heights [z0, z1).
 struct Interval {
   std::uint64_t key = 0;  // SampleGrid::key(column, part)

@@ -159,6 +159,15 @@ ModelVoxels Pipeline::download(int index) const {
   return m_impl->download(index);
 }
 
+std::string open_mesh_warning(const ModelFrameStats& stats, int model, const std::string& name) {
+  if (!stats.open_parts) return {};
+  return std::string("model ") + (model ? 'B' : 'A') + " (" + name +
+         ") is an open mesh: " + std::to_string(stats.open_parts) +
+         " of its parts have a hole or a missing face (an edge one triangle uses), so nothing is "
+         "inside it; model " +
+         (model ? 'A' : 'B') + "'s labels against it come from voxel rays and may be wrong";
+}
+
 std::vector<std::string> frame_warnings(const FrameStats& stats,
                                         const std::array<std::string, 2>& names) {
   std::vector<std::string> lines;
@@ -183,6 +192,7 @@ std::vector<std::string> frame_warnings(const FrameStats& stats,
                       " thinner than about two voxels; their labels are not trustworthy (a "
                       "finer grid resolves the wall)");
     }
+    if (s.open_parts) lines.push_back(open_mesh_warning(s, m, names[m]));
     if (outside_grid_fraction(s) > kOutsideGridWarning) {
       lines.push_back(model + ": " + std::to_string(s.outside_grid) + " of " +
                       std::to_string(s.points) + " points fell outside the grid");

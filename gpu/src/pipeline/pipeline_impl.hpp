@@ -16,6 +16,7 @@
 #include "pipeline/paged_voxels.hpp"
 #include "pipeline/part_steps.hpp"
 #include "pipeline/pipeline_backend.hpp"
+#include "pipeline/solid_steps.hpp"
 #include "pipeline/voxel_list.hpp"
 #include "tables/bucketed_cuckoo_table_impl.hpp"
 #include "tables/cuckoo_table_impl.hpp"
@@ -362,6 +363,7 @@ class PipelineImpl final : public detail::PipelineBackend {
     std::uint32_t triangle_count = 0;
     // Part id per point (a point cloud) or per triangle (a mesh); empty: all part 0.
     Buffer<std::uint32_t> parts{Exec::kBackend, 0};
+    FrameSolid<Exec> solid;  // a mesh's solid, as the last frame placed it
   };
 
   /// A model's frame state for keys of width K: its keys, table, voxels and fill scratch.
@@ -726,8 +728,29 @@ class PipelineImpl final : public detail::PipelineBackend {
     }
   }
 
+  /// A model's labels against the other model's closed solid (label_by_solid): no flood fill, no
+  /// inside test; the fill's marks are recorded around it (its time reads as the inside tests').
+  template <class K>
+  static void label_against_solid(Exec& exec,
+                                  Timer<FillMark>& timer,
+                                  const Grid& g,
+                                  const ModelSolid<Exec>& wall,
+                                  ModelKeys<K>& k) {
+    BasicFillBuffers<K>& b = k.fill;
+    k.inside.counts.fill_bytes_async(0, exec.stream());  // no regions flagged
+    b.labels.resize(k.list.count());
+    timer.record(FillMark::Begin);
+    timer.record(FillMark::NearDone);
+    timer.record(FillMark::ComponentsDone);
+    label_by_solid(exec, g, wall, k.list.data(), k.list.count(), b.state.data(), b.labels.data());
+    timer.record(FillMark::InsideDone);
+    timer.record(FillMark::VotesDone);
+    timer.record(FillMark::UndecidedDone);
+  }
+
   /// Probe (each model's voxels against the other's table) and flood fill, for one ref type, the
-  /// two models side by side or one after the other.
+  /// two models side by side or one after the other. A model's voxels against a closed mesh are
+  /// labelled from the mesh's solid instead of the fill.
   template <class K, class Ref>
   void probe_and_fill(KeyState<K>& ks,
                       const Grid& g,
@@ -762,11 +785,22 @@ class PipelineImpl final : public detail::PipelineBackend {
       }
       m_lane_timers[i].record(FrameMark::Probed);
       build_block_mask(exec, g, k.list.data(), k.list.count(), k.fill);
+      if (m_models[i].triangle_count) {
+        build_frame_solid(exec, g, mesh(i), m_models[i].solid);
+        s.open_parts = m_models[i].solid.open_parts;
+      }
     });
     m_lanes.exchange();  // each model's fill reads the other's block mask
     share_extent(ks.models[0].fill, ks.models[1].fill);
     m_lanes.run(side_by_side, [&](int i) {
-      ModelKeys<K>& k = ks.models[i];
+      ModelKeys<K>& k              = ks.models[i];
+      const FrameSolid<Exec>& wall = m_models[1 - i].solid;
+      if (m_models[1 - i].triangle_count && wall.closed) {
+        label_against_solid(m_lanes.exec(i), m_fill_timers[i], g, wall.solid, k);
+        stats.model[i].labels_from_solid = true;
+        m_lane_timers[i].record(FrameMark::Filled);
+        return;
+      }
       const OtherSurface<Ref, core::BlockMaskOf<K>> other{
           refs[1 - i], ks.models[1 - i].fill.mask, g, m_models[1 - i].triangle_count == 0};
       const FillResult r        = flood_fill(m_lanes.exec(i),

@@ -3,6 +3,8 @@
 // sort, then unique), a lookup is a lower-bound binary search per query (one thread each).
 #pragma once
 
+#include "core/search.hpp"
+
 #include <voxhash/buffer.hpp>
 #include <voxhash/detail/host_device.hpp>
 #include <voxhash/sorted_array.hpp>
@@ -33,17 +35,9 @@ void sorted_find(Exec& exec,
                  std::size_t n,
                  Value* out) {
   exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t i) {
-    const Key key    = queries[i];
-    std::uint32_t lo = 0, hi = size;
-    while (lo < hi) {
-      const std::uint32_t mid = lo + (hi - lo) / 2;
-      if (keys[mid] < key) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    out[i] = lo < size && keys[lo] == key ? (values ? values[lo] : lo) : kNotFound;
+    const Key key          = queries[i];
+    const std::uint32_t lo = core::lower_bound(keys, 0, size, key);
+    out[i]                 = lo < size && keys[lo] == key ? (values ? values[lo] : lo) : kNotFound;
   });
 }
 
