@@ -13,10 +13,9 @@
 #include "join/join_impl.hpp"
 #include "multi/partitioned_impl.hpp"
 #include "pipeline/pipeline_impl.hpp"
-#include "tables/bucketed_cuckoo_table_impl.hpp"
-#include "tables/cuckoo_table_impl.hpp"
 #include "tables/hash_graph_impl.hpp"
 #include "tables/paged_table_impl.hpp"
+#include "tables/slot_table_impl.hpp"
 #include "tables/sorted_array_impl.hpp"
 
 #include <memory>
