@@ -6,7 +6,7 @@
 #include "exec/cpu_exec.hpp"
 #include "pipeline/frame_steps.hpp"
 #include "pipeline/voxel_list.hpp"
-#include "tables/cuckoo_table_impl.hpp"
+#include "tables/slot_table_impl.hpp"
 
 #include <algorithm>
 #include <cmath>

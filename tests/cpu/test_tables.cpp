@@ -1,6 +1,8 @@
 // Hash-table tests on the CPU backend (label cpu): cuckoo, HashGraph V1/V2 and bucketed cuckoo
-// against std::unordered_map on seeded inputs, edge cases, bad input, forced cuckoo failures, and
-// the bucketed table's early-exit invariant.
+// against std::unordered_map on seeded inputs, edge cases, bad input, forced cuckoo failures, the
+// cuckoo table's stash, the slot tables' changes after a build, and the bucketed table's
+// early-exit invariant.
+#include "common/slot_change_checks.hpp"
 #include "common/table_checks.hpp"
 
 #include <voxhash/bucketed_cuckoo_table.hpp>
@@ -127,7 +129,8 @@ void expect_too_small_fails(TableKind kind) {
 }
 
 /// A short chain limit (`max_chain` at `space` slots per key) makes some attempts fail: some seed
-/// must need a restart, and that build must end correct.
+/// must need a restart, and that build must end correct. Without a stash: the cuckoo table's
+/// stash takes the items such chains leave (StashPlacesWhatWouldRestartTheBuild).
 void expect_restart_then_success(TableKind kind, double space, std::uint32_t max_chain) {
   const auto keys = random_keys(50000, 50000, 8);
   bool restarted  = false;
@@ -136,6 +139,7 @@ void expect_restart_then_success(TableKind kind, double space, std::uint32_t max
     options.cuckoo_space = space;
     options.max_chain    = max_chain;
     options.max_attempts = 50;
+    options.stash_slots  = 0;
     options.seed         = seed;
     auto table           = make_table(kind, kCpu, options);
     const BuildStats s   = table->build(keys.data(), nullptr, keys.size());
@@ -193,6 +197,43 @@ TEST(CuckooTable, CountNeedsUniqueIds) {
   Value v = 0;
   table->find_async(keys.data() + 1, 1, &v);
   EXPECT_EQ(v, 1u);
+}
+
+TEST(CuckooTable, StashPlacesWhatWouldRestartTheBuild) {
+  check_stash_saves_build<Key>(kCpu);
+  check_stash_saves_build<Key64>(kCpu);
+}
+
+TEST(SlotTables, EraseInsertOrAssignUpdate) {
+  for (const TableKind kind : {TableKind::Cuckoo, TableKind::BucketedCuckoo}) {
+    check_slot_changes<Key>(kCpu, kind);
+    check_slot_changes<Key64>(kCpu, kind);
+  }
+}
+
+/// The refs kernels probe through see a change: an erased key is not contained and finds nothing,
+/// an assigned one finds its new value.
+TEST(SlotTables, RefsSeeErasedAndAssignedKeys) {
+  const std::vector<Key> keys{10, 20, 30, 40};
+  for (const TableKind kind : {TableKind::Cuckoo, TableKind::BucketedCuckoo}) {
+    SCOPED_TRACE(to_string(kind));
+    auto table = make_table(kind, kCpu);
+    table->build(keys.data(), nullptr, keys.size());
+    with_slot_table(*table, [&](auto& t) {
+      const Key gone = 20, changed = 30;
+      const Value v = 99;
+      t.erase(&gone, 1);
+      t.insert(&changed, &v, 1);
+      const auto ref = t.ref();
+      EXPECT_FALSE(ref.contains(gone));
+      EXPECT_EQ(ref.find(gone), kNotFound);
+      EXPECT_TRUE(ref.contains(changed));
+      EXPECT_EQ(ref.find(changed), 99u);
+      EXPECT_EQ(ref.find(40), 3u);
+      t.insert(&gone, &v, 1);
+      EXPECT_EQ(t.ref().find(gone), 99u) << "an erased key comes back with its new value";
+    });
+  }
 }
 
 TEST(BucketedCuckooTable, BuildsAtLoad095) {

@@ -1,8 +1,10 @@
 // Hash-table tests on the CUDA backend (label gpu): the same checks as the CPU tests, the CUDA
-// backend compared with the CPU backend, kernels probing through the tables' device views, and the
-// bucketed table's load 0.95 builds and early-exit invariant under the GPU's concurrency.
+// backend compared with the CPU backend, kernels probing through the tables' device views, the
+// cuckoo table's stash, the slot tables' changes after a build, and the bucketed table's load
+// 0.95 builds and early-exit invariant under the GPU's concurrency.
 // Skipped, saying why, where no CUDA device exists.
 #include "common/require_cuda.hpp"
+#include "common/slot_change_checks.hpp"
 #include "common/table_checks.hpp"
 
 #include <voxhash/bucketed_cuckoo_table.hpp>
@@ -164,6 +166,27 @@ TEST(GpuBucketedCuckoo, ForcedFailureRestartsThenClearError) {
   EXPECT_THROW(table->build(d.data(), nullptr, keys.size()), BuildFailed);
   EXPECT_EQ(d.to_host(), keys);
   EXPECT_EQ(table->unique_count(), 0u);
+}
+
+TEST(GpuCuckoo, StashPlacesWhatWouldRestartTheBuildAsOnTheCpu) {
+  REQUIRE_CUDA();
+  // The constants come from the seed and a chain of one exchange stashes one item per collision
+  // at h_0, so both backends stash the same number of items.
+  EXPECT_EQ(check_stash_saves_build<Key>(kCuda).stash_entries,
+            check_stash_saves_build<Key>(Backend::Cpu).stash_entries);
+  EXPECT_EQ(check_stash_saves_build<Key64>(kCuda).stash_entries,
+            check_stash_saves_build<Key64>(Backend::Cpu).stash_entries);
+}
+
+TEST(GpuSlotTables, EraseInsertOrAssignUpdateAsOnTheCpu) {
+  REQUIRE_CUDA();
+  for (const TableKind kind : {TableKind::Cuckoo, TableKind::BucketedCuckoo}) {
+    SCOPED_TRACE(to_string(kind));
+    EXPECT_TRUE(check_slot_changes<Key>(kCuda, kind) ==
+                check_slot_changes<Key>(Backend::Cpu, kind));
+    EXPECT_TRUE(check_slot_changes<Key64>(kCuda, kind) ==
+                check_slot_changes<Key64>(Backend::Cpu, kind));
+  }
 }
 
 TEST(GpuBucketedCuckoo, Load095BuildsAndEarlyExitInvariantHolds) {

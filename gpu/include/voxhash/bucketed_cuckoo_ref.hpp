@@ -183,7 +183,8 @@ struct BasicBucketedCuckooRef {
     return s == kNotFound ? kNotFound : detail::entry_value(slots[s]);
   }
 
-  VOXHASH_HD bool contains(KeyT key) const { return find_slot(key) != kNotFound; }
+  /// Whether `key` is in the table and not erased.
+  VOXHASH_HD bool contains(KeyT key) const { return find(key) != kDeletedValue; }
 
   /// Dense id in [0, unique keys) of `key`, or kNotFound. Needs a build with unique ids.
   VOXHASH_HD std::uint32_t find_id(KeyT key) const {

@@ -19,6 +19,11 @@
 
 namespace voxhash {
 
+/// The value an erased key's entries hold (its key stays, so the slot is not empty to lookups):
+/// the slot tables and the paged table reject it as a caller's value in their inserts. A lookup
+/// that reaches such an entry finds nothing (find's kNotFound is this value).
+inline constexpr Value kDeletedValue = kNotFound;
+
 /// A slot: `key << 32 | value`; the empty slot holds kEmptyKey.
 using CuckooEntry = std::uint64_t;
 
@@ -189,7 +194,8 @@ struct BasicCuckooRef {
     return s == kNotFound ? kNotFound : detail::entry_value(slots[s]);
   }
 
-  VOXHASH_HD bool contains(KeyT key) const { return find_slot(key) != kNotFound; }
+  /// Whether `key` is in the table and not erased.
+  VOXHASH_HD bool contains(KeyT key) const { return find(key) != kDeletedValue; }
 
   /// Dense id in [0, unique keys) of `key`, or kNotFound. Needs a build with unique ids.
   VOXHASH_HD std::uint32_t find_id(KeyT key) const {

@@ -62,6 +62,9 @@ struct BuildOptions {
   // HashGraph (Green): hash range V = ceil(n / load) vertices; the paper's best loads are 1-2.
   double load = 1.0;
 
+  // Cuckoo (Alcantara; CUDPP's stash): stash_slots slots after the table's for the keys an
+  // eviction chain could not place, probed after the four slots only when a build put a key there
+  // (0: no stash; a chain that fails restarts the build). The frame's queued builds have none.
   // Paged cuckoo (Starfish): pages of page_capacity pairs (ceil(cuckoo_space * page_capacity)
   // slots and a stash of stash_slots); at most gpu_budget bytes of the backend's memory hold pages
   // (a budget smaller than a page is an InvalidInput), the others live in pinned host memory. A
@@ -80,6 +83,7 @@ struct BuildStats {
   std::uint32_t longest_chain = 0;  // longest eviction chain of the successful attempt (cuckoo)
   std::uint32_t chain_limit   = 0;  // the eviction chain limit used (cuckoo)
   std::size_t slots           = 0;  // cuckoo slots (all buckets' slots), or HashGraph vertices
+  std::size_t stash_entries   = 0;  // keys the cuckoo build placed in its stash
   std::size_t bytes           = 0;  // device (or host) memory the table holds
 };
 

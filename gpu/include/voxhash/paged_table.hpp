@@ -14,10 +14,6 @@
 
 namespace voxhash {
 
-/// The value a deleted entry holds (its key stays, so the slot is not empty to lookups); a paged
-/// table rejects it as a caller's value.
-inline constexpr Value kDeletedValue = kNotFound;
-
 namespace detail {
 /// Entries that are not deleted (8-byte and 16-byte slots).
 struct LiveEntry {

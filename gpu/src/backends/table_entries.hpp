@@ -4,10 +4,9 @@
 
 #include "backends/entry_points.hpp"
 #include "core/keys.hpp"
-#include "tables/bucketed_cuckoo_table_impl.hpp"
-#include "tables/cuckoo_table_impl.hpp"
 #include "tables/hash_graph_impl.hpp"
 #include "tables/paged_table_impl.hpp"
+#include "tables/slot_table_impl.hpp"
 #include "tables/sorted_array_impl.hpp"
 
 namespace voxhash::backends {

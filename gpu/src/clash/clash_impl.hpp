@@ -17,7 +17,7 @@
 #include "pipeline/frame_steps.hpp"
 #include "pipeline/pipeline_backend.hpp"
 #include "pipeline/voxel_list.hpp"
-#include "tables/cuckoo_table_impl.hpp"
+#include "tables/slot_table_impl.hpp"
 
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>

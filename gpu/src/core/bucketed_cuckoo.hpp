@@ -54,10 +54,12 @@ VOXHASH_HD int function_of(const BasicBucketedCuckooRef<KeyT>& t, KeyT key, std:
   return kBucketFunctions - 1;
 }
 
+template <class KeyT>
 struct BucketInsertResult {
   bool placed;
   std::uint32_t chain;  // evictions this insertion performed
   bool met_copy;        // it ended on a copy of its key (the input's keys were not distinct)
+  CuckooEntryOf<KeyT> unplaced;  // when !placed: the item in hand (not in the table)
 };
 
 /// Inserts one key-value pair into `slots` (the table `t` describes) on `tile`. The item tries its
@@ -66,15 +68,16 @@ struct BucketInsertResult {
 /// bucket holding a copy of the key ends the insertion (set variant: one copy stays). When all of
 /// its buckets are full the item exchanges the slot murmur(key, chain) mod 8 of the last one and
 /// the evicted item goes on, at most `max_chain` times; then the build must restart with new
-/// constants. An item lands in h_j only after h_0..h_{j-1} were seen full, and full buckets stay
-/// full, which is what lets lookups stop at the first bucket with a free slot.
+/// constants (the item in hand is returned). An item lands in h_j only after h_0..h_{j-1} were seen
+/// full, and full buckets stay full, which is what lets lookups stop at the first bucket with a
+/// free slot.
 template <class Tile, class KeyT>
-VOXHASH_HD BucketInsertResult bucketed_insert(const Tile& tile,
-                                              const BasicBucketedCuckooRef<KeyT>& t,
-                                              CuckooEntryOf<KeyT>* slots,
-                                              KeyT key,
-                                              Value value,
-                                              std::uint32_t max_chain) {
+VOXHASH_HD BucketInsertResult<KeyT> bucketed_insert(const Tile& tile,
+                                                    const BasicBucketedCuckooRef<KeyT>& t,
+                                                    CuckooEntryOf<KeyT>* slots,
+                                                    KeyT key,
+                                                    Value value,
+                                                    std::uint32_t max_chain) {
   using Entry         = CuckooEntryOf<KeyT>;
   constexpr int S     = kBucketSlots / Tile::kSize;
   const int lane      = tile.rank();
@@ -90,29 +93,58 @@ VOXHASH_HD BucketInsertResult bucketed_insert(const Tile& tile,
     Entry e[S];
     load_part_relaxed(bucket + lane * S, e);
     const std::uint32_t m = tile.reduce_or(detail::bucket_masks(e, lane * S, k));
-    if (m & detail::kBucketSlotMask) return {true, chain, true};
+    if (m & detail::kBucketSlotMask) return {true, chain, true, empty};
     if (const std::uint32_t free = m >> kBucketSlots) {
       const int s       = detail::lowest_bit(free);
       std::uint32_t won = 0;
       if (lane == s / S) won = atomic_cas(&bucket[s], empty, item) == empty;
-      if (tile.shfl(won, s / S)) return {true, chain, false};
+      if (tile.shfl(won, s / S)) return {true, chain, false, empty};
       continue;  // another tile took the slot: read the bucket again
     }
     if (++full < kBucketFunctions) {
       function = (function + 1) % kBucketFunctions;
       continue;
     }
-    if (chain == max_chain) return {false, chain, false};
+    if (chain == max_chain) return {false, chain, false, item};
     ++chain;
     const int victim = static_cast<int>(detail::murmur_mix(k, chain) % kBucketSlots);
     Entry evicted    = empty;
     if (lane == victim / S) evicted = atomic_exchange(&bucket[victim], item);
     item = tile.shfl(evicted, victim / S);
     // A copy of the item's own key, stored since the bucket was read: one copy stays.
-    if (entry_key(item) == k) return {true, chain, true};
+    if (entry_key(item) == k) return {true, chain, true, empty};
     function = (function_of(t, entry_key(item), b) + 1) % kBucketFunctions;
     full     = 1;
   }
+}
+
+/// Writes `value` into every copy of `key` on `tile` (its buckets in probe order, up to the first
+/// with a free slot); true if there was one. Run with no insertion in flight, so no copy moves.
+template <class Tile, class KeyT>
+VOXHASH_HD bool bucketed_assign(const Tile& tile,
+                                const BasicBucketedCuckooRef<KeyT>& t,
+                                CuckooEntryOf<KeyT>* slots,
+                                KeyT key,
+                                Value value) {
+  using Entry     = CuckooEntryOf<KeyT>;
+  constexpr int S = kBucketSlots / Tile::kSize;
+  const int lane  = tile.rank();
+  if (key == kEmptyKeyOf<KeyT> || t.buckets == 0) return false;
+  const Entry entry = detail::make_entry(key, value);
+  bool found        = false;
+  for (int f = 0; f < kBucketFunctions; ++f) {
+    Entry* part = slots + std::size_t{t.bucket(f, key)} * kBucketSlots + lane * S;
+    Entry e[S];
+    load_part_relaxed(part, e);
+    VOXHASH_UNROLL
+    for (int j = 0; j < S; ++j) {
+      if (entry_key(e[j]) == key) atomic_exchange(&part[j], entry);
+    }
+    const std::uint32_t m = tile.reduce_or(detail::bucket_masks(e, lane * S, key));
+    found |= (m & detail::kBucketSlotMask) != 0;
+    if (m >> kBucketSlots) break;
+  }
+  return found;
 }
 
 /// 1 if slot `s` holds the first copy (in probe order) of its key, else 0: the compacting

@@ -52,6 +52,7 @@ struct BasicInsertResult {
   bool filled;          // an empty slot (or stash slot) now holds an entry
   CuckooEntryOf<KeyT>
       unplaced;  // when !placed: the entry in hand when the chain stopped (not in the table)
+  bool stashed = false;  // the entry in hand when the chain stopped went to the stash
 };
 using InsertResult = BasicInsertResult<Key>;
 
@@ -125,7 +126,7 @@ VOXHASH_HD BasicInsertResult<KeyT> cuckoo_insert(const BasicCuckooRef<KeyT>& t,
   }
   bool filled = false;
   if (t.stash_size != 0 && stash_insert(t, slots, entry, droppable, filled)) {
-    return {true, max_chain, filled, empty};
+    return {true, max_chain, filled, empty, true};
   }
   return {false, max_chain, false, entry};
 }

@@ -12,11 +12,10 @@
 
 #include "core/join.hpp"
 #include "core/paged.hpp"
-#include "tables/bucketed_cuckoo_table_impl.hpp"
 #include "tables/build_status.hpp"
-#include "tables/cuckoo_table_impl.hpp"
 #include "tables/hash_graph_impl.hpp"
 #include "tables/page_partition.hpp"
+#include "tables/slot_table_impl.hpp"
 
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>

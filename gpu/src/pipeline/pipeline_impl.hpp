@@ -18,9 +18,8 @@
 #include "pipeline/pipeline_backend.hpp"
 #include "pipeline/solid_steps.hpp"
 #include "pipeline/voxel_list.hpp"
-#include "tables/bucketed_cuckoo_table_impl.hpp"
-#include "tables/cuckoo_table_impl.hpp"
 #include "tables/hash_graph_impl.hpp"
+#include "tables/slot_table_impl.hpp"
 
 #include <voxhash/error.hpp>
 #include <voxhash/timer.hpp>

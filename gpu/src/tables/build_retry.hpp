@@ -2,8 +2,8 @@
 // draw fresh hash constants, empty the slots and the build status, insert every key, read the
 // status; again while an eviction chain reached its limit, sized for all keys from the third
 // attempt when a unique-key hint was too small. queue_one_attempt is one such attempt without the
-// read, and queue_set_build the frame's build around it. The paged table draws its pages'
-// constants here.
+// read, and queue_set_build the frame's build around it (SlotTableImpl's builds, both layouts).
+// The paged table draws its pages' constants here.
 #pragma once
 
 #include "tables/build_status.hpp"
@@ -37,18 +37,20 @@ struct CuckooRetryInput {
   std::uint32_t n;             // keys to insert
   std::size_t expected;        // unique keys expected (0: n); the first two attempts use them
   std::size_t slots_per_unit;  // slots in one unit of the Ref's size (1, or a bucket's slots)
+  std::uint32_t stash;         // stash slots after the table's (0: none)
 };
 
-/// The attempt that placed every key: its view (constants and size set) and whether an insertion
-/// met a copy of its own key.
+/// The attempt that placed every key: its view (constants and size set; the stash as the
+/// insertions saw it) and its status word.
 template <class Ref>
 struct CuckooRetryResult {
   Ref view;
-  bool met_copy;
+  BuildStatus status;
 };
 
-/// Queues one attempt: `units` units of slots emptied, fresh constants, the status cleared and
-/// every key inserted (insert_all as below); returns its view. Nothing waits.
+/// Queues one attempt: `units` units of slots and `stash` stash slots after them emptied, fresh
+/// constants, the status cleared and every key inserted (insert_all as below); returns its view
+/// (with the stash when the Ref has one). Nothing waits.
 template <class Ref, class Exec, class InsertAll>
 Ref queue_one_attempt(Exec& exec,
                       Buffer<typename Ref::Entry>& slots,
@@ -56,13 +58,15 @@ Ref queue_one_attempt(Exec& exec,
                       std::mt19937_64& rng,
                       std::uint32_t units,
                       std::size_t slots_per_unit,
+                      std::uint32_t stash,
                       std::uint32_t max_chain,
                       InsertAll insert_all) {
   using K                 = typename Ref::key_type;
-  const std::size_t count = std::size_t{units} * slots_per_unit;
+  const std::size_t count = std::size_t{units} * slots_per_unit + stash;
   status.resize(1);
   slots.resize(count);
   Ref view{slots.data(), units};
+  if constexpr (requires { view.stash_size; }) view.stash_size = stash;
   draw_cuckoo_constants(rng, view.hash);
   exec.fill(slots.data(), count, detail::empty_entry<K>());
   exec.fill(status.data(), 1, BuildStatus{});
@@ -71,9 +75,10 @@ Ref queue_one_attempt(Exec& exec,
 }
 
 /// The frame's build of `n` keys (distinct, none the sentinel): one attempt queued into `units`
-/// units of slots (insert_all as above), its status word left in `status` for a later read. The
-/// options must ask for no ids and no value lists (InvalidInput naming `table`). Fills stats'
-/// keys, attempts, chain_limit and slots; returns the attempt's view (an empty one for no keys).
+/// units of slots without a stash (insert_all as above), its status word left in `status` for a
+/// later read. The options must ask for no ids and no value lists (InvalidInput naming `table`).
+/// Fills stats' keys, attempts, chain_limit and slots; returns the attempt's view (an empty one for
+/// no keys).
 template <class Ref, class Exec, class InsertAll>
 Ref queue_set_build(Exec& exec,
                     Buffer<typename Ref::Entry>& slots,
@@ -97,17 +102,17 @@ Ref queue_set_build(Exec& exec,
   }
   const std::uint32_t max_chain = chain_limit(options.max_chain, n);
   const Ref view                = queue_one_attempt<Ref>(
-      exec, slots, status, rng, units, slots_per_unit, max_chain, insert_all);
+      exec, slots, status, rng, units, slots_per_unit, 0, max_chain, insert_all);
   stats.attempts    = 1;
   stats.chain_limit = max_chain;
   stats.slots       = std::size_t{units} * slots_per_unit;
   return view;
 }
 
-/// Inserts `in.n` keys into `slots` with fresh constants from `rng` until no eviction chain
-/// reaches its limit, at most options.max_attempts times. units_for(keys) gives the Ref's size
-/// (slots or buckets) for a key count; insert_all(view, max_chain) runs one attempt's insertions
-/// into view.slots, recording into status.data(). Fills stats' attempts, chain_limit,
+/// Inserts `in.n` keys into `slots` (and `in.stash` stash slots) with fresh constants from `rng`
+/// until every key is placed, at most options.max_attempts times. units_for(keys) gives the Ref's
+/// size (slots or buckets) for a key count; insert_all(view, max_chain) runs one attempt's
+/// insertions into view.slots, recording into status.data(). Fills stats' attempts, chain_limit,
 /// longest_chain and slots. Reads the status once per attempt (synchronizes exec's stream). A
 /// sentinel key in the input throws InvalidInput and max_attempts failed attempts throw
 /// BuildFailed, each after on_throw() (the caller clears its table there).
@@ -133,7 +138,7 @@ CuckooRetryResult<Ref> insert_with_retries(Exec& exec,
     if (attempt == 3 && hinted < in.n) units = units_for(in.n);  // the hint was too small
     count          = std::size_t{units} * in.slots_per_unit;
     const Ref view = queue_one_attempt<Ref>(
-        exec, slots, status, rng, units, in.slots_per_unit, max_chain, insert_all);
+        exec, slots, status, rng, units, in.slots_per_unit, in.stash, max_chain, insert_all);
     const BuildStatus s = exec.read(status.data());
     stats.attempts      = attempt;
     if (s.sentinel_key) {
@@ -143,7 +148,7 @@ CuckooRetryResult<Ref> insert_with_retries(Exec& exec,
     if (!s.failed) {
       stats.longest_chain = s.longest_chain;
       stats.slots         = count;
-      return {view, s.met_copy != 0};
+      return {view, s};
     }
   }
   on_throw();

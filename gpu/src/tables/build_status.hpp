@@ -33,6 +33,7 @@ struct BuildStatus {
   std::uint32_t failed        = 0;  // 1 if an eviction chain reached its limit
   std::uint32_t longest_chain = 0;
   std::uint32_t met_copy = 0;  // 1 if an insertion stopped on a copy of its own key (both cuckoos)
+  std::uint32_t stashed  = 0;  // entries placed in the stash (the single-slot cuckoo's)
 };
 
 /// The value stored with input element i: the caller's value, or the input index.

@@ -61,11 +61,12 @@ std::size_t estimate_bytes(TableKind kind,
   const std::size_t sorted      = key_bytes == 4 ? query_graph + edge * n : query_graph;
   switch (kind) {
     case TableKind::Cuckoo: {
-      // Slots; with unique ids also the flags / ranks per slot and the unique keys and counts.
-      // Multivalue (slots for the unique keys, at most n): the values, the unique keys and
-      // offsets, and while they are built the staged and sorted keys, staged values and the
-      // sort's scratch.
-      const auto slots = static_cast<std::size_t>(std::ceil(options.cuckoo_space * keys));
+      // Slots and the stash; with unique ids also the flags / ranks per slot and the unique keys
+      // and counts. Multivalue (slots for the unique keys, at most n): the values, the unique
+      // keys and offsets, and while they are built the staged and sorted keys, staged values and
+      // the sort's scratch.
+      const auto slots =
+          static_cast<std::size_t>(std::ceil(options.cuckoo_space * keys)) + options.stash_slots;
       if (options.multivalue) return slot * slots + (16 + 3 * key) * n;
       return slot * slots + (options.unique_ids ? 8 * slots + (4 + key) * n : 0);
     }
