@@ -11,7 +11,6 @@
 #include <voxhash/pipeline.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 namespace voxhash {
