@@ -4,6 +4,7 @@
 #pragma once
 
 #include <voxhash/backend.hpp>
+#include <voxhash/gpu_budget.hpp>
 #include <voxhash/hash_table.hpp>
 #include <voxhash/scene.hpp>
 
@@ -32,11 +33,14 @@ struct Options {
   int runs   = 0;                   // timed runs per figure (median taken); 0: 5, or 3 when quick
 
   // tables
-  std::vector<Sweep> sweeps;          // empty: the default set
-  bool paged                = false;  // the paged table instead (4x its budget, and within it)
-  std::size_t gpu_budget    = 0;      // paged: bytes for pages (0: the default); join: the budget
-  std::size_t page_capacity = 0;      // paged: pairs per page (0: the default)
-  double page_space         = 1.25;   // paged: cuckoo slots per pair in a page
+  std::vector<Sweep> sweeps;  // empty: the default set
+  bool paged = false;         // the paged table instead (4x its budget, and within it)
+  // --gpu-budget: the memory the benchmark's tables may take; paged: the paged table's pages
+  // (BuildOptions::gpu_budget; the command line fills in the default), join: the build side's
+  // table (JoinOptions::gpu_budget; none by default).
+  GpuBudget gpu_budget{};
+  std::size_t page_capacity = 0;     // paged: pairs per page (0: the default)
+  double page_space         = 1.25;  // paged: cuckoo slots per pair in a page
 
   // tables, join
   int gpus = 0;  // > 0: on one GPU and partitioned over this many (multi_suite.cpp)

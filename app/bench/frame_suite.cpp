@@ -193,9 +193,9 @@ Result frame_result(std::string algorithm,
 }
 
 /// The last frame's tables under the GPU budget (FrameStats::paging) as the total's extra fields.
-void add_paging(Result& r, std::size_t gpu_budget, const FramePaging& paging) {
+void add_paging(Result& r, GpuBudget gpu_budget, const FramePaging& paging) {
   for (const auto& [name, value] :
-       {std::pair<const char*, double>{"gpu_budget", static_cast<double>(gpu_budget)},
+       {std::pair<const char*, double>{"gpu_budget", static_cast<double>(gpu_budget.bytes())},
         {"paged", paging.paged ? 1.0 : 0.0},
         {"pages", static_cast<double>(paging.pages)},
         {"resident_pages", static_cast<double>(paging.resident_pages)},
@@ -208,9 +208,9 @@ void add_paging(Result& r, std::size_t gpu_budget, const FramePaging& paging) {
 }
 
 /// One line on stdout: what an algorithm's last frame did under the budget.
-void print_paging(TableKind algorithm, std::size_t gpu_budget, const FramePaging& paging) {
+void print_paging(TableKind algorithm, GpuBudget gpu_budget, const FramePaging& paging) {
   std::cout << "paging (" << to_string(algorithm) << ", last frame, budget "
-            << format_bytes(gpu_budget) << "): ";
+            << format_bytes(gpu_budget.bytes()) << "): ";
   if (!paging.paged) {
     std::cout << "not paged" << std::endl;
     return;
@@ -233,7 +233,7 @@ void add_results(TableKind algorithm,
                  const FrameStats& last,
                  std::size_t points,
                  int resolution,
-                 std::size_t gpu_budget,
+                 GpuBudget gpu_budget,
                  const DeviceLimits& limits,
                  Report& report,
                  ResultPrinter& printer) {
@@ -664,18 +664,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   if (options.all_algorithms) {
     algorithms.assign(kTableKinds.begin(), kTableKinds.end());
   }
-  const Scene& scene           = options.scene;
-  const SceneDefaults defaults = {options.points, options.resolution};
-  const auto configs_for       = [&](const PipelineConfig& scene_config) {
-    std::vector<PipelineConfig> configs;
-    for (const TableKind algorithm : algorithms) {
-      PipelineConfig config = scene_config;
-      config.algorithm      = algorithm;
-      if (options.cuckoo_space > 0) config.table_options.cuckoo_space = options.cuckoo_space;
-      configs.push_back(config);
-    }
-    return configs;
-  };
+  const Scene& scene = options.scene;
 
   // Memory first, before anything is measured, loaded or allocated: every pipeline holds its
   // frame at once; the host holds the two models' points once.
@@ -698,16 +687,17 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
                        " points, grid " + std::to_string(r.x) + " x " + std::to_string(r.y) +
                        " x " + std::to_string(r.z) + ")");
   };
-  check_memory(configs_for(scene_memory_config(scene, defaults)),
-               {scene_model_points(scene, 0, defaults), scene_model_points(scene, 1, defaults)});
-
-  LoadedScene loaded = load_scene_models(scene, defaults);
+  OpenSceneOptions opening{.backend      = options.backend,
+                           .defaults     = {options.points, options.resolution},
+                           .tables       = {.algorithms = algorithms},
+                           .check_memory = check_memory};
+  if (options.cuckoo_space > 0) opening.tables.cuckoo_space = options.cuckoo_space;
+  OpenScene open                             = open_scene(scene, opening);
+  LoadedScene& loaded                        = open.loaded;
+  const std::vector<PipelineConfig>& configs = open.configs;
+  const std::array<std::size_t, 2> points    = loaded.point_counts();
   for (const std::string& warning : loaded.warnings)
     std::cerr << "[frame] warning: " << warning << std::endl;
-  const std::vector<PipelineConfig> configs = configs_for(loaded.config);
-  const std::array<std::size_t, 2> points   = {loaded.models[0].cloud.points.size(),
-                                               loaded.models[1].cloud.points.size()};
-  check_memory(configs, points);  // the fitted grid; point clouds come with their own counts
   report.scene = scene.file;
   std::cout << "scene " << scene.name << " (" << scene.file << ")";
   for (int m = 0; m < 2; ++m) {
@@ -724,16 +714,15 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
               << ": under a GPU budget the tables take at most " << report.cuckoo_space
               << " slots a key" << std::endl;
   }
-  if (report.gpu_budget > 0) {
-    std::cout << "gpu budget " << format_bytes(report.gpu_budget)
+  if (report.gpu_budget.limited()) {
+    std::cout << "gpu budget " << format_bytes(report.gpu_budget.bytes())
               << ": the two models' tables; beyond it they are paged" << std::endl;
   }
 
   std::vector<std::unique_ptr<Pipeline>> pipelines;
-  for (const PipelineConfig& config : configs) {
-    pipelines.push_back(std::make_unique<Pipeline>(options.backend, config));
-    set_scene_models(*pipelines.back(), loaded, frame_time(scene, 0, 1));
-  }
+  for (const PipelineConfig& config : configs)
+    pipelines.push_back(
+        make_scene_pipeline(options.backend, config, loaded, frame_time(scene, 0, 1)));
   for (PlacedModel& model : loaded.models)
     release_geometry(model.cloud);
   const Grid grid             = pipelines.front()->grid();
@@ -967,7 +956,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
                        printer);
     }
   }
-  if (report.gpu_budget > 0) {
+  if (report.gpu_budget.limited()) {
     for (std::size_t p = 0; p < algorithms.size(); ++p)
       print_paging(algorithms[p], report.gpu_budget, last[p].paging);
   }

@@ -10,6 +10,7 @@
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
+#include <voxhash/gpu_budget.hpp>
 #include <voxhash/join.hpp>
 #include <voxhash/keys.hpp>
 #include <voxhash/pinned_pool.hpp>
@@ -231,7 +232,7 @@ class JoinBench {
                             {"build_ms", runs.build_ms},
                             {"probe_ms", runs.probe_ms}};
       if (!sort_merge) x->extra.emplace_back("table_bytes", static_cast<double>(r.table.bytes));
-      if (!sort_merge && m_gpu_budget != 0) add_paged(*x, r.paged, runs, items);
+      if (!sort_merge && m_gpu_budget.limited()) add_paged(*x, r.paged, runs, items);
       add(std::move(*x));
     }
   }
@@ -247,7 +248,7 @@ class JoinBench {
                           static_cast<double>(p.bytes_to_device) / (m_limits.h2d_gbs * 1e9);
     const double copy_bound = moved > 0 ? items / copy_s * 1e-9 : kNone;
     x.extra.insert(x.extra.end(),
-                   {{"gpu_budget", static_cast<double>(m_gpu_budget)},
+                   {{"gpu_budget", static_cast<double>(m_gpu_budget.bytes())},
                     {"pages", static_cast<double>(p.pages)},
                     {"partitions", static_cast<double>(p.partitions)},
                     {"bytes_to_host", static_cast<double>(p.bytes_to_host)},
@@ -296,7 +297,7 @@ class JoinBench {
   Backend m_backend;
   bool m_quick;
   int m_runs;
-  std::size_t m_gpu_budget;  // JoinOptions::gpu_budget of the hash joins (0: none)
+  GpuBudget m_gpu_budget{};  // JoinOptions::gpu_budget of the hash joins
   const DeviceLimits& m_limits;
   Report& m_report;
   ResultPrinter& m_printer;

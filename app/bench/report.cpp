@@ -142,8 +142,9 @@ void write_json(const Report& report, const std::string& path) {
                         {"points", m.points},
                         {"outside_grid", m.outside_grid}});
     }
-    document["models"]              = std::move(models);
-    document["gpu_budget"]          = report.gpu_budget ? json(report.gpu_budget) : json(nullptr);
+    document["models"] = std::move(models);
+    document["gpu_budget"] =
+        report.gpu_budget.limited() ? json(report.gpu_budget.bytes()) : json(nullptr);
     document["cuckoo_space"]        = report.cuckoo_space;
     document["host_peak_rss_bytes"] = report.host_peak_rss;
   }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <voxhash/device_limits.hpp>
+#include <voxhash/gpu_budget.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -83,7 +84,7 @@ struct Report {
   std::optional<bool> outputs_identical;  // frame --all-algos: every algorithm's output matched
   std::string scene;                      // frame: the scene file ("command line" without one)
   std::vector<ModelEntry> models;         // frame: the two models, A first
-  std::size_t gpu_budget    = 0;          // frame: PipelineConfig::gpu_budget, bytes (0: no budget)
+  GpuBudget gpu_budget{};                 // frame: PipelineConfig::gpu_budget
   double cuckoo_space       = 0;  // frame: the cuckoo and bucketed cuckoo tables' slots per key
   std::size_t host_peak_rss = 0;  // frame: the process's peak resident set (VmHWM; 0: unknown)
   std::vector<OutsideGridWarning> warnings;

@@ -622,7 +622,7 @@ int run_tables(const Options& options, Report& report, ResultPrinter& printer) {
   print_limits(std::cout, *report.limits);
   TablesBench bench(options, *report.limits, report, printer);
   if (options.paged) {
-    bench.run_paged(options.gpu_budget, options.page_capacity, options.page_space);
+    bench.run_paged(options.gpu_budget.bytes(), options.page_capacity, options.page_space);
     return 0;
   }
   if (options.sweeps.empty()) bench.run_default();

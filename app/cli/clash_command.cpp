@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <string>
 
 namespace voxhash::cli {
@@ -116,17 +117,13 @@ void print_summary(const LoadedScene& loaded,
 
 int run_clash(const ClashCommand& command) {
   const Scene& scene = command.scene;
-  check_frame_memory(command.backend,
-                     scene_memory_config(scene, command.defaults),
-                     {scene_model_points(scene, 0, command.defaults),
-                      scene_model_points(scene, 1, command.defaults)});
-  const LoadedScene loaded = load_scene_models(scene, command.defaults);
-  check_frame_memory(command.backend,
-                     loaded.config,
-                     {loaded.models[0].cloud.points.size(), loaded.models[1].cloud.points.size()});
-  const double time = command.time.value_or(scene.time);
-  Pipeline pipeline(command.backend, loaded.config);
-  set_scene_models(pipeline, loaded, time);
+  const OpenScene open =
+      open_scene(scene, {.backend = command.backend, .defaults = command.defaults});
+  const LoadedScene& loaded = open.loaded;
+  const double time         = command.time.value_or(scene.time);
+  const std::unique_ptr<Pipeline> owned =
+      make_scene_pipeline(command.backend, open.configs.front(), loaded, time);
+  Pipeline& pipeline     = *owned;
   const FrameStats stats = pipeline.run_frame(time, {.write_instances = false});
 
   clash::ClashNames names;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <voxhash/backend.hpp>
+#include <voxhash/gpu_budget.hpp>
 #include <voxhash/scene.hpp>
 
 #include <cstddef>
@@ -24,9 +25,9 @@ struct ClashCommand {
   bool no_touching = false;                   // leave touching clashes out
   bool exit_code   = false;                   // return kClashesFound when clashes are listed
   std::string command_line;                   // the invocation, for the report
-  // The part pairs' join: bytes for its build table (0: no budget); the scene's gpu_budget (after
-  // --gpu-budget), which also caps the frame's tables.
-  std::size_t gpu_budget = 0;
+  // The part pairs' join (ClashOptions::gpu_budget): the scene's gpu_budget (after --gpu-budget),
+  // which also caps the frame's tables; none by default.
+  GpuBudget gpu_budget{};
 };
 
 /// The exit code of `voxhash clash --exit-code` when the report lists a clash (1 and 2 stay

@@ -195,15 +195,15 @@ CLI::Validator translation() {
 /// The flags that choose and change a scene, as given (empty / 0: not given).
 struct SceneFlags {
   std::string scene, model_a, model_b, translate_a, translate_b;
-  double voxel_size      = 0;
-  std::size_t gpu_budget = 0;
+  double voxel_size            = 0;
+  std::size_t gpu_budget_bytes = 0;
 };
 
 /// --gpu-budget SIZE: the scene's GPU budget (PipelineConfig::gpu_budget); `also` (a line of its
 /// own, ending in "\n") says what else it caps.
 void add_gpu_budget(CLI::App& app, SceneFlags& flags, const std::string& also = "") {
   app.add_option("--gpu-budget",
-                 flags.gpu_budget,
+                 flags.gpu_budget_bytes,
                  "the two models' tables may take SIZE of device memory; beyond it they\n"
                  "are paged (Starfish tables, pages beyond the budget in pinned host\n"
                  "memory), e.g. 512MiB, 1GiB, 2GB (= 2 * 10^9);\n" +
@@ -476,7 +476,7 @@ class CommandLine {
         "find against the pinned-copy bound, copy rate / 8 B) and one within it (against the\n"
         "flat cuckoo table), with the GPU memory each uses");
     app->add_option("--gpu-budget",
-                    m_bench_options.gpu_budget,
+                    m_bench_gpu_budget,
                     "paged: device memory for pages, e.g. 512MiB, 2GiB (default 2GiB; quick 2MiB)")
         ->transform(byte_size())
         ->needs(paged);
@@ -526,7 +526,7 @@ class CommandLine {
               1000,
               "timed runs per figure, median reported (at least 3; default 5, quick 3)");
     app->add_option("--gpu-budget",
-                    m_bench_options.gpu_budget,
+                    m_bench_gpu_budget,
                     "device memory for the build side's table, e.g. 256MiB, 2GiB: a hash join\n"
                     "whose table exceeds it runs over pages (pages and bytes moved beside the\n"
                     "rates, against the pinned-copy bound); default: no budget")
@@ -684,7 +684,7 @@ class CommandLine {
         model.points = 0;
     }
     if (given(app, "--algo")) scene.algorithm = algorithm;
-    if (given(app, "--gpu-budget")) scene.gpu_budget = flags.gpu_budget;
+    if (given(app, "--gpu-budget")) scene.gpu_budget = flags.gpu_budget_bytes;
     return scene;
   }
 
@@ -701,7 +701,7 @@ class CommandLine {
                             parse_table_kind(m_clash_algorithm),
                             m_clash_points,
                             m_clash_resolution);
-    c.gpu_budget = c.scene.gpu_budget.value_or(0);
+    c.gpu_budget = c.scene.gpu_budget.value_or(GpuBudget{});
     if (given(*m_clash, "--tolerance"))
       c.scene.tolerance = *parse_length(m_clash_tolerance, c.scene.unit);
     if (given(*m_clash, "--clearance"))
@@ -742,7 +742,8 @@ class CommandLine {
       o.scene = resolve_scene(app, m_frame_scene, o.algorithm, o.points, o.resolution);
       if (!given(app, "--algo") && o.scene.algorithm) o.algorithm = *o.scene.algorithm;
     }
-    if (o.paged && o.gpu_budget == 0)
+    o.gpu_budget = m_bench_gpu_budget;
+    if (o.paged && !o.gpu_budget.limited())
       o.gpu_budget = o.quick ? std::size_t{2} << 20 : std::size_t{2} << 30;
     if (o.paged && o.page_capacity == 0) o.page_capacity = o.quick ? 4096 : std::size_t{1} << 20;
     for (const std::string& name : m_sweeps) {
@@ -807,6 +808,7 @@ class CommandLine {
   int m_view_frames = 0;
   bench::Options m_bench_options;
   std::string m_bench_backend = "auto", m_bench_algorithm = "cuckoo";
+  std::size_t m_bench_gpu_budget = 0;  // --gpu-budget of bench tables --paged and bench join
   std::vector<std::string> m_sweeps;
   bool m_full = false;
   SceneFlags m_view_scene, m_frame_scene, m_clash_scene;

@@ -31,20 +31,11 @@ Scene demo_scene(const SceneSettings& settings, const std::array<std::string, 2>
   return scene;
 }
 
-SceneDefaults defaults_of(const SceneSettings& settings) {
-  return {settings.points_per_model, settings.resolution};
-}
-
-/// `config` with the settings' algorithm and table options.
-PipelineConfig with_settings(PipelineConfig config, const SceneSettings& settings) {
-  config.algorithm                  = settings.algorithm;
-  config.table_options.cuckoo_space = settings.cuckoo_space;
-  config.table_options.load         = settings.load;
-  return config;
-}
-
-std::array<std::size_t, 2> point_counts_of(const std::array<PlacedModel, 2>& models) {
-  return {models[0].cloud.points.size(), models[1].cloud.points.size()};
+/// The settings' algorithm and table options.
+SceneTables tables_of(const SceneSettings& settings) {
+  return {.algorithms   = {settings.algorithm},
+          .cuckoo_space = settings.cuckoo_space,
+          .load         = settings.load};
 }
 
 }  // namespace
@@ -53,7 +44,7 @@ AppState::AppState(Backend backend, const SceneSettings& settings, const Scene& 
     : m_backend(backend), m_settings(settings) {
   LoadedScene loaded;
   try {
-    read_scene(scene, m_settings, loaded);
+    loaded = read_scene(scene, m_settings);
   } catch (const InvalidInput& e) {
     throw InvalidInput(std::string("cannot load the scene: ") + e.what());
   }
@@ -70,29 +61,21 @@ AppState::AppState(Backend backend,
     : AppState(backend, settings, demo_scene(settings, paths)) {}
 
 PipelineConfig AppState::config(const SceneSettings& settings) const {
-  PipelineConfig config = with_settings(m_loaded.config, settings);
+  PipelineConfig config = scene_configs(m_loaded.config, tables_of(settings)).front();
   config.animation      = settings.animation;
   return config;
 }
 
 std::unique_ptr<Pipeline> AppState::make_pipeline(const PipelineConfig& config) const {
-  auto pipeline = std::make_unique<Pipeline>(m_backend, config);
-  set_scene_models(*pipeline, m_loaded, m_time);
-  return pipeline;
+  return make_scene_pipeline(m_backend, config, m_loaded, m_time);
 }
 
-void AppState::read_scene(const Scene& scene,
-                          const SceneSettings& settings,
-                          LoadedScene& loaded) const {
-  const SceneDefaults defaults = defaults_of(settings);
-  check_frame_memory(
-      m_backend,
-      with_settings(scene_memory_config(scene, defaults), settings),
-      {scene_model_points(scene, 0, defaults), scene_model_points(scene, 1, defaults)});
-  loaded = load_scene_models(scene, defaults);
-  // The fitted grid; point clouds come with their own counts.
-  check_frame_memory(
-      m_backend, with_settings(loaded.config, settings), point_counts_of(loaded.models));
+LoadedScene AppState::read_scene(const Scene& scene, const SceneSettings& settings) const {
+  return open_scene(scene,
+                    {.backend  = m_backend,
+                     .defaults = {settings.points_per_model, settings.resolution},
+                     .tables   = tables_of(settings)})
+      .loaded;
 }
 
 void AppState::update_model_info() {
@@ -108,7 +91,7 @@ void AppState::update_model_info() {
 }
 
 std::array<std::size_t, 2> AppState::point_counts() const {
-  return point_counts_of(m_loaded.models);
+  return m_loaded.point_counts();
 }
 
 void AppState::report(std::string message, bool is_error) {
@@ -209,7 +192,7 @@ bool AppState::set_points_per_model(std::size_t points) {
     model.points = 0;
   LoadedScene loaded;
   const std::string what = "cannot re-sample the models";
-  if (!attempt(what, [&] { read_scene(scene, changed, loaded); })) return false;
+  if (!attempt(what, [&] { loaded = read_scene(scene, changed); })) return false;
   if (!use_scene(std::move(loaded), changed, what)) return false;
   report("re-sampled both models with " + std::to_string(points) + " points", false);
   return true;
@@ -222,7 +205,7 @@ bool AppState::load_model(int index, const std::string& path) {
   // "points" takes any file; "mesh" was about the previous file (as the command line does).
   if (scene.models[index].as == ModelAs::Mesh) scene.models[index].as = ModelAs::File;
   LoadedScene loaded;
-  if (!attempt("cannot load model", [&] { read_scene(scene, m_settings, loaded); }) ||
+  if (!attempt("cannot load model", [&] { loaded = read_scene(scene, m_settings); }) ||
       !use_scene(
           std::move(loaded), m_settings, "cannot set model " + std::string(kModelNames[index]))) {
     m_model_errors[index] = m_message;

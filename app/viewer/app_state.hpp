@@ -183,10 +183,10 @@ class AppState {
   [[nodiscard]] PipelineConfig config(const SceneSettings& settings) const;
   /// A pipeline for `config` holding the current models, posed at the current time.
   [[nodiscard]] std::unique_ptr<Pipeline> make_pipeline(const PipelineConfig& config) const;
-  /// Reads and places the models of `scene` for `settings` into `loaded`, checking memory before
-  /// reading (voxhash::OutOfMemory) and again for the fitted grid and the models' real counts;
+  /// The models of `scene` read and placed for `settings` (open_scene: memory checked before
+  /// reading, voxhash::OutOfMemory, and again for the fitted grid and the models' real counts);
   /// throws voxhash::InvalidInput naming the file and the field when a model cannot be read.
-  void read_scene(const Scene& scene, const SceneSettings& settings, LoadedScene& loaded) const;
+  [[nodiscard]] LoadedScene read_scene(const Scene& scene, const SceneSettings& settings) const;
   /// Makes `loaded` the scene with `settings` (the pipeline's grid and models too), remembering the
   /// one before; if the pipeline cannot take it, goes back (recover) and returns false.
   bool use_scene(LoadedScene loaded, const SceneSettings& settings, const std::string& what);

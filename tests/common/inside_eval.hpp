@@ -130,10 +130,10 @@ struct EvalOptions {
   Backend backend     = Backend::Cpu;
   TableKind algorithm = TableKind::Cuckoo;
   std::optional<GridParams> grid{};  // the grid; fitted_grid(s) when empty
-  bool wide_keys         = false;    // PipelineConfig::wide_keys: 64-bit keys on any grid
-  bool as_points         = false;    // both models as clouds of s.points samples, not meshes
-  bool scored            = true;     // score both models against the exact meshes
-  std::size_t gpu_budget = 0;        // PipelineConfig::gpu_budget: beyond it, paged tables
+  bool wide_keys = false;            // PipelineConfig::wide_keys: 64-bit keys on any grid
+  bool as_points = false;            // both models as clouds of s.points samples, not meshes
+  bool scored    = true;             // score both models against the exact meshes
+  GpuBudget gpu_budget{};            // PipelineConfig::gpu_budget: beyond it, paged tables
 };
 
 /// Runs scene s through the pipeline without motion as `options` say; scores both models against

@@ -3,11 +3,14 @@
 // pinned host memory (the probe streams them; the fill searches the sorted voxel list). The
 // voxels and labels must be exactly those of the
 // frame without a budget (meshes and clouds, 32- and 64-bit keys, every algorithm); a budget too
-// small for one page is a clear error.
+// small for one page is a clear error. The budget's rules at their edges: paged only beyond it,
+// half of it a model, the page count, and the frame's key width.
 #include "common/inside_eval.hpp"
 #include "common/wide_scene.hpp"
 
 #include <voxhash/error.hpp>
+#include <voxhash/gpu_budget.hpp>
+#include <voxhash/paged_table.hpp>
 #include <voxhash/pipeline.hpp>
 
 #include <gtest/gtest.h>
@@ -117,6 +120,87 @@ TEST(PagedFrame, MemoryEstimateCountsPagesInHostMemory) {
   const MemoryEstimate paged = estimate_frame_bytes(config, points);
   // 2 x 200M 64-bit keys: 200 pages of 2^20 pairs a model, ~21 MB each, in pinned host memory.
   EXPECT_GT(paged.host_bytes, flat.host_bytes + (std::size_t{6} << 30));
+}
+
+TEST(GpuBudget, PagesOnlyBeyondABudget) {
+  EXPECT_FALSE(GpuBudget{}.limited());
+  EXPECT_FALSE(GpuBudget{}.pages(0));
+  EXPECT_FALSE(GpuBudget{}.pages(~std::size_t{0})) << "no budget never pages";
+  const GpuBudget budget{1000};
+  EXPECT_TRUE(budget.limited());
+  EXPECT_FALSE(budget.pages(0));
+  EXPECT_FALSE(budget.pages(999));
+  EXPECT_FALSE(budget.pages(1000)) << "tables of exactly the budget fit";
+  EXPECT_TRUE(budget.pages(1001));
+  EXPECT_TRUE(GpuBudget{1}.pages(2));
+}
+
+TEST(GpuBudget, EachModelGetsHalfRoundedDown) {
+  EXPECT_EQ(GpuBudget{1000}.per_model().bytes(), 500u);
+  EXPECT_EQ(GpuBudget{1001}.per_model().bytes(), 500u);
+  EXPECT_EQ(GpuBudget{1}.per_model().bytes(), 0u);
+  EXPECT_FALSE(GpuBudget{}.per_model().limited());
+  EXPECT_EQ(GpuBudget{std::size_t{1} << 30}.per_model(), GpuBudget{std::size_t{512} << 20});
+}
+
+TEST(GpuBudget, TheFramePagesWhenItsTwoTablesExceedTheBudget) {
+  for (const TableKind kind : {TableKind::Cuckoo,
+                               TableKind::BucketedCuckoo,
+                               TableKind::HashGraphV1,
+                               TableKind::HashGraphV2}) {
+    for (const bool wide : {false, true}) {
+      PipelineConfig config;
+      config.algorithm = kind;
+      config.wide_keys = wide;
+      const std::array<std::size_t, 2> voxels{30'000, 12'345};
+      EXPECT_FALSE(frame_paged(config, voxels)) << "no budget";
+      config.gpu_budget = 1;  // a budget: the frame's tables take BuildOptions' space
+      const std::size_t need =
+          frame_table_bytes(config, voxels[0]) + frame_table_bytes(config, voxels[1]);
+      const BuildOptions options = frame_table_options(config);
+      EXPECT_EQ(frame_table_bytes(config, voxels[0]),
+                estimate_bytes(kind, voxels[0], options, wide ? 8 : 4))
+          << to_string(kind);
+      config.gpu_budget = need;
+      EXPECT_FALSE(frame_paged(config, voxels)) << to_string(kind) << ": exactly the budget";
+      config.gpu_budget = need - 1;
+      EXPECT_TRUE(frame_paged(config, voxels)) << to_string(kind) << ": one byte over";
+      EXPECT_TRUE(frame_paged(config, {voxels[1], voxels[0]})) << "the two tables together";
+    }
+  }
+}
+
+TEST(GpuBudget, PageCountIsTheFilledPagesRoundedUp) {
+  BuildOptions options;
+  options.page_capacity = 1000;
+  options.page_fill     = 1.0;
+  EXPECT_EQ(paged_page_count(options, 0), 1u) << "an empty table has one page";
+  EXPECT_EQ(paged_page_count(options, 1), 1u);
+  EXPECT_EQ(paged_page_count(options, 1000), 1u);
+  EXPECT_EQ(paged_page_count(options, 1001), 2u);
+  options.page_fill = 0.5;
+  EXPECT_EQ(paged_page_count(options, 500), 1u);
+  EXPECT_EQ(paged_page_count(options, 501), 2u);
+  EXPECT_EQ(paged_page_count(options, 10'000), 20u);
+}
+
+TEST(FrameKeyBits, SixtyFourBitKeysBeyondThirtyOneKeyBitsOrWhenAsked) {
+  PipelineConfig config;
+  config.grid.bounds     = {{-1, -1, -1}, {1, 1, 1}};
+  config.grid.resolution = {1024, 1024, 2048};  // 10 + 10 + 11 = 31 key bits
+  EXPECT_EQ(Grid(config.grid).key_bits(), kNarrowKeyBits);
+  EXPECT_EQ(frame_key_bits(config), 32);
+  config.wide_keys = true;
+  EXPECT_EQ(frame_key_bits(config), 64) << "forced";
+  config.wide_keys       = false;
+  config.grid.resolution = {1024, 2048, 2048};  // 32 key bits
+  EXPECT_EQ(frame_key_bits(config), 64);
+  config.grid.resolution = {1025, 1024, 2048};  // 11 + 10 + 11: one voxel more is a bit more
+  EXPECT_EQ(frame_key_bits(config), 64);
+  Pipeline pipeline(Backend::Cpu, config);
+  EXPECT_EQ(pipeline.key_bits(), 64) << "the pipeline follows the same rule";
+  pipeline.set_grid({.resolution = {1024, 1024, 2048}, .bounds = config.grid.bounds});
+  EXPECT_EQ(pipeline.key_bits(), 32);
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 // keyframes mapping a known voxel to a known voxel); command-line overrides; `voxhash clash` (its
 // regions, volumes and the models' part names) and `voxhash bench frame --scene` writing reports
 // with model names, integer counts and the GPU budget with the frame's paging; "gpu_budget" and
-// models read "as" points; the big scene of issue 13 parsed (never run here).
+// models read "as" points; the big scene of issue 13 parsed (never run here); open_scene, the one
+// way the front ends open a scene.
 #include "bench/bench.hpp"
 #include "cli/command_line.hpp"
 
@@ -1103,6 +1104,89 @@ TEST(Scene, BenchFrameReportsTheGpuBudgetAndThePaging) {
   EXPECT_LE((*total)["paged"], 1);
   EXPECT_LE((*total)["resident_pages"], (*total)["pages"]);
   EXPECT_NE(read_text(csv_path).find("table_host_bytes"), std::string::npos);
+}
+
+TEST(Scene, OpenSceneLoadsTheSceneAndConfiguresEachPipeline) {
+  const Scene scene                       = load_scene(asset("demo.json"));
+  const SceneDefaults defaults            = {.points = 2000, .resolution = 48};
+  const OpenScene open                    = open_scene(scene, {.defaults = defaults});
+  const LoadedScene direct                = load_scene_models(scene, defaults);
+  const std::array<std::size_t, 2> points = direct.point_counts();
+  EXPECT_EQ(open.loaded.point_counts(), points);
+  EXPECT_EQ(open.loaded.models[0].name, direct.models[0].name);
+  EXPECT_EQ(open.loaded.warnings, direct.warnings);
+  ASSERT_EQ(open.configs.size(), 1u) << "the scene's own algorithm";
+  EXPECT_EQ(open.configs[0].algorithm, direct.config.algorithm);
+  const Int3 r = open.configs[0].grid.resolution, direct_r = direct.config.grid.resolution;
+  EXPECT_EQ(std::tie(r.x, r.y, r.z), std::tie(direct_r.x, direct_r.y, direct_r.z));
+  EXPECT_EQ(open.configs[0].table_options.cuckoo_space, kFrameCuckooSpace);
+
+  const auto pipeline    = make_scene_pipeline(Backend::Cpu, open.configs[0], open.loaded, 0.0);
+  const FrameStats stats = pipeline->run_frame(0.0, {.write_instances = false});
+  EXPECT_EQ(stats.model[0].points, points[0]);
+  EXPECT_GT(stats.model[0].voxels, 0u);
+
+  // The bench's pipelines: one per algorithm, held at once, every one's memory checked before the
+  // files are read and again after, with the models' real counts.
+  std::vector<std::pair<std::size_t, std::array<std::size_t, 2>>> checks;
+  const OpenScene bench = open_scene(
+      scene,
+      {.defaults = defaults,
+       .tables   = {.algorithms = {TableKind::Cuckoo, TableKind::HashGraphV2}, .cuckoo_space = 1.5},
+       .check_memory = [&](const std::vector<PipelineConfig>& configs,
+                           std::array<std::size_t, 2> counts) {
+         checks.emplace_back(configs.size(), counts);
+       }});
+  ASSERT_EQ(bench.configs.size(), 2u);
+  EXPECT_EQ(bench.configs[0].algorithm, TableKind::Cuckoo);
+  EXPECT_EQ(bench.configs[1].algorithm, TableKind::HashGraphV2);
+  for (const PipelineConfig& config : bench.configs) {
+    EXPECT_EQ(config.table_options.cuckoo_space, 1.5);
+    EXPECT_EQ(config.table_options.load, BuildOptions{}.load) << "the load as it was";
+  }
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[0].first, 2u);
+  EXPECT_EQ(
+      checks[0].second,
+      (std::array{scene_model_points(scene, 0, defaults), scene_model_points(scene, 1, defaults)}));
+  EXPECT_EQ(checks[1].first, 2u);
+  EXPECT_EQ(checks[1].second, points);
+}
+
+TEST(Scene, OpenSceneOnABadModelFileThrowsTheLineLoadingDid) {
+  const std::string path =
+      write_file("open_bad.json",
+                 R"({"voxhash_scene": 1, "models": [{"path": "no_such_model.obj"}, )"
+                 R"({"path": ")" +
+                     asset("torus.obj") + R"("}]})");
+  const Scene scene = load_scene(path);
+  std::string loading, opening;
+  try {
+    (void)load_scene_models(scene, {.points = 100});
+  } catch (const InvalidInput& e) {
+    loading = e.what();
+  }
+  try {
+    (void)open_scene(scene, {.defaults = {.points = 100}});
+  } catch (const InvalidInput& e) {
+    opening = e.what();
+  }
+  EXPECT_NE(loading.find(path + ": models[0].path: "), std::string::npos) << loading;
+  EXPECT_EQ(opening, loading);
+  EXPECT_EQ(opening.find('\n'), std::string::npos) << opening;
+  const Outcome r = run({"clash", path, "--backend", "cpu", "--points", "100"});
+  EXPECT_EQ(r.err, "voxhash: error: " + loading + "\n");
+
+  // Memory is checked before any file is read: a refusal comes first.
+  try {
+    (void)open_scene(
+        scene, {.check_memory = [](const std::vector<PipelineConfig>&, std::array<std::size_t, 2>) {
+          throw OutOfMemory("refused before reading");
+        }});
+    FAIL() << "the memory check did not run";
+  } catch (const OutOfMemory& e) {
+    EXPECT_STREQ(e.what(), "refused before reading");
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <voxhash/geometry.hpp>
+#include <voxhash/gpu_budget.hpp>
 #include <voxhash/grid.hpp>
 #include <voxhash/pipeline.hpp>
 #include <voxhash/types.hpp>
@@ -113,9 +114,9 @@ struct ClashOptions {
   std::size_t max_regions = 0;        // list only the largest N regions (0: all)
   bool voxels             = false;    // also return the voxels and their regions (a PLY export)
   Stream stream           = nullptr;  // where the CUDA backend queues its work
-  /// The part pairs' join: bytes of backend memory its build table may hold (0: no limit); a
-  /// larger one is joined over pages (JoinOptions::gpu_budget).
-  std::size_t gpu_budget = 0;
+  /// The part pairs' join: backend memory its build table may hold (none by default); a larger
+  /// one is joined over pages (JoinOptions::gpu_budget).
+  GpuBudget gpu_budget{};
   /// Penetrations up to this depth (world units) are Touching, deeper ones Hard.
   double tolerance = 0;
   /// Parts that do not overlap but come closer than this (world units) are Clearance clashes; 0:

@@ -69,7 +69,9 @@ struct BuildOptions {
   // slots and a stash of stash_slots); at most gpu_budget bytes of the backend's memory hold pages
   // (a budget smaller than a page is an InvalidInput), the others live in pinned host memory. A
   // build makes ceil(n / (page_fill * page_capacity)) pages; the page count stays until the next
-  // build, so a table that will grow by inserts wants a page_fill below 1.
+  // build, so a table that will grow by inserts wants a page_fill below 1. Unlike a GpuBudget
+  // (gpu_budget.hpp: when tables page at all), gpu_budget here is a paged table's page memory,
+  // never none; a frame gives each model's table GpuBudget::per_model of its own budget.
   std::size_t page_capacity = std::size_t{1} << 20;
   std::size_t gpu_budget    = std::size_t{2} << 30;
   std::uint32_t stash_slots = 108;

@@ -9,6 +9,7 @@
 
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
+#include <voxhash/gpu_budget.hpp>
 #include <voxhash/hash_table.hpp>
 #include <voxhash/pinned_pool.hpp>
 #include <voxhash/types.hpp>
@@ -63,12 +64,12 @@ struct JoinOptions {
   /// Options for the build side's table (seed, cuckoo space, HashGraph load). The join sets the
   /// flags it needs itself (the cuckoo tables' multivalue lists).
   BuildOptions table_options{};
-  /// Bytes of the backend's memory the build side's table may hold (0: no limit). A hash join
-  /// whose table would exceed it (estimate_bytes of `table` for the build rows, with the
+  /// Backend memory the build side's table may hold (none by default). A hash join whose table
+  /// would exceed it (GpuBudget::pages of estimate_bytes of `table` for the build rows, with the
   /// multivalue lists for cuckoo and bcht), or any hash join on TableKind::PagedCuckoo (under
-  /// this budget, or table_options.gpu_budget when this is 0; each page's table is cuckoo), runs
+  /// this budget, or table_options.gpu_budget without one; each page's table is cuckoo), runs
   /// over pages: see join(). Ignored by the sort-merge join.
-  std::size_t gpu_budget = 0;
+  GpuBudget gpu_budget{};
   /// Where a join over pages takes the pinned host memory of its build pages beyond the first two
   /// (kept there for the next join, so a join of the same size or smaller pins nothing); nullptr:
   /// default_pinned_pool(). A PinnedPool with limit 0 pins and frees it on every call.

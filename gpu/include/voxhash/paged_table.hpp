@@ -154,4 +154,8 @@ using PagedCuckooTable64 = BasicPagedCuckooTable<Key64>;
 /// each `key_bytes` * 2 bytes (8 for 32-bit keys, 16 for 64-bit ones).
 [[nodiscard]] std::size_t paged_page_bytes(const BuildOptions& options, int key_bytes = 4);
 
+/// Pages a build of `keys` keys makes under `options`: ceil(keys / (page_fill * page_capacity)),
+/// at least one.
+[[nodiscard]] std::size_t paged_page_count(const BuildOptions& options, std::size_t keys);
+
 }  // namespace voxhash

@@ -10,6 +10,7 @@
 
 #include <voxhash/backend.hpp>
 #include <voxhash/geometry.hpp>
+#include <voxhash/gpu_budget.hpp>
 #include <voxhash/grid.hpp>
 #include <voxhash/hash_table.hpp>
 #include <voxhash/types.hpp>
@@ -54,16 +55,22 @@ struct PipelineConfig {
   /// 64-bit keys even where the grid's keys fit 32 bits (a wide grid always uses them): for
   /// comparing the two paths; slower, the same voxels and labels.
   bool wide_keys = false;
-  /// Backend memory the two models' tables may take together (0: no limit; scene files'
+  /// Backend memory the two models' tables may take together (none by default; scene files'
   /// `gpu_budget`, the front ends' --gpu-budget). A frame whose tables would need more
-  /// (estimate_bytes of the algorithm for the frame's keys) numbers each model's voxels by a sort
-  /// and puts them in a paged cuckoo table (the Starfish table, paged_table.hpp) with half the
-  /// budget: the pages beyond it live in pinned host memory and are streamed through the budget
-  /// for the probe (Starfish's search); the fill's dependent lookups search the sorted voxel
-  /// list. Voxels and labels are the same as without a budget, whatever the algorithm;
-  /// FrameStats::paging says what the tables did.
-  std::size_t gpu_budget = 0;
+  /// (frame_paged) numbers each model's voxels by a sort and puts them in a paged cuckoo table
+  /// (the Starfish table, paged_table.hpp) with GpuBudget::per_model of it: the pages beyond it
+  /// live in pinned host memory and are streamed through the budget for the probe (Starfish's
+  /// search); the fill's dependent lookups search the sorted voxel list. Voxels and labels are
+  /// the same as without a budget, whatever the algorithm; FrameStats::paging says what the
+  /// tables did.
+  GpuBudget gpu_budget{};
 };
+
+/// The width of a frame's voxel keys under `config`: 64 where the grid needs more than
+/// kNarrowKeyBits key bits (Grid::wide()) or config.wide_keys asks for them, else 32. The one
+/// rule the frame, estimate_frame_bytes and Pipeline::key_bits follow. Throws InvalidInput for
+/// an unusable grid (Grid's constructor).
+[[nodiscard]] int frame_key_bits(const PipelineConfig& config);
 
 /// The build options of a frame's two voxel tables under `config`: the voxel list is distinct keys
 /// and each voxel's value is its id, so no unique ids, multiplicities or multivalue lists. Under a
@@ -77,7 +84,7 @@ struct PipelineConfig {
   options.multiplicities  = false;
   options.multivalue      = false;
   options.expected_unique = 0;
-  if (config.gpu_budget != 0)
+  if (config.gpu_budget.limited())
     options.cuckoo_space = std::min(options.cuckoo_space, BuildOptions{}.cuckoo_space);
   return options;
 }
@@ -211,6 +218,15 @@ struct FrameTargets {
 [[nodiscard]] MemoryEstimate estimate_frame_bytes(const PipelineConfig& config,
                                                   std::array<std::size_t, 2> points);
 
+/// Bytes a frame of `config` needs for one model's table of `voxels` voxels: estimate_bytes of
+/// the algorithm with frame_table_options, at the frame's key width (frame_key_bits).
+[[nodiscard]] std::size_t frame_table_bytes(const PipelineConfig& config, std::size_t voxels);
+
+/// Whether a frame of `config` whose models have voxels[0] and voxels[1] voxels puts them in paged
+/// tables: when the two models' tables (frame_table_bytes) together exceed config.gpu_budget
+/// (GpuBudget::pages). The one rule the frame and estimate_frame_bytes follow.
+[[nodiscard]] bool frame_paged(const PipelineConfig& config, std::array<std::size_t, 2> voxels);
+
 /// require_memory for estimate_frame_bytes: throws OutOfMemory naming the point counts, the grid,
 /// the bytes needed and the bytes available when a frame would not fit in free memory. Front ends
 /// call it before loading models and creating the pipeline.
@@ -269,8 +285,7 @@ class Pipeline {
   /// next run_frame starts afresh.
   FrameStats run_frame(double time, const FrameTargets& targets = {}, Stream stream = nullptr);
 
-  /// The width of the voxel keys the next frame runs on: 64 on a grid wider than 31 key bits (or
-  /// with PipelineConfig::wide_keys), else 32.
+  /// The width of the voxel keys the next frame runs on (frame_key_bits of the configuration).
   [[nodiscard]] int key_bits() const;
 
   /// The last frame's voxels of model `index` (backend memory, ascending key order: a voxel's

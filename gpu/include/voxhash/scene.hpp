@@ -2,10 +2,13 @@
 // units and placements, the grid (a voxel size or a resolution; bounds fitted to the placed models
 // unless given), the motion (none, the demo swing, or keyframes) and the algorithm. Parsing
 // validates everything and names the file and the field in each error; loading reads the models
-// and applies each placement to the points and mesh on the host, before Pipeline::set_model.
+// and applies each placement to the points and mesh on the host, before Pipeline::set_model;
+// open_scene is that sequence, memory checked before and after, as every front end runs it.
 #pragma once
 
+#include <voxhash/backend.hpp>
 #include <voxhash/geometry.hpp>
+#include <voxhash/gpu_budget.hpp>
 #include <voxhash/grid.hpp>
 #include <voxhash/hash_table.hpp>
 #include <voxhash/io.hpp>
@@ -14,6 +17,8 @@
 #include <array>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -111,9 +116,9 @@ struct Scene {
   std::optional<TableKind> algorithm;
   std::size_t points = 0;  // per model; 0: the front end's default
   double time        = 0;  // seconds: the pose `voxhash clash` checks
-  /// Bytes of backend memory the two models' tables may take (PipelineConfig::gpu_budget; a
-  /// scene file's "gpu_budget", front ends' --gpu-budget); empty: no limit.
-  std::optional<std::size_t> gpu_budget;
+  /// Backend memory the two models' tables may take (PipelineConfig::gpu_budget; a scene file's
+  /// "gpu_budget", front ends' --gpu-budget); empty: the scene gives none.
+  std::optional<GpuBudget> gpu_budget;
   /// The clash check (scene units; files give a number in the scene's unit or a string with a
   /// unit, "25mm"): penetrations up to `tolerance` are touching, gaps under `clearance` clashes.
   double tolerance = 0;
@@ -174,6 +179,11 @@ struct LoadedScene {
   std::array<PlacedModel, 2> models;
   PipelineConfig config;              // grid, animation, algorithm and GPU budget of the scene
   std::vector<std::string> warnings;  // one line each, e.g. a grid that does not hold a model
+
+  /// Each model's points as read (a point-cloud file's own count, else the samples).
+  [[nodiscard]] std::array<std::size_t, 2> point_counts() const {
+    return {models[0].cloud.points.size(), models[1].cloud.points.size()};
+  }
 };
 
 /// Reads both models and places them, fits the grid and checks that it holds each model (more than
@@ -199,5 +209,52 @@ struct LoadedScene {
 void set_scene_models(Pipeline& pipeline, const LoadedScene& scene, double time);
 /// Sets each model's keyframed pose at `time` (MotionKind::Keyframes; otherwise does nothing).
 void pose_scene(Pipeline& pipeline, const Scene& scene, double time);
+
+/// What a front end changes in a scene's configuration for the pipelines it runs.
+struct SceneTables {
+  /// One pipeline per algorithm, all held at once (bench frame --all-algos); empty: one of the
+  /// scene's algorithm.
+  std::vector<TableKind> algorithms{};
+  std::optional<double> cuckoo_space{};  // the frame's BuildOptions::cuckoo_space; empty: its own
+  std::optional<double> load{};  // the frame's BuildOptions::load (HashGraph); empty: its own
+};
+
+/// The configurations of the pipelines `tables` asks for, from the scene's `config`: one per
+/// algorithm (at least one), each with the table options `tables` gives.
+[[nodiscard]] std::vector<PipelineConfig> scene_configs(const PipelineConfig& config,
+                                                        const SceneTables& tables);
+
+/// Checks that pipelines of `configs`, held at once, fit in memory with models of `points` points;
+/// throws OutOfMemory (require_memory) when they do not.
+using SceneMemoryCheck = std::function<void(const std::vector<PipelineConfig>& configs,
+                                            std::array<std::size_t, 2> points)>;
+
+struct OpenSceneOptions {
+  Backend backend = Backend::Cpu;
+  SceneDefaults defaults{};  // what the front end supplies where the scene is silent
+  SceneTables tables{};      // the front end's pipelines
+  /// How memory is checked; empty: check_frame_memory on `backend` for each configuration.
+  SceneMemoryCheck check_memory{};
+};
+
+/// A scene opened for a front end: what its pipelines are made from.
+struct OpenScene {
+  LoadedScene loaded{};                   // the placed models, the scene's configuration, warnings
+  std::vector<PipelineConfig> configs{};  // scene_configs of loaded.config: one per pipeline
+};
+
+/// Opens a scene the way every front end does (viewer, bench frame, clash): memory checked before
+/// any model file is read (scene_memory_config, scene_model_points), the models read and placed
+/// and the grid fitted (load_scene_models), memory checked again for the fitted grid and the
+/// models' own point counts. Throws InvalidInput naming the scene file and the field (or the
+/// model file), or OutOfMemory; nothing is kept on failure.
+[[nodiscard]] OpenScene open_scene(const Scene& scene, const OpenSceneOptions& options);
+
+/// A pipeline of `config` on `backend` holding the scene's models, posed at `time`
+/// (set_scene_models). Throws what Pipeline's constructor and set_model throw.
+[[nodiscard]] std::unique_ptr<Pipeline> make_scene_pipeline(Backend backend,
+                                                            const PipelineConfig& config,
+                                                            const LoadedScene& scene,
+                                                            double time);
 
 }  // namespace voxhash

@@ -152,12 +152,12 @@ inline constexpr std::uint64_t kMaxJoinRows          = 0x7FFFFFFFull;
 
 /// The inner join of A's and B's distinct (voxel, part) rows on the voxel key: every part of A and
 /// part of B that share a voxel, as (row of A, row of B); over pages when the build side's table
-/// exceeds `gpu_budget` (0: no budget). A crossing too large for the records is the join's size
+/// exceeds `gpu_budget` (GpuBudget::pages). A crossing too large for the records is the join's size
 /// error, naming the clash report.
 template <class Exec>
 JoinResult cross_parts(const std::array<VoxelParts<Exec>, 2>& sides,
                        TableKind table,
-                       std::size_t gpu_budget,
+                       GpuBudget gpu_budget,
                        Stream stream) {
   JoinOptions options;
   options.kind             = JoinKind::Inner;
@@ -182,7 +182,7 @@ template <class Exec, class K>
 RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
                                const Grid& g,
                                TableKind join_table,
-                               std::size_t join_budget,
+                               GpuBudget join_budget,
                                bool with_voxels,
                                Stream stream) {
   constexpr Backend B = Exec::kBackend;
@@ -347,7 +347,7 @@ RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
 
 /// The clash pass over the pipeline's last frame: the regions (see the file comment) on the frame's
 /// key width, with the part pairs' join on pass.join_table where join() can (join_table_for), over
-/// pages beyond pass.join_budget bytes; and where both models are meshes, their solids and
+/// pages beyond pass.join_budget; and where both models are meshes, their solids and
 /// part-pair clashes (part_clashes_impl.hpp). Synchronizes pass.stream.
 template <class Exec>
 RawClash find_clashes(const detail::PipelineBackend& pipeline,

@@ -10,6 +10,7 @@
 
 #include <voxhash/backend.hpp>
 #include <voxhash/clash.hpp>
+#include <voxhash/gpu_budget.hpp>
 #include <voxhash/grid.hpp>
 #include <voxhash/hash_table.hpp>
 #include <voxhash/types.hpp>
@@ -38,12 +39,12 @@ struct RawPairClash {
 
 /// What the backend's clash pass is asked for.
 struct ClashPass {
-  TableKind join_table    = TableKind::Cuckoo;  // the part pairs' join (join_table_for)
-  std::size_t join_budget = 0;                  // bytes its build table may hold (0: no limit)
-  bool with_voxels        = false;              // also the intersection voxels and their regions
-  int columns_per_voxel   = 2;                  // the solids' columns across each voxel axis
-  double clearance        = 0;                  // world units: gaps under it are measured
-  Stream stream           = nullptr;
+  TableKind join_table = TableKind::Cuckoo;  // the part pairs' join (join_table_for)
+  GpuBudget join_budget{};                   // what its build table may hold (none: no limit)
+  bool with_voxels      = false;             // also the intersection voxels and their regions
+  int columns_per_voxel = 2;                 // the solids' columns across each voxel axis
+  double clearance      = 0;                 // world units: gaps under it are measured
+  Stream stream         = nullptr;
 };
 
 struct RawClash {

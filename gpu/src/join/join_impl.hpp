@@ -175,7 +175,7 @@ inline constexpr int kPageBuilds = 4;
 /// the paged table its table_options.gpu_budget.
 inline std::size_t join_budget(const JoinOptions& o) {
   if (o.algorithm != JoinAlgorithm::Hash) return 0;
-  if (o.gpu_budget != 0) return o.gpu_budget;
+  if (o.gpu_budget.limited()) return o.gpu_budget.bytes();
   return o.table == TableKind::PagedCuckoo ? o.table_options.gpu_budget : 0;
 }
 
@@ -189,10 +189,9 @@ inline std::size_t join_table_bytes(TableKind kind, std::size_t rows, const Buil
 
 /// Whether a join of `build_rows` build rows runs over pages.
 inline bool joins_over_pages(const JoinOptions& o, std::size_t build_rows) {
-  const std::size_t budget = join_budget(o);
-  if (budget == 0) return false;
-  return o.table == TableKind::PagedCuckoo ||
-         join_table_bytes(join_table_for(o.table), build_rows, o.table_options) > budget;
+  const GpuBudget budget = join_budget(o);
+  if (o.table == TableKind::PagedCuckoo) return budget.limited();
+  return budget.pages(join_table_bytes(join_table_for(o.table), build_rows, o.table_options));
 }
 
 /// The page count of the first partition of `rows` build rows: one when their table fits half the

@@ -1,15 +1,16 @@
 // How much memory a frame needs, from the configuration and the point counts alone, so front ends
 // can refuse a run up front instead of failing in the middle (or after minutes of swapping). Each
 // term names the buffers of PipelineImpl (pipeline_impl.hpp, frame_steps.hpp) it stands for;
-// tests/cpu/test_resources.cpp holds the sum against the bytes the buffers really take.
+// tests/cpu/test_resources.cpp holds the sum against the bytes the buffers really take. Also the
+// frame's rules the estimate shares with the frame: its key width and whether its tables page.
 #include "core/flood_fill.hpp"
 #include "pipeline/paged_voxels.hpp"
 
 #include <voxhash/error.hpp>
+#include <voxhash/paged_table.hpp>
 #include <voxhash/pipeline.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 namespace voxhash {
@@ -46,18 +47,29 @@ MemoryEstimate paged_voxel_bytes(const BuildOptions& options,
                                  std::size_t n,
                                  std::size_t key_bytes) {
   MemoryEstimate m;
-  const auto k     = static_cast<int>(key_bytes);
-  m.backend_bytes  = estimate_bytes(TableKind::PagedCuckoo, n, options, k);
-  const auto pages = static_cast<std::size_t>(
-      std::max(1.0,
-               std::ceil(static_cast<double>(n) /
-                         (options.page_fill * static_cast<double>(options.page_capacity)))));
-  const std::size_t page = paged_page_bytes(options, k);
+  const auto k            = static_cast<int>(key_bytes);
+  m.backend_bytes         = estimate_bytes(TableKind::PagedCuckoo, n, options, k);
+  const std::size_t pages = paged_page_count(options, n);
+  const std::size_t page  = paged_page_bytes(options, k);
   if (pages * page > options.gpu_budget) m.host_bytes = pages * page;
   return m;
 }
 
 }  // namespace
+
+int frame_key_bits(const PipelineConfig& config) {
+  return Grid(config.grid).wide() || config.wide_keys ? 64 : 32;
+}
+
+std::size_t frame_table_bytes(const PipelineConfig& config, std::size_t voxels) {
+  return estimate_bytes(
+      config.algorithm, voxels, frame_table_options(config), frame_key_bits(config) / 8);
+}
+
+bool frame_paged(const PipelineConfig& config, std::array<std::size_t, 2> voxels) {
+  return config.gpu_budget.pages(frame_table_bytes(config, voxels[0]) +
+                                 frame_table_bytes(config, voxels[1]));
+}
 
 MemoryEstimate estimate_frame_bytes(const PipelineConfig& config,
                                     std::array<std::size_t, 2> points) {
@@ -66,17 +78,12 @@ MemoryEstimate estimate_frame_bytes(const PipelineConfig& config,
                             static_cast<std::size_t>(grid.resolution.z);
   const BuildOptions table = frame_table_options(config);  // as PipelineImpl builds them
   // 64-bit keys on a wide grid (or when forced): wider keys, slots and edges.
-  const bool wide             = grid.wide() || config.wide_keys;
+  const bool wide             = frame_key_bits(config) == 64;
   const std::size_t key_bytes = wide ? sizeof(Key64) : sizeof(Key);
-  const auto table_bytes      = [&](std::size_t n) {
-    return estimate_bytes(config.algorithm, n, table, static_cast<int>(key_bytes));
-  };
-  // Beyond the budget (PipelineImpl::over_budget: the tables of the models' voxels) each model's
-  // voxels are paged (PagedVoxels).
+  // Beyond the budget (frame_paged, as the frame decides) each model's voxels are paged
+  // (PagedVoxels).
   const auto voxels_of = [&](std::size_t n) { return std::min(n, cells); };
-  const bool paged =
-      config.gpu_budget != 0 &&
-      table_bytes(voxels_of(points[0])) + table_bytes(voxels_of(points[1])) > config.gpu_budget;
+  const bool paged     = frame_paged(config, {voxels_of(points[0]), voxels_of(points[1])});
   MemoryEstimate need;
   for (const std::size_t n : points) {
     const std::size_t voxels = voxels_of(n);
@@ -86,13 +93,14 @@ MemoryEstimate estimate_frame_bytes(const PipelineConfig& config,
                           block_mask_bytes(grid, wide) + 3 * key_bytes * n;
     need.host_bytes += sizeof(Float3) * n;
     if (!paged) {
-      need.backend_bytes += table_bytes(voxels);
+      need.backend_bytes += frame_table_bytes(config, voxels);
       continue;
     }
-    const MemoryEstimate pages = paged_voxel_bytes(
-        pipeline::paged_voxel_options(table, config.gpu_budget / 2, static_cast<int>(key_bytes)),
-        voxels,
-        key_bytes);
+    const MemoryEstimate pages =
+        paged_voxel_bytes(pipeline::paged_voxel_options(
+                              table, config.gpu_budget.per_model(), static_cast<int>(key_bytes)),
+                          voxels,
+                          key_bytes);
     need.backend_bytes += pages.backend_bytes;
     need.host_bytes += pages.host_bytes;
   }

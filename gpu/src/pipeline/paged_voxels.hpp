@@ -10,6 +10,7 @@
 #include "tables/paged_table_impl.hpp"
 
 #include <voxhash/buffer.hpp>
+#include <voxhash/gpu_budget.hpp>
 #include <voxhash/grid.hpp>
 #include <voxhash/paged_table.hpp>
 #include <voxhash/pipeline.hpp>
@@ -75,13 +76,14 @@ struct PagedVoxelRef {
 inline constexpr double kMinResidentPages     = 8;
 inline constexpr std::size_t kMinPageCapacity = 1024;
 
-/// The options of one model's paged table under `budget` bytes, for keys of `key_bytes` bytes.
-inline BuildOptions paged_voxel_options(BuildOptions options, std::size_t budget, int key_bytes) {
+/// The options of one model's paged table under `budget` (the model's share of the frame's:
+/// GpuBudget::per_model), for keys of `key_bytes` bytes.
+inline BuildOptions paged_voxel_options(BuildOptions options, GpuBudget budget, int key_bytes) {
   const double page_pair = 2.0 * key_bytes * options.cuckoo_space;
-  const auto fits =
-      static_cast<std::size_t>(static_cast<double>(budget) / (kMinResidentPages * page_pair));
-  options.page_capacity = std::clamp<std::size_t>(fits, kMinPageCapacity, options.page_capacity);
-  options.gpu_budget    = budget;
+  const auto fits        = static_cast<std::size_t>(static_cast<double>(budget.bytes()) /
+                                             (kMinResidentPages * page_pair));
+  options.page_capacity  = std::clamp<std::size_t>(fits, kMinPageCapacity, options.page_capacity);
+  options.gpu_budget     = budget.bytes();
   return options;
 }
 
@@ -90,7 +92,7 @@ template <class Exec, class K>
 class PagedVoxels {
  public:
   /// `budget`: the backend memory this model's pages may take (paged_voxel_options).
-  void set_options(const BuildOptions& options, std::size_t budget) {
+  void set_options(const BuildOptions& options, GpuBudget budget) {
     m_table.set_options(paged_voxel_options(options, budget, static_cast<int>(sizeof(K))));
   }
 

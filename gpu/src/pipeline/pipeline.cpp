@@ -127,7 +127,7 @@ FrameStats Pipeline::run_frame(double time, const FrameTargets& targets, Stream 
 }
 
 int Pipeline::key_bits() const {
-  return m_grid.wide() || m_config.wide_keys ? 64 : 32;
+  return frame_key_bits(m_config);
 }
 
 std::span<const Key> Pipeline::voxels(int index) const {

@@ -265,7 +265,7 @@ class PipelineImpl final : public detail::PipelineBackend {
                        double time,
                        const FrameTargets& targets,
                        Stream stream) override {
-    const bool wide = g.wide() || config.wide_keys;
+    const bool wide = frame_key_bits(config) == 64;
     if (wide != m_wide) {  // the other width's keys, tables and buffers are not needed any more
       if (wide) {
         m_narrow = std::make_unique<KeyState<Key>>();
@@ -555,19 +555,6 @@ class PipelineImpl final : public detail::PipelineBackend {
     return p;
   }
 
-  /// Whether this frame's two tables of the algorithm, sized for the models' voxels, would take
-  /// more than the budget.
-  template <class K>
-  static bool over_budget(const KeyState<K>& ks, const PipelineConfig& config) {
-    if (config.gpu_budget == 0) return false;
-    const BuildOptions options = frame_table_options(config);
-    std::size_t need           = 0;
-    for (const ModelKeys<K>& m : ks.models)
-      need +=
-          estimate_bytes(config.algorithm, m.list.count(), options, static_cast<int>(sizeof(K)));
-    return need > config.gpu_budget;
-  }
-
   /// Both models' table refs of type Table, seen by voxel id.
   template <class Table, class K>
   static auto id_refs(const KeyState<K>& ks) {
@@ -591,9 +578,9 @@ class PipelineImpl final : public detail::PipelineBackend {
       if (paged) {
         if (fresh) m.table.template emplace<Paged<K>>();
         try {
-          std::get<Paged<K>>(m.table).set_options(options, config.gpu_budget / 2);
+          std::get<Paged<K>>(m.table).set_options(options, config.gpu_budget.per_model());
         } catch (const InvalidInput& e) {
-          throw InvalidInput("gpu_budget " + format_bytes(config.gpu_budget) +
+          throw InvalidInput("gpu_budget " + format_bytes(config.gpu_budget.bytes()) +
                              " (half of it for each model's paged table): " + e.what());
         }
         continue;
@@ -622,7 +609,7 @@ class PipelineImpl final : public detail::PipelineBackend {
     });
     // Each table maps a voxel's key to its id: built from the list, each voxel's value its rank.
     // Paged tables share the paging counters and their host-side pages: one model at a time.
-    const bool paged        = over_budget(ks, config);
+    const bool paged = frame_paged(config, {ks.models[0].list.count(), ks.models[1].list.count()});
     const bool side_by_side = kSideBySide && !paged;
     prepare_tables(ks, config, paged);
     const bool queued = !paged && !checked;

@@ -242,6 +242,16 @@ void warn_about_precision(const Scene& scene,
   }
 }
 
+/// What the scene says of its frames' configuration: the motion at rest, the algorithm and the GPU
+/// budget (the grid is fitted apart).
+PipelineConfig scene_config(const Scene& scene) {
+  PipelineConfig config;
+  config.animation  = scene_animation(scene.motion);
+  config.algorithm  = scene.algorithm.value_or(TableKind::Cuckoo);
+  config.gpu_budget = scene.gpu_budget.value_or(GpuBudget{});
+  return config;
+}
+
 }  // namespace
 
 double meters_per(LengthUnit unit) {
@@ -433,10 +443,7 @@ std::size_t scene_model_points(const Scene& scene, int index, const SceneDefault
 }
 
 PipelineConfig scene_memory_config(const Scene& scene, const SceneDefaults& defaults) {
-  PipelineConfig config;
-  config.animation  = scene_animation(scene.motion);
-  config.algorithm  = scene.algorithm.value_or(TableKind::Cuckoo);
-  config.gpu_budget = scene.gpu_budget.value_or(0);
+  PipelineConfig config = scene_config(scene);
   if (scene.grid.bounds) {
     config.grid = fit_grid(scene, {}, defaults.resolution);
   } else {
@@ -478,10 +485,8 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
     file_spacing[i] = float_spacing(read) * scale;
   }
 
-  loaded.config.grid       = fit_grid(scene, loaded.models, defaults.resolution);
-  loaded.config.animation  = scene_animation(scene.motion);
-  loaded.config.algorithm  = scene.algorithm.value_or(TableKind::Cuckoo);
-  loaded.config.gpu_budget = scene.gpu_budget.value_or(0);
+  loaded.config      = scene_config(scene);
+  loaded.config.grid = fit_grid(scene, loaded.models, defaults.resolution);
   warn_about_precision(scene, loaded, file_spacing);
 
   // The scene-level check: does the grid hold each model where the scene puts it? (The swing

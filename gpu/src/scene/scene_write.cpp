@@ -99,7 +99,8 @@ std::string scene_to_json(const Scene& scene, const std::filesystem::path& folde
   if (scene.algorithm) doc["algorithm"] = std::string(to_string(*scene.algorithm));
   if (scene.points > 0) doc["points"] = scene.points;
   doc["time"] = scene.time;
-  if (scene.gpu_budget.value_or(0) > 0) doc["gpu_budget"] = byte_size(*scene.gpu_budget);
+  if (scene.gpu_budget.value_or(GpuBudget{}).limited())
+    doc["gpu_budget"] = byte_size(scene.gpu_budget->bytes());
   if (scene.tolerance > 0) doc["tolerance"] = scene.tolerance;
   if (scene.clearance > 0) doc["clearance"] = scene.clearance;
   return doc.dump(2) + "\n";

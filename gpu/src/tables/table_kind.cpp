@@ -93,8 +93,7 @@ std::size_t estimate_bytes(TableKind kind,
       const std::size_t page     = paged_page_bytes(options, key_bytes);
       const std::size_t overflow = slot * 1024;
       const std::size_t in_slot  = page + overflow + 64;
-      const auto pages           = static_cast<std::size_t>(std::max(
-          1.0, std::ceil(keys / (options.page_fill * static_cast<double>(options.page_capacity)))));
+      const std::size_t pages    = paged_page_count(options, n);
       const std::size_t fit      = options.gpu_budget > page + overflow
                                        ? (options.gpu_budget - page - overflow) / in_slot
                                        : 0;
@@ -110,6 +109,13 @@ std::size_t paged_page_bytes(const BuildOptions& options, int key_bytes) {
   const auto slots = static_cast<std::size_t>(
       std::ceil(options.cuckoo_space * static_cast<double>(options.page_capacity)));
   return 2 * static_cast<std::size_t>(key_bytes) * (slots + options.stash_slots);
+}
+
+std::size_t paged_page_count(const BuildOptions& options, std::size_t keys) {
+  return static_cast<std::size_t>(
+      std::max(1.0,
+               std::ceil(static_cast<double>(keys) /
+                         (options.page_fill * static_cast<double>(options.page_capacity)))));
 }
 
 std::size_t estimate_sorted_array_bytes(std::size_t n) {
