@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <map>
@@ -110,6 +111,21 @@ CLI::Validator length() {
       },
       "",
       "LENGTH");
+}
+
+/// A finite number ("nan", "inf" and overflows such as 1e999 are refused).
+CLI::Validator finite_number() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        char* end      = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(v)) {
+          return "'" + text + "' is not a finite number";
+        }
+        return {};
+      },
+      "",
+      "NUMBER");
 }
 
 CLI::Validator input_file() {
@@ -608,6 +624,7 @@ class CommandLine {
         ->add_option("--time",
                      m_clash_time,
                      "seconds: the pose to check (default: the scene's \"time\", else 0)")
+        ->check(finite_number())
         ->option_text("SECONDS");
     add_output(*m_clash, "--json", m_clash_command.json_path, "write the report as JSON");
     add_output(

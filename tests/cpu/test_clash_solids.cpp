@@ -288,5 +288,36 @@ TEST(ClashSolids, ModelsFarApartHaveNoClash) {
   EXPECT_TRUE(clash_cpu(scene, options).clashes.empty());
 }
 
+TEST(ClashSolids, ClearanceAmongManyPartsFindsEveryCloseBoxPairAndNoOther) {
+  // 36 boxes in A on a 6 x 6 lattice, and in B one box beside each, its gap along x from 0.01 to
+  // 0.07 (box i's: 0.01 + i / 600); lattice neighbours are 0.3 apart. With clearance 0.04, the
+  // pairs whose gap is under 0.04 - 1 voxel must be found, none over 0.04 + 1 voxel, and no pair
+  // of lattice neighbours.
+  std::vector<Mesh> a, b;
+  std::vector<double> gaps;
+  for (int i = 0; i < 36; ++i) {
+    const double x = -0.9 + 0.3 * (i % 6), y = -0.9 + 0.3 * (i / 6), g = 0.01 + i / 600.0;
+    a.push_back(box({x, y, -0.1}, {x + 0.1, y + 0.1, 0.1}));
+    b.push_back(box({x + 0.1 + g, y, -0.1}, {x + 0.15 + g, y + 0.1, 0.1}));
+    gaps.push_back(g);
+  }
+  const ClashScene scene = solid_scene(a, b, {}, 256);
+  const double voxel     = 3.2 / 256;  // static_config: a 3.2-wide grid
+  ClashOptions options;
+  options.clearance   = 0.04;
+  const ClashReport r = clash_cpu(scene, options);
+  std::vector<bool> found(36, false);
+  for (const Clash& c : r.clashes) {
+    ASSERT_EQ(c.kind, ClashKind::Clearance);
+    ASSERT_EQ(c.part_a, c.part_b) << "only a box and the one beside it come that close";
+    found[c.part_a] = true;
+    EXPECT_NEAR(c.distance, gaps[c.part_a], voxel) << "part " << c.part_a;
+  }
+  for (int i = 0; i < 36; ++i) {
+    if (gaps[i] < options.clearance - voxel) EXPECT_TRUE(found[i]) << "gap " << gaps[i];
+    if (gaps[i] > options.clearance + voxel) EXPECT_FALSE(found[i]) << "gap " << gaps[i];
+  }
+}
+
 }  // namespace
 }  // namespace voxhash::test

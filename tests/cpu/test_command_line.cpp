@@ -342,6 +342,9 @@ TEST(CommandLine, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
   expect_usage_error({"--voxel-size", "0"}, "--voxel-size");
   expect_usage_error({"--voxel-size", "-1"}, "--voxel-size");
   expect_usage_error({"--translate-a", "1,2"}, "--translate-a");
+  for (const char* time : {"nan", "inf", "-inf", "1e999", "1s"}) {
+    expect_usage_error({"clash", "--time", time}, "--time");
+  }
   expect_usage_error({"bench", "frame", "--translate-b", "1,2,x"}, "--translate-b");
   expect_usage_error({"clash", "a.json", "b.json"}, "'b.json'");
   expect_usage_error({"clash", "--bogus"}, "unknown option '--bogus'");

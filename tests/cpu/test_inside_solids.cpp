@@ -66,7 +66,7 @@ TEST(InsideSolids, HousingsCupsAndAssembliesMatchExactGeometryAt256) {
 TEST(InsideSolids, AThinHousingHidesNothingInside) {
   // The case: a sphere 56 to 81 voxels inside a housing with 0.8-voxel walls came out
   // Inside the housing with no warning. Every voxel of it is in the cavity: Outside.
-  for (const Scene& s : solid_scenes(256)) {
+  for (const Scene& s : solid_scenes(128)) {
     if (s.name.find("housing, 0.8") == std::string::npos) continue;
     const SceneOutcome o = evaluate_scene(s, {.scored = false});
     EXPECT_EQ(o.stats.model[1].inside, 0u) << s.name;

@@ -852,6 +852,31 @@ TEST_F(IoTest, MalformedMeshFilesNameTheFile) {
   }
 }
 
+TEST_F(IoTest, FilesAModelRefersToStayInItsFolder) {
+  // A glTF whose buffer is a valid file one folder up, reached by ../, by a deeper ../../..
+  // chain, and by a link inside the folder: each refused, naming what it referred to.
+  const std::string buffer = cube_gltf_buffer();
+  write("outside.bin", buffer);
+  fs::create_directories(m_dir / "model");
+  fs::create_symlink(m_dir / "outside.bin", m_dir / "model" / "link.bin");
+  const std::string chain = "../../../../../../../../.." + m_dir.string() + "/outside.bin";
+  for (const std::string uri : {std::string("../outside.bin"), chain, std::string("link.bin")}) {
+    SCOPED_TRACE(uri);
+    std::ofstream(m_dir / "model" / "escape.gltf")
+        << cube_gltf_json(R"({"byteLength": 168, "uri": ")" + uri + R"("})");
+    const std::string message = load_error(m_dir / "model" / "escape.gltf");
+    EXPECT_PRED_FORMAT2(testing::IsSubstring, "outside the model's folder", message);
+    EXPECT_PRED_FORMAT2(testing::IsSubstring, "escape.gltf", message);
+  }
+  // The same buffer inside the folder, and through a link to the model file itself, loads.
+  write("model/inside.bin", buffer);
+  std::ofstream(m_dir / "model" / "inside.gltf")
+      << cube_gltf_json(R"({"byteLength": 168, "uri": "inside.bin"})");
+  EXPECT_EQ(load_point_cloud(m_dir / "model" / "inside.gltf", 10).mesh.triangles.size(), 24u * 3);
+  fs::create_symlink(m_dir / "model" / "inside.gltf", m_dir / "model" / "again.gltf");
+  EXPECT_EQ(load_point_cloud(m_dir / "model" / "again.gltf", 10).mesh.triangles.size(), 24u * 3);
+}
+
 TEST_F(IoTest, MissingFile) {
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "file not found", load_error(m_dir / "absent.ply"));
   EXPECT_THROW((void)load_obj_mesh(m_dir / "absent.obj"), InvalidInput);

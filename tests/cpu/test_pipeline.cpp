@@ -6,6 +6,7 @@
 #include <voxhash/error.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
 
@@ -271,6 +272,37 @@ TEST(Pipeline, AnimationMovesModelsThroughEachOther) {
   EXPECT_EQ(apart.model[0].intersection, 0u);
   EXPECT_GT(met.model[0].intersection, 0u);
   EXPECT_GT(met.model[0].inside, 0u);
+}
+
+TEST(Pipeline, NonFiniteTimesAndPosesAreRefusedNotAnsweredWithNoClash) {
+  // A model moved to NaN has no voxels: a frame would say "no clash". Each is refused instead.
+  const auto a = sphere({0, 0, 0}, 0.4f, 20000, 1), b = sphere({0.3f, 0, 0}, 0.4f, 20000, 2);
+  PipelineConfig config = static_config(64, TableKind::Cuckoo);
+  Pipeline pipeline(kCpu, config);
+  pipeline.set_model(0, a.points);
+  pipeline.set_model(1, b.points);
+  for (const double time : {std::nan(""), double{INFINITY}, -double{INFINITY}}) {
+    EXPECT_THROW((void)pipeline.run_frame(time), InvalidInput) << time;
+  }
+  RigidTransform pose;
+  pose.translation.y = NAN;
+  EXPECT_THROW(pipeline.set_model_transform(1, pose), InvalidInput);
+  pose.translation.y = 0;
+  pose.rotation[4]   = INFINITY;
+  EXPECT_THROW(pipeline.set_model_transform(0, pose), InvalidInput);
+  // A swing whose phase overflows a float, and a twist that overflows every point.
+  AnimationParams swing;
+  swing.animate = true;
+  pipeline.set_animation(swing);
+  EXPECT_THROW((void)pipeline.run_frame(1e308), InvalidInput);
+  swing.deformation = Deformation::Twist;
+  swing.amount      = 3e38f;
+  pipeline.set_animation(swing);
+  EXPECT_THROW((void)pipeline.run_frame(0.0), InvalidInput);
+  // The pipeline still runs a good frame afterwards.
+  swing.amount = 0.2f;
+  pipeline.set_animation(swing);
+  EXPECT_GT(pipeline.run_frame(0.5).model[0].voxels, 0u);
 }
 
 }  // namespace

@@ -195,6 +195,22 @@ TEST(Scene, ErrorsAreOneLineNamingTheFileAndTheField) {
                                 "",
                                 R"(, "motion": {"kind": "keyframes"})"),
                      "models[0].keyframes[1].time: must be later than the previous keyframe's");
+  // Found by a hostile-input audit: keyframes at -1e308 and 1e308 overflowed their span to inf
+  // and the pose lookup read past the keyframes (ASan: heap-buffer-overflow in model_pose).
+  expect_scene_error("keyframes_span.json",
+                     scene_text(R"(, "keyframes": [{"time": -1e308}, {"time": 1e308}])",
+                                "",
+                                R"(, "motion": {"kind": "keyframes"})"),
+                     "models[0].keyframes[0].time: must be within +-1e9 seconds");
+  expect_scene_error("time_huge.json",
+                     scene_text("", "", R"(, "time": 1e308, "motion": {"kind": "swing"})"),
+                     "time: must be within +-1e9 seconds");
+  expect_scene_error("twist_huge.json",
+                     scene_text("",
+                                "",
+                                R"(, "motion": {"kind": "swing", "deformation": "twist",
+                                  "amount": 3e38})"),
+                     "motion.amount: must be within +-1e6");
   expect_scene_error("algorithm.json",
                      scene_text("", "", R"(, "algorithm": "linear")"),
                      "algorithm: unknown value 'linear'");

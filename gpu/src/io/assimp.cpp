@@ -9,6 +9,7 @@
 #include <voxhash/io.hpp>
 
 #include <algorithm>
+#include <array>
 #include <assimp/BaseImporter.h>
 #include <assimp/DefaultIOSystem.h>
 #include <assimp/Importer.hpp>
@@ -39,19 +40,47 @@ namespace {
 constexpr unsigned kImportSteps = aiProcess_ValidateDataStructure;
 
 /// The files a model may refer to (a glTF's buffers, ...), opened for reading only and only when
-/// they are regular files: a reference to a FIFO, a device or a directory cannot block or flood the
-/// reader.
-class RegularFilesOnly : public Assimp::DefaultIOSystem {
+/// they are regular files inside the model's folder (symbolic links resolved): a reference to a
+/// FIFO, a device or a directory cannot block or flood the reader, and `../` or a link cannot
+/// reach a file outside the folder. What it refused is kept, to name it if the read fails.
+class ModelFolderFiles : public Assimp::DefaultIOSystem {
  public:
+  /// The folders of `model` as given and, when it is a link, of the file it names.
+  explicit ModelFolderFiles(const std::filesystem::path& model) {
+    std::error_code error;
+    const std::filesystem::path given = std::filesystem::absolute(model, error);
+    m_folders[0] = std::filesystem::weakly_canonical(given.parent_path(), error);
+    m_folders[1] = std::filesystem::weakly_canonical(given, error).parent_path();
+  }
   bool Exists(const char* file) const override {
+    if (file == nullptr || !inside_folder(file)) return false;
     std::error_code error;  // DefaultIOSystem::Exists would fopen it, which blocks on a FIFO
-    return file != nullptr && std::filesystem::is_regular_file(file, error);
+    return std::filesystem::is_regular_file(file, error);
   }
   Assimp::IOStream* Open(const char* file, const char* mode) override {
     const bool read_only =
         mode != nullptr && std::string_view(mode).find_first_of("wa+") == std::string_view::npos;
     return read_only && Exists(file) ? DefaultIOSystem::Open(file, mode) : nullptr;
   }
+  /// The first file asked for outside the model's folder (empty: none).
+  [[nodiscard]] const std::string& refused() const { return m_refused; }
+
+ private:
+  bool inside_folder(const char* file) const {
+    std::error_code error;
+    const std::filesystem::path real =
+        std::filesystem::weakly_canonical(std::filesystem::absolute(file, error), error);
+    bool inside = false;
+    for (const std::filesystem::path& folder : m_folders) {
+      const std::filesystem::path relative = real.lexically_relative(folder);
+      inside = inside || (!error && !relative.empty() && *relative.begin() != "..");
+    }
+    if (!inside && m_refused.empty()) m_refused = file;
+    return inside;
+  }
+
+  std::array<std::filesystem::path, 2> m_folders;
+  mutable std::string m_refused;
 };
 
 /// For a model read from memory: no file at all beside it.
@@ -244,9 +273,17 @@ bool assimp_reads_extension(const std::string& extension) {
 
 Mesh load_assimp_mesh(const std::filesystem::path& path) {
   (void)open_input(path);  // the same messages as every loader for missing or unreadable files
-  const auto importer = make_importer(new RegularFilesOnly, lower_extension(path));
+  auto* files         = new ModelFolderFiles(path);  // the importer owns it
+  const auto importer = make_importer(files, lower_extension(path));
   // From the path, not from memory: a glTF's buffers and images may be files beside it.
-  return mesh_from_scene(path, importer->ReadFile(path.string(), kImportSteps), *importer);
+  const aiScene* scene = importer->ReadFile(path.string(), kImportSteps);
+  if (scene == nullptr && !files->refused().empty()) {
+    fail(path,
+         "it refers to '" + files->refused() +
+             "', which is outside the model's folder: voxhash reads only files in the folder of "
+             "the model");
+  }
+  return mesh_from_scene(path, scene, *importer);
 }
 
 Mesh parse_assimp_mesh(const std::filesystem::path& path,

@@ -116,10 +116,50 @@ void Pipeline::set_animation(const AnimationParams& animation) {
 
 void Pipeline::set_model_transform(int index, const RigidTransform& transform) {
   if (index != 0 && index != 1) throw InvalidInput("model index must be 0 or 1");
+  const float* r = transform.rotation;
+  if (!std::all_of(r, r + 9, [](float v) { return std::isfinite(v); }) ||
+      !std::isfinite(transform.translation.x) || !std::isfinite(transform.translation.y) ||
+      !std::isfinite(transform.translation.z)) {
+    throw InvalidInput(std::string("model ") + (index ? 'B' : 'A') +
+                       "'s pose is not finite (NaN or infinite rotation or translation)");
+  }
   m_config.animation.pose[index] = transform;
 }
 
+namespace {
+/// Refuses a frame whose time, or whose motion at that time, is not finite: a model moved to NaN
+/// has no voxels, and a frame with no voxels would say "no clash".
+void check_frame_motion(const AnimationParams& animation, double time) {
+  if (!std::isfinite(time)) {
+    throw InvalidInput("frame time " + std::to_string(time) + " is not finite");
+  }
+  // A deformation moves a point by about amount times its coordinates (squared, for a bend):
+  // beyond this it overflows a float on any model.
+  constexpr float kMaxAmount = 1e6f;
+  if (animation.animate && animation.deformation != Deformation::None &&
+      !(std::fabs(animation.amount) <= kMaxAmount)) {
+    throw InvalidInput("deformation amount " + std::to_string(animation.amount) +
+                       " is out of range (at most 1e6 either way)");
+  }
+  for (int i = 0; i < 2; ++i) {
+    const core::MotionParams m = pipeline::make_motion(animation, i, time);
+    const bool finite =
+        std::isfinite(m.amount) && std::isfinite(m.phase) &&
+        std::all_of(m.rotation, m.rotation + 9, [](float v) { return std::isfinite(v); }) &&
+        std::isfinite(m.translation.x) && std::isfinite(m.translation.y) &&
+        std::isfinite(m.translation.z);
+    if (!finite) {
+      throw InvalidInput(std::string("model ") + (i ? 'B' : 'A') + "'s motion at time " +
+                         std::to_string(time) +
+                         " is not finite (the time, speed, separation, offset or deformation "
+                         "amount is too large)");
+    }
+  }
+}
+}  // namespace
+
 FrameStats Pipeline::run_frame(double time, const FrameTargets& targets, Stream stream) {
+  check_frame_motion(m_config.animation, time);
   m_has_frame            = false;  // a frame that throws may leave its tables half built
   const FrameStats stats = m_impl->run_frame(m_config, m_grid, time, targets, stream);
   m_has_frame            = true;

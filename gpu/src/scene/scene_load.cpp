@@ -353,6 +353,9 @@ Pose model_pose(const Scene& scene, int index, double time) {
   const SceneModel& model = scene.models[index];
   const auto& keys        = model.keyframes;
   if (scene.motion.kind != MotionKind::Keyframes || keys.empty()) return model.pose;
+  if (!std::isfinite(time)) {
+    throw InvalidInput("scene time " + std::to_string(time) + " is not finite");
+  }
   if (time <= keys.front().time) return keys.front().pose;
   if (time >= keys.back().time) return keys.back().pose;
   const auto next = std::upper_bound(

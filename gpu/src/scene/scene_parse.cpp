@@ -34,6 +34,10 @@ const char* type_name(const json& v) {
   return "null";
 }
 
+/// Times a scene may give (seconds): far beyond any animation, and spans between them and poses
+/// at them stay finite.
+constexpr double kMaxSceneTime = 1e9;
+
 /// A JSON value and where it is, for errors that name the file and the field.
 class Field {
  public:
@@ -241,6 +245,9 @@ SceneModel read_model(const Field& f, LengthUnit scene_unit, const std::filesyst
       k.expect_object({"time", "translate", "rotate", "quaternion"});
       Keyframe key{k["time"].number(), read_pose(k)};
       if (!(key.time > previous)) k["time"].fail("must be later than the previous keyframe's");
+      if (!(std::fabs(key.time) <= kMaxSceneTime)) {
+        k["time"].fail("must be within +-1e9 seconds");
+      }
       previous = key.time;
       m.keyframes.push_back(key);
     }
@@ -291,7 +298,10 @@ SceneMotion read_motion(const Field& f) {
     m.deformation =
         static_cast<Deformation>(f["deformation"].choice({"none", "twist", "bend", "wobble"}));
   }
-  if (f.has("amount")) m.amount = f["amount"].single();
+  if (f.has("amount")) {
+    m.amount = f["amount"].single();
+    if (!(std::fabs(m.amount) <= 1e6f)) f["amount"].fail("must be within +-1e6");
+  }
   return m;
 }
 
@@ -367,7 +377,11 @@ Scene parse_scene(std::string_view json_text, const std::filesystem::path& file)
     scene.algorithm = kinds[root["algorithm"].choice({"cuckoo", "hashgraph-v1", "hashgraph-v2"})];
   }
   if (root.has("points")) scene.points = root["points"].integer(1, kMaxPoints);
-  if (root.has("time")) scene.time = root["time"].number();
+  if (root.has("time")) {
+    scene.time = root["time"].number();
+    if (!(std::fabs(scene.time) <= kMaxSceneTime))
+      root["time"].fail("must be within +-1e9 seconds");
+  }
   if (root.has("gpu_budget")) scene.gpu_budget = root["gpu_budget"].byte_size();
   for (const auto& [key, out] :
        {std::pair{"tolerance", &scene.tolerance}, {"clearance", &scene.clearance}}) {
