@@ -1205,5 +1205,36 @@ TEST(Scene, OpenSceneOnABadModelFileThrowsTheLineLoadingDid) {
   }
 }
 
+TEST(Scene, AMeshWithANonFiniteVertexLosesOnlyItsTrianglesAndSaysSo) {
+  // A cube with one extra vertex at NaN, used by one extra triangle: the triangle is dropped, the
+  // cube checked, and the loss reported (the model used to be refused, naming no file).
+  std::string cube = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n";
+  const std::string faces =
+      "f 1 3 2\nf 1 4 3\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\nf 2 3 7\nf 2 7 6\nf 3 4 8\n"
+      "f 3 8 7\nf 4 1 5\nf 4 5 8\n";
+  const std::string a = write_file("nan_vertex.obj", cube + "v nan 0 0\n" + faces + "f 1 2 9\n");
+  const std::string b = write_file("cube_b.obj",
+                                   "v 0.5 0.3 0.2\nv 1.5 0.3 0.2\nv 1.5 1.3 0.2\nv 0.5 1.3 0.2\n"
+                                   "v 0.5 0.3 1.2\nv 1.5 0.3 1.2\nv 1.5 1.3 1.2\nv 0.5 1.3 1.2\n" +
+                                       faces);
+  const Outcome r     = run({"clash",
+                             "--model-a",
+                             a,
+                             "--model-b",
+                             b,
+                             "--backend",
+                             "cpu",
+                             "--res",
+                             "64",
+                             "--points",
+                             "10000"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("model 'nan_vertex' (nan_vertex.obj): 1 vertices with a NaN or infinite "
+                       "coordinate dropped, and the 1 triangles that used them"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("hard"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace voxhash::test

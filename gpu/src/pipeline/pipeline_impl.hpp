@@ -228,14 +228,15 @@ class PipelineImpl final : public detail::PipelineBackend {
       throw InvalidInput(what + std::to_string(mesh.triangle_parts.size()) + " part ids for " +
                          std::to_string(mesh.triangles.size() / 3) + " triangles");
     }
+    // A vertex no triangle uses may be anything (a loader keeps a non-finite one, its triangles
+    // dropped, so the indices hold); a vertex a triangle uses must be finite.
     for (const std::uint32_t t : mesh.triangles) {
       if (t >= mesh.vertices.size()) {
         throw InvalidInput(what + "triangle index " + std::to_string(t) + " is out of range");
       }
-    }
-    for (const Float3& v : mesh.vertices) {
+      const Float3& v = mesh.vertices[t];
       if (!std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z)) {
-        throw InvalidInput(what + "a mesh vertex is not finite (NaN or Inf)");
+        throw InvalidInput(what + "a triangle uses a vertex that is not finite (NaN or Inf)");
       }
     }
     set_model(index, rest);

@@ -478,6 +478,17 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
       throw InvalidInput(scene.file + ": " + field + ".as: \"mesh\", but " + model.path.string() +
                          " is a point cloud (it has no faces); leave \"as\" out");
     }
+    if (placed.cloud.dropped_non_finite || placed.cloud.dropped_triangles) {
+      loaded.warnings.push_back(
+          scene.file + ": model '" + model.name + "' (" + model.path.filename().string() +
+          "): " + std::to_string(placed.cloud.dropped_non_finite) +
+          (placed.cloud.mesh.triangles.empty() ? " points" : " vertices") +
+          " with a NaN or infinite coordinate dropped" +
+          (placed.cloud.dropped_triangles
+               ? ", and the " + std::to_string(placed.cloud.dropped_triangles) +
+                     " triangles that used them"
+               : std::string()));
+    }
     if (model.as == ModelAs::Points) placed.cloud.mesh = Mesh{};  // its samples only
     const double scale = model.scale * meters_per(model.unit) / meters_per(scene.unit);
     // Keyframed models are posed by the pipeline every frame; the host only scales them.
