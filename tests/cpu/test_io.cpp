@@ -975,6 +975,31 @@ TEST_F(IoTest, TruncatedBinaryPly) {
                        header + "property list uchar float extra\nend_header\n" + listed.str())));
 }
 
+TEST_F(IoTest, PlyFaceListLongerThanTheFileIsAnErrorUpFront) {
+  // A binary PLY of about 200 bytes whose one face claims 2^30 indices: assimp reserved 8.4 GB
+  // before it said "File corrupted". The list is checked against the bytes left first.
+  PlyBody body;
+  for (int v = 0; v < 3; ++v)
+    body.f32(static_cast<float>(v == 1)).f32(static_cast<float>(v == 2)).f32(0);
+  body.i32(1 << 30).i32(0).i32(1).i32(2);
+  const std::string xyz = "property float x\nproperty float y\nproperty float z\n";
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring,
+      "truncated data: the file ends inside 'face' element 1 of 1",
+      load_error(write("long_list.ply",
+                       "ply\nformat binary_little_endian 1.0\nelement vertex 3\n" + xyz +
+                           "element face 1\nproperty list int int vertex_indices\nend_header\n" +
+                           body.str())));
+  // The same in ASCII: the list's length against the values on its line.
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring,
+      "'face' element 1: its list of 1073741824 values holds only 3 on its line",
+      load_error(write("long_list_ascii.ply",
+                       "ply\nformat ascii 1.0\nelement vertex 3\n" + xyz +
+                           "element face 1\nproperty list int int vertex_indices\nend_header\n"
+                           "0 0 0\n1 0 0\n0 1 0\n1073741824 0 1 2\n")));
+}
+
 TEST_F(IoTest, PlyCountBeyondTheFileIsAnErrorUpFront) {
   // 149 bytes that used to hang: an element without properties and a count near 2^64 before the
   // vertex element (its items take no bytes, so reading them consumed nothing).
