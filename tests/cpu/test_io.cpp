@@ -1000,6 +1000,24 @@ TEST_F(IoTest, PlyFaceListLongerThanTheFileIsAnErrorUpFront) {
                            "0 0 0\n1 0 0\n0 1 0\n1073741824 0 1 2\n")));
 }
 
+TEST_F(IoTest, GlbChunkLongerThanTheFileIsAnErrorUpFront) {
+  // A GLB whose JSON chunk claims 0xFFFFFFF0 bytes: assimp took 4.2 GB, then "No suitable reader
+  // found". Its lengths are checked against the file first.
+  std::string file = glb(cube_gltf_json(R"({"byteLength": 168})"), cube_gltf_buffer());
+  for (int b = 0; b < 4; ++b)
+    file[12 + b] = static_cast<char>(b == 0 ? 0xF0 : 0xFF);
+  const std::string message = load_error(write("huge_chunk.glb", file));
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "GLB chunk 0 claims 4294967280 bytes", message);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "huge_chunk.glb", message);
+  // A total length beyond the file.
+  std::string longer = glb(cube_gltf_json(R"({"byteLength": 168})"), cube_gltf_buffer());
+  longer[8]          = static_cast<char>(0xFF);
+  longer[9]          = static_cast<char>(0xFF);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "its GLB header gives a length of",
+                      load_error(write("long.glb", longer)));
+}
+
 TEST_F(IoTest, PlyCountBeyondTheFileIsAnErrorUpFront) {
   // 149 bytes that used to hang: an element without properties and a count near 2^64 before the
   // vertex element (its items take no bytes, so reading them consumed nothing).

@@ -20,7 +20,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
@@ -82,6 +84,37 @@ class ModelFolderFiles : public Assimp::DefaultIOSystem {
   std::array<std::filesystem::path, 2> m_folders;
   mutable std::string m_refused;
 };
+
+/// A GLB's header and chunk lengths against its size (`read(offset, n, out)` reads n bytes at
+/// offset; `size` bytes in all), before assimp allocates what they claim: a 444-byte GLB whose JSON
+/// chunk claimed 0xFFFFFFF0 bytes took 4.2 GB.
+template <class Read>
+void check_glb_chunks(const std::filesystem::path& path, std::uint64_t size, Read read) {
+  unsigned char header[12];
+  if (size < 12 || !read(0, 12, header)) return;  // too short for a GLB: assimp says so
+  const auto word = [](const unsigned char* p) {
+    return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
+           std::uint32_t{p[3]} << 24;
+  };
+  if (std::string_view(reinterpret_cast<const char*>(header), 4) != "glTF") return;
+  if (word(header + 8) > size) {
+    fail(path,
+         "its GLB header gives a length of " + std::to_string(word(header + 8)) +
+             " bytes, but the file holds " + std::to_string(size));
+  }
+  std::uint64_t offset = 12;
+  for (int chunk = 0; offset + 8 <= size; ++chunk) {
+    unsigned char chunk_header[8];
+    if (!read(offset, 8, chunk_header)) return;
+    const std::uint64_t length = word(chunk_header);
+    if (length > size - offset - 8) {
+      fail(path,
+           "GLB chunk " + std::to_string(chunk) + " claims " + std::to_string(length) +
+               " bytes, but only " + std::to_string(size - offset - 8) + " follow it");
+    }
+    offset += 8 + length;
+  }
+}
 
 /// For a model read from memory: no file at all beside it.
 class NoFiles : public Assimp::DefaultIOSystem {
@@ -273,6 +306,17 @@ bool assimp_reads_extension(const std::string& extension) {
 
 Mesh load_assimp_mesh(const std::filesystem::path& path) {
   (void)open_input(path);  // the same messages as every loader for missing or unreadable files
+  if (lower_extension(path) == "glb") {
+    std::ifstream in(path, std::ios::binary);
+    std::error_code error;
+    const std::uint64_t size = std::filesystem::file_size(path, error);
+    check_glb_chunks(
+        path, error ? 0 : size, [&](std::uint64_t at, std::size_t n, unsigned char* out) {
+          in.seekg(static_cast<std::streamoff>(at));
+          return static_cast<bool>(
+              in.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(n)));
+        });
+  }
   auto* files         = new ModelFolderFiles(path);  // the importer owns it
   const auto importer = make_importer(files, lower_extension(path));
   // From the path, not from memory: a glTF's buffers and images may be files beside it.
@@ -290,6 +334,12 @@ Mesh parse_assimp_mesh(const std::filesystem::path& path,
                        std::string_view bytes,
                        const std::string& format_hint) {
   if (bytes.empty()) fail(path, "the file is empty");
+  if (format_hint == "glb") {
+    check_glb_chunks(path, bytes.size(), [&](std::uint64_t at, std::size_t n, unsigned char* out) {
+      std::memcpy(out, bytes.data() + at, n);
+      return true;
+    });
+  }
   const auto importer = make_importer(new NoFiles, format_hint);
   return mesh_from_scene(
       path,
