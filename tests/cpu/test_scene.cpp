@@ -211,6 +211,9 @@ TEST(Scene, ErrorsAreOneLineNamingTheFileAndTheField) {
                                 R"(, "motion": {"kind": "swing", "deformation": "twist",
                                   "amount": 3e38})"),
                      "motion.amount: must be within +-1e6");
+  expect_scene_error("duplicate_key.json",
+                     scene_text(R"(, "unit": "mm", "unit": "m")"),
+                     "key \"unit\" appears twice in one object");
   expect_scene_error("algorithm.json",
                      scene_text("", "", R"(, "algorithm": "linear")"),
                      "algorithm: unknown value 'linear'");
@@ -1234,6 +1237,22 @@ TEST(Scene, AMeshWithANonFiniteVertexLosesOnlyItsTrianglesAndSaysSo) {
             std::string::npos)
       << r.err;
   EXPECT_NE(r.out.find("hard"), std::string::npos) << r.out;
+}
+
+TEST(Scene, AHugeQuaternionIsNormalizedNotDroppedToNoRotation) {
+  // [1e200, 0, 0, 1e200]: its squares overflow; it is 90 degrees about z like [1, 0, 0, 1].
+  const auto rotation_of = [](const std::string& quaternion) {
+    return parse_scene(scene_text(R"(, "transform": {"quaternion": )" + quaternion + "}"), "q.json")
+        .models[0]
+        .pose.rotate;
+  };
+  const Quaternion huge = rotation_of("[1e200, 0, 0, 1e200]");
+  const Quaternion unit = rotation_of("[1, 0, 0, 1]");
+  EXPECT_NEAR(huge.w, std::sqrt(0.5), 1e-12);
+  EXPECT_NEAR(huge.z, std::sqrt(0.5), 1e-12);
+  EXPECT_NEAR(huge.w, unit.w, 1e-15);
+  EXPECT_NEAR(huge.z, unit.z, 1e-15);
+  EXPECT_EQ(huge.x, 0.0);
 }
 
 }  // namespace

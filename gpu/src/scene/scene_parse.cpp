@@ -13,6 +13,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -208,12 +209,19 @@ Quaternion read_rotation(const Field& f) {
   const Field q                 = f["quaternion"];
   const std::vector<Field> wxyz = q.elements(4, 4);
   Quaternion r{wxyz[0].number(), wxyz[1].number(), wxyz[2].number(), wxyz[3].number()};
-  const double norm = std::sqrt(r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z);
+  // Normalized through the largest component, so that components near 1e200 (whose squares
+  // overflow) still give their rotation rather than a zero quaternion.
+  const double largest = std::max({std::abs(r.w), std::abs(r.x), std::abs(r.y), std::abs(r.z)});
+  const Quaternion s   = largest > 0
+                             ? Quaternion{r.w / largest, r.x / largest, r.y / largest, r.z / largest}
+                             : Quaternion{0, 0, 0, 0};
+  const double scaled  = std::sqrt(s.w * s.w + s.x * s.x + s.y * s.y + s.z * s.z);
+  const double norm    = largest * scaled;  // infinite only near DBL_MAX: then only compared
   if (!(norm > 1e-12)) q.fail("must not be zero (it is normalized; [1, 0, 0, 0] is no rotation)");
   // A unit quaternion (as scene_to_json writes one) is kept bit for bit, so a saved scene reads
   // back to the same scene; dividing by a norm one ulp off 1 would change its last digits.
   if (std::abs(norm - 1.0) <= 1e-12) return r;
-  return {r.w / norm, r.x / norm, r.y / norm, r.z / norm};
+  return {s.w / scaled, s.x / scaled, s.y / scaled, s.z / scaled};
 }
 
 Pose read_pose(const Field& f) {
@@ -324,8 +332,20 @@ std::string position(std::string_view text, std::size_t byte) {
 Scene parse_scene(std::string_view json_text, const std::filesystem::path& file) {
   const std::string name = file.string();
   json doc;
+  // Keys seen in each object being parsed: a key given twice is refused, not last-wins.
+  std::vector<std::set<std::string>> open_objects;
+  std::string repeated;
+  const auto watch = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) open_objects.emplace_back();
+    if (event == json::parse_event_t::object_end && !open_objects.empty()) open_objects.pop_back();
+    if (event == json::parse_event_t::key && !open_objects.empty() &&
+        !open_objects.back().insert(parsed.get<std::string>()).second && repeated.empty()) {
+      repeated = parsed.get<std::string>();
+    }
+    return true;
+  };
   try {
-    doc = json::parse(json_text.begin(), json_text.end());
+    doc = json::parse(json_text.begin(), json_text.end(), watch);
   } catch (const json::parse_error& e) {
     // nlohmann's what() reads "[json.exception.parse_error.101] parse error at line 2, column 3:
     // syntax error while parsing ...": keep the part after the position.
@@ -342,6 +362,10 @@ Scene parse_scene(std::string_view json_text, const std::filesystem::path& file)
     throw InvalidInput(name + ": not valid JSON (" + what + ")");
   }
 
+  if (!repeated.empty()) {
+    throw InvalidInput(name + ": key \"" + repeated +
+                       "\" appears twice in one object: which one is meant cannot be told");
+  }
   const Field root(doc, "", name);
   root.expect_object({"voxhash_scene",
                       "name",
