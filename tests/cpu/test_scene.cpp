@@ -211,6 +211,16 @@ TEST(Scene, ErrorsAreOneLineNamingTheFileAndTheField) {
                                 R"(, "motion": {"kind": "swing", "deformation": "twist",
                                   "amount": 3e38})"),
                      "motion.amount: must be within +-1e6");
+  // Found by a hostile-input audit: "grid bounds must be finite", naming neither file nor field
+  // (and a NaN cast to an integer before it).
+  expect_scene_error("far_apart.json",
+                     scene_text(R"(, "transform": {"translate": [-3e38, 0, 0]})",
+                                R"(, "transform": {"translate": [3e38, 0, 0]})"),
+                     "grid: the grid around the models as placed, with its margin, reaches beyond");
+  expect_scene_error(
+      "far_margin.json",
+      scene_text(R"(, "transform": {"translate": [3e38, 0, 0]})", "", R"(, "grid": {"margin": 1})"),
+      "the models' translate, scale or unit, or the margin, are too large");
   expect_scene_error("duplicate_key.json",
                      scene_text(R"(, "unit": "mm", "unit": "m")"),
                      "key \"unit\" appears twice in one object");

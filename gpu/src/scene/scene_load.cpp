@@ -174,7 +174,8 @@ std::array<std::int64_t, 3> cells(const std::array<double, 3>& side, double voxe
   std::array<std::int64_t, 3> r{};
   for (int a = 0; a < 3; ++a) {
     const double n = std::ceil(side[a] / voxel - 1e-6);
-    r[a]           = n > 1e12 ? std::int64_t{1'000'000'000'000} : std::max<std::int64_t>(1, n);
+    r[a]           = !(n <= 1e12) ? std::int64_t{1'000'000'000'000}  // NaN and infinity too
+                                  : std::max<std::int64_t>(1, static_cast<std::int64_t>(n));
   }
   return r;
 }
@@ -407,6 +408,12 @@ GridParams fit_grid(const Scene& scene,
     box.max = {static_cast<float>(box.max.x + margin),
                static_cast<float>(box.max.y + margin),
                static_cast<float>(box.max.z + margin)};
+    if (!finite(box.min) || !finite(box.max)) {
+      throw InvalidInput(scene.file +
+                         ": grid: the grid around the models as placed, with its margin, "
+                         "reaches beyond +-3.4e38 (32-bit floats): the models' translate, scale "
+                         "or unit, or the margin, are too large");
+    }
   }
   const std::array<double, 3> side{static_cast<double>(box.max.x) - box.min.x,
                                    static_cast<double>(box.max.y) - box.min.y,
@@ -436,6 +443,12 @@ GridParams fit_grid(const Scene& scene,
     const double centre = lo[a] + side[a] / 2, half = static_cast<double>(r[a]) * voxel / 2;
     *out_min[a] = static_cast<float>(centre - half);
     *out_max[a] = static_cast<float>(centre + half);
+    if (!std::isfinite(*out_max[a] - *out_min[a])) {
+      throw InvalidInput(
+          scene.file + ": " + (g.voxel_size > 0 ? "grid.voxel_size" : std::string("grid")) +
+          ": the grid around the models as placed spans more than 3.4e38 (a 32-bit float): the "
+          "models' translate, scale or unit are too large, or the voxels");
+    }
   }
   return params;
 }
