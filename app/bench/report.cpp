@@ -4,6 +4,7 @@
 #include "bench/report.hpp"
 
 #include <voxhash/error.hpp>
+#include <voxhash/io.hpp>
 
 #include <algorithm>
 #include <array>
@@ -84,14 +85,6 @@ std::string number_text(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
-}
-
-void write_text(const std::string& text, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw Error("bench: cannot write '" + path + "'");
-  out << text;
-  out.close();
-  if (!out) throw Error("bench: writing '" + path + "' failed");
 }
 
 }  // namespace
@@ -184,7 +177,7 @@ void write_json(const Report& report, const std::string& path) {
               static_cast<std::int64_t>(first.buffers_in_use)},
          {"samples", std::move(samples)}};
   }
-  write_text(document.dump(2) + "\n", path);
+  voxhash::write_file(path, document.dump(2) + "\n");
 }
 
 void write_csv(const Report& report, const std::string& path) {
@@ -217,7 +210,7 @@ void write_csv(const Report& report, const std::string& path) {
     }
     text += '\n';
   }
-  write_text(text, path);
+  voxhash::write_file(path, text);
 }
 
 void print_limits(std::ostream& out, const DeviceLimits& limits) {

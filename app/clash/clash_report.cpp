@@ -3,6 +3,7 @@
 #include "clash/clash_report.hpp"
 
 #include <voxhash/error.hpp>
+#include <voxhash/io.hpp>
 
 #include <array>
 #include <bit>
@@ -43,14 +44,6 @@ json part_pairs(const std::vector<PartPair>& pairs, const ClashNames& names) {
                    {"voxels", p.voxels}});
   }
   return out;
-}
-
-void write_file(const std::string& text, const std::string& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InvalidInput(path + ": cannot open for writing");
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) throw InvalidInput(path + ": write failed");
 }
 
 /// A CSV field: quoted when it holds a comma, a quote or a line break.
@@ -186,7 +179,7 @@ void write_clash_json(const ClashReport& report,
          {"touching", run->touching},
          {"warnings", run->warnings}});
   }
-  write_file(document.dump(2) + "\n", path);
+  voxhash::write_file(path, document.dump(2) + "\n");
 }
 
 std::vector<std::string> solid_warnings(const ClashReport& report, const ClashNames& names) {
@@ -236,7 +229,7 @@ void write_clash_csv(const ClashReport& report, const std::string& path, const C
     }
     text += ',' + std::to_string(c.contact_voxels) + '\n';
   }
-  write_file(text, path);
+  voxhash::write_file(path, text);
 }
 
 void write_clash_regions_csv(const ClashReport& report,
@@ -261,7 +254,7 @@ void write_clash_regions_csv(const ClashReport& report,
               ',' + csv_text(names.part(1, p.part_b)) + ',' + std::to_string(p.voxels) + '\n';
     }
   }
-  write_file(text, path);
+  voxhash::write_file(path, text);
 }
 
 void write_clash_ply(const ClashReport& report, const std::string& path) {
@@ -291,7 +284,7 @@ void write_clash_ply(const ClashReport& report, const std::string& path) {
     for (const std::uint8_t channel : colour)
       bytes.push_back(static_cast<char>(channel));
   }
-  write_file(bytes, path);
+  voxhash::write_file(path, bytes);
 }
 
 }  // namespace voxhash::clash

@@ -17,6 +17,7 @@
 #include <exception>
 #include <filesystem>
 #include <iterator>
+#include <string>
 #include <vector>
 
 namespace voxhash::viewer {
@@ -200,8 +201,21 @@ bool ViewerSession::save_screenshot(const std::string& path, int width, int heig
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, pixels.data());
   stbi_flip_vertically_on_write(1);  // GL's first row is the bottom one
-  if (!stbi_write_png(path.c_str(), width, height, 3, pixels.data(), width * 3)) {
-    m_panel.set_output_status("cannot write screenshot '" + path + "'", true);
+  // Encoded in memory, then written whole or not at all (stb's own file writer does not check
+  // its writes: a full disk left an empty PNG and "wrote").
+  std::string png;
+  const auto append = [](void* out, void* data, int size) {
+    static_cast<std::string*>(out)->append(static_cast<const char*>(data),
+                                           static_cast<std::size_t>(size));
+  };
+  if (!stbi_write_png_to_func(append, &png, width, height, 3, pixels.data(), width * 3)) {
+    m_panel.set_output_status("cannot encode screenshot '" + path + "'", true);
+    return false;
+  }
+  try {
+    write_file(path, png);
+  } catch (const InvalidInput& e) {
+    m_panel.set_output_status(e.what(), true);
     return false;
   }
   m_panel.set_output_status("saved " + path, false);

@@ -314,8 +314,12 @@ TEST(ClashSolids, ClearanceAmongManyPartsFindsEveryCloseBoxPairAndNoOther) {
     EXPECT_NEAR(c.distance, gaps[c.part_a], voxel) << "part " << c.part_a;
   }
   for (int i = 0; i < 36; ++i) {
-    if (gaps[i] < options.clearance - voxel) EXPECT_TRUE(found[i]) << "gap " << gaps[i];
-    if (gaps[i] > options.clearance + voxel) EXPECT_FALSE(found[i]) << "gap " << gaps[i];
+    if (gaps[i] < options.clearance - voxel) {
+      EXPECT_TRUE(found[i]) << "gap " << gaps[i];
+    }
+    if (gaps[i] > options.clearance + voxel) {
+      EXPECT_FALSE(found[i]) << "gap " << gaps[i];
+    }
   }
 }
 

@@ -860,7 +860,7 @@ TEST_F(IoTest, FilesAModelRefersToStayInItsFolder) {
   fs::create_directories(m_dir / "model");
   fs::create_symlink(m_dir / "outside.bin", m_dir / "model" / "link.bin");
   const std::string chain = "../../../../../../../../.." + m_dir.string() + "/outside.bin";
-  for (const std::string uri : {std::string("../outside.bin"), chain, std::string("link.bin")}) {
+  for (const std::string& uri : {std::string("../outside.bin"), chain, std::string("link.bin")}) {
     SCOPED_TRACE(uri);
     std::ofstream(m_dir / "model" / "escape.gltf")
         << cube_gltf_json(R"({"byteLength": 168, "uri": ")" + uri + R"("})");
@@ -875,6 +875,31 @@ TEST_F(IoTest, FilesAModelRefersToStayInItsFolder) {
   EXPECT_EQ(load_point_cloud(m_dir / "model" / "inside.gltf", 10).mesh.triangles.size(), 24u * 3);
   fs::create_symlink(m_dir / "model" / "inside.gltf", m_dir / "model" / "again.gltf");
   EXPECT_EQ(load_point_cloud(m_dir / "model" / "again.gltf", 10).mesh.triangles.size(), 24u * 3);
+}
+
+TEST_F(IoTest, WriteFileIsWholeOrNothing) {
+  // Written, and replacing an older file, with no temporary left beside it.
+  const fs::path path = m_dir / "out.txt";
+  voxhash::write_file(path, "first");
+  voxhash::write_file(path, "second, longer");
+  std::ifstream in(path);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "second, longer");
+  EXPECT_EQ(std::distance(fs::directory_iterator(m_dir), fs::directory_iterator()), 1);
+  // A full disk: an error naming the file and the reason, and the old file untouched.
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring, "/dev/full: cannot write it: No space left on device", [&] {
+        try {
+          voxhash::write_file("/dev/full", std::string(1 << 16, 'x'));
+        } catch (const InvalidInput& e) {
+          return std::string(e.what());
+        }
+        return std::string("no error");
+      }());
+  // A folder that does not exist, and a folder in the file's place.
+  EXPECT_THROW(voxhash::write_file(m_dir / "absent" / "x.txt", "x"), InvalidInput);
+  fs::create_directory(m_dir / "folder");
+  EXPECT_THROW(voxhash::write_file(m_dir / "folder", "x"), InvalidInput);
+  EXPECT_EQ(std::distance(fs::directory_iterator(m_dir), fs::directory_iterator()), 2);
 }
 
 TEST_F(IoTest, MissingFile) {

@@ -1265,5 +1265,13 @@ TEST(Scene, AHugeQuaternionIsNormalizedNotDroppedToNoRotation) {
   EXPECT_EQ(huge.x, 0.0);
 }
 
+TEST(Scene, AClashReportToAFullDiskFailsSayingWhy) {
+  const Outcome r = run(
+      {"clash", asset("demo.json"), "--backend", "cpu", "--points", "2000", "--json", "/dev/full"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("/dev/full: cannot write it: No space left on device"), std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace voxhash::test

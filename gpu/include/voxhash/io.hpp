@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace voxhash {
@@ -55,6 +56,12 @@ struct PointCloud {
 [[nodiscard]] PointCloud load_point_cloud(const std::filesystem::path& path,
                                           std::size_t samples,
                                           std::uint64_t seed = 1);
+
+/// Writes `bytes` to `path` whole or not at all: into a temporary file beside it, then renamed
+/// over it (a device or other special file, such as /dev/stdout, is written in place). Throws
+/// InvalidInput naming the path and the system's reason (a full disk, no permission) and leaves
+/// no partial file.
+void write_file(const std::filesystem::path& path, std::string_view bytes);
 
 /// Writes both models' labelled voxels as a coloured PLY point cloud (voxel centres):
 /// intersection yellow, inside red, outside grey (model 0) / blue (model 1).

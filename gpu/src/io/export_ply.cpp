@@ -78,11 +78,7 @@ void export_voxels_ply(const std::string& path,
     }
   }
 
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InvalidInput(path + ": cannot open for writing");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.flush();
-  if (!out) throw InvalidInput(path + ": write failed");
+  write_file(path, std::string_view(bytes.data(), bytes.size()));
 }
 
 }  // namespace voxhash

@@ -1,15 +1,21 @@
-// File access, line walking and number parsing for the model loaders. Every failure names the file
-// first, so a front end can print the exception's message as it is.
+// File access, line walking and number parsing for the model loaders, and the one checked file
+// writer (write_file) every output goes through. Every failure names the file first, so a front
+// end can print the exception's message as it is.
 #include "io/io_common.hpp"
 
 #include <voxhash/error.hpp>
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <iterator>
 #include <locale>
 #include <sstream>
 #include <system_error>
+#include <unistd.h>
 
 namespace voxhash::io {
 
@@ -106,3 +112,38 @@ void add_point(PointCloud& cloud, double x, double y, double z) {
 }
 
 }  // namespace voxhash::io
+
+namespace voxhash {
+
+void write_file(const std::filesystem::path& path, std::string_view bytes) {
+  namespace fs         = std::filesystem;
+  const auto fail_with = [&](const std::string& why) {
+    throw InvalidInput(path.string() + ": cannot write it: " + why);
+  };
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  const bool special           = fs::exists(status) && !fs::is_regular_file(status);
+  if (fs::is_directory(status)) fail_with("it is a folder");
+  // A temporary name beside the file, so the rename stays on one file system.
+  const fs::path target =
+      special ? path
+              : fs::path(path.string() + ".part-" + std::to_string(static_cast<long>(::getpid())));
+  std::FILE* file = std::fopen(target.c_str(), special ? "wb" : "wbx");
+  if (file == nullptr) fail_with(std::strerror(errno));
+  const bool written    = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  const int write_errno = errno;
+  const bool closed     = std::fclose(file) == 0;
+  if (!written || !closed) {
+    const std::string why = std::strerror(written ? errno : write_errno);
+    if (!special) fs::remove(target, error);
+    fail_with(why);
+  }
+  if (special) return;
+  fs::rename(target, path, error);
+  if (error) {
+    fs::remove(target, error);
+    fail_with(error.message());
+  }
+}
+
+}  // namespace voxhash

@@ -3,6 +3,7 @@
 // and doubles round-trip through the text), rotations as quaternions, model paths relative to the
 // file's folder, the GPU budget in the largest binary unit that holds it exactly.
 #include <voxhash/error.hpp>
+#include <voxhash/io.hpp>
 #include <voxhash/scene.hpp>
 
 #include <fstream>
@@ -109,10 +110,7 @@ std::string scene_to_json(const Scene& scene, const std::filesystem::path& folde
 void save_scene(const Scene& scene, const std::filesystem::path& file) {
   const std::filesystem::path folder = file.has_parent_path() ? file.parent_path() : ".";
   const std::string text             = scene_to_json(scene, folder);
-  std::ofstream out(file, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) throw Error(file.string() + ": cannot write the scene file");
+  write_file(file, text);
 }
 
 }  // namespace voxhash
