@@ -9,12 +9,15 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -841,7 +844,23 @@ class CommandLine {
 
 }  // namespace
 
-int run(int argc, const char* const* argv, const FrontEnds& front_ends) {
+namespace {
+
+/// Exit code `code`, or 1 when what went to standard output was lost (`> /dev/full`, a closed
+/// pipe): the output is the result, and a lost result is a failure.
+int checked_output(int code) {
+  std::cout.flush();
+  errno              = 0;
+  const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout) && !std::cout.fail();
+  if (flushed) return code;
+  std::fprintf(stderr,
+               "voxhash: error: writing to standard output failed%s%s\n",
+               errno ? ": " : "",
+               errno ? std::strerror(errno) : "");
+  return code == 0 ? 1 : code;
+}
+
+int run_unchecked(int argc, const char* const* argv, const FrontEnds& front_ends) {
   try {
     CommandLine command_line;
     const Invocation invocation =
@@ -862,6 +881,12 @@ int run(int argc, const char* const* argv, const FrontEnds& front_ends) {
     std::fprintf(stderr, "voxhash: error: %s\n", e.what());
     return 1;
   }
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, const FrontEnds& front_ends) {
+  return checked_output(run_unchecked(argc, argv, front_ends));
 }
 
 }  // namespace voxhash::cli

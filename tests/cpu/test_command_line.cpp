@@ -6,11 +6,15 @@
 #include "cli/command_line.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <fcntl.h>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 namespace voxhash::test {
@@ -386,6 +390,28 @@ TEST(CommandLine, OutputsIntoAMissingFolderFailBeforeAnythingRuns) {
   expect_usage_error({"bench", "limits", "--csv", csv}, "--csv");
   expect_usage_error({"bench", "frame", "--export", ply}, "--export");
   expect_usage_error({"bench", "limits", "--json", ::testing::TempDir()}, "is a folder");
+}
+
+TEST(CommandLine, OutputLostToAFullDeviceIsAFailure) {
+  // `voxhash --help > /dev/full` (and a bench whose table went there) used to exit 0. In a child
+  // process whose standard output is /dev/full, with stdout fully buffered as when redirected.
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const int full = ::open("/dev/full", O_WRONLY);
+    if (full < 0 || ::dup2(full, 1) < 0) ::_exit(100);
+    static char buffer[1 << 16];
+    std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
+    const char* argv[] = {"voxhash", "--help"};
+    const cli::FrontEnds none{.view  = [](const viewer::ViewerOptions&) { return 0; },
+                              .bench = [](const bench::Options&) { return 0; },
+                              .clash = [](const cli::ClashCommand&) { return 0; }};
+    ::_exit(cli::run(2, argv, none));
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
 }
 
 }  // namespace
