@@ -212,7 +212,8 @@ def main():
         sys.exit("usage: make_fuzz_seeds.py OUT_DIR")
     out = pathlib.Path(sys.argv[1])
     corpus = {"obj": {k: v.encode() for k, v in OBJ.items()}, "xyz": {k: v.encode() for k, v in XYZ.items()},
-              "ply": {**binary_ply(), **ascii_ply()}, "mesh": mesh_seeds(), "scene": scene_seeds()}
+              "ply": {**binary_ply(), **ascii_ply()}, "mesh": mesh_seeds(), "scene": scene_seeds(),
+              "pose": scene_seeds()}
     for fmt, seeds in corpus.items():
         (out / fmt).mkdir(parents=True, exist_ok=True)
         for name, data in seeds.items():
