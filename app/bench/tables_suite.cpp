@@ -616,7 +616,23 @@ class TablesBench {
 
 }  // namespace
 
+/// The smallest budget the paged bench can run with: one page and its slot's bookkeeping.
+std::size_t smallest_paged_budget(const Options& options) {
+  BuildOptions o;
+  o.page_capacity = options.page_capacity;
+  o.cuckoo_space  = options.page_space;
+  return 2 * (paged_page_bytes(o) + 8 * 1024 + 256);
+}
+
 int run_tables(const Options& options, Report& report, ResultPrinter& printer) {
+  // Before any measurement: a budget under two pages leaves the paged bench nothing to run.
+  if (options.paged && options.gpu_budget.bytes() < smallest_paged_budget(options)) {
+    throw InvalidInput("bench tables --paged: --gpu-budget " +
+                       format_bytes(options.gpu_budget.bytes()) +
+                       " holds no page; the paged bench needs at least " +
+                       format_bytes(smallest_paged_budget(options)) + " (two pages of " +
+                       std::to_string(options.page_capacity) + " pairs)");
+  }
   std::cerr << "[tables] measuring device limits" << std::endl;
   report.limits = measure_device_limits(options.backend, options.quick);
   print_limits(std::cout, *report.limits);

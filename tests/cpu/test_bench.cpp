@@ -191,6 +191,21 @@ TEST(bench, QuickPagedTablesWriteJson) {
     EXPECT_GT(rate, 0);
 }
 
+TEST(bench, PagedTablesUnderOnePageFailBeforeMeasuring) {
+  // A budget of 1 byte printed the device limits and no table, and exited 0.
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  const int code =
+      run_bench({"bench", "tables", "--backend", "cpu", "--quick", "--paged", "--gpu-budget", "1"});
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(code, 1);
+  EXPECT_NE(err.find("--gpu-budget 1 B holds no page; the paged bench needs at least"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(out.find("read8_dram"), std::string::npos) << "no device limits were measured";
+}
+
 TEST(bench, QuickJoinWritesJson) {
   const std::string json_path = temp_path("join.json");
   EXPECT_EQ(
