@@ -908,6 +908,10 @@ TEST_F(IoTest, MissingFile) {
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "file not found", load_error(m_dir / "absent.obj"));
   fs::create_directory(m_dir / "folder.ply");
   EXPECT_PRED_FORMAT2(testing::IsSubstring, "not a regular file", load_error(m_dir / "folder.ply"));
+  // A folder or a missing file without an extension: what the path names, not the extension.
+  fs::create_directory(m_dir / "folder");
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "not a regular file", load_error(m_dir / "folder"));
+  EXPECT_PRED_FORMAT2(testing::IsSubstring, "file not found", load_error(m_dir / "absent"));
 }
 
 TEST_F(IoTest, SymlinkLoopAndBrokenSymlinkSayWhatTheyAre) {

@@ -221,6 +221,10 @@ TEST(Scene, ErrorsAreOneLineNamingTheFileAndTheField) {
       "far_margin.json",
       scene_text(R"(, "transform": {"translate": [3e38, 0, 0]})", "", R"(, "grid": {"margin": 1})"),
       "the models' translate, scale or unit, or the margin, are too large");
+  expect_scene_error(
+      "nul_path.json",
+      R"({"voxhash_scene": 1, "models": [{"path": "a\u0000.obj"}, {"path": "b.obj"}]})",
+      "models[0].path: must not hold a NUL character");
   expect_scene_error("duplicate_key.json",
                      scene_text(R"(, "unit": "mm", "unit": "m")"),
                      "key \"unit\" appears twice in one object");

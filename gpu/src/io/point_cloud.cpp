@@ -61,6 +61,8 @@ PointCloud load_point_cloud(const std::filesystem::path& path,
     return static_cast<char>(std::tolower(c));
   });
 
+  // What the path names first (missing, a folder, a link loop), then what its extension says.
+  (void)io::open_input(path);
   PointCloud cloud;
   cloud.source = path.string();
   if (extension == ".obj") {

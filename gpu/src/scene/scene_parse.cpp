@@ -236,6 +236,7 @@ SceneModel read_model(const Field& f, LengthUnit scene_unit, const std::filesyst
   SceneModel m;
   const std::string path = f["path"].string();
   if (path.empty()) f["path"].fail("must not be empty");
+  if (path.find('\0') != std::string::npos) f["path"].fail("must not hold a NUL character");
   m.path = folder / std::filesystem::path(path);
   m.name = f.has("name") ? f["name"].string() : std::filesystem::path(path).stem().string();
   m.unit = f.has("unit") ? read_unit(f["unit"]) : scene_unit;
