@@ -3,6 +3,7 @@
 // (compute_clash_report, with each model's part ids) and writes the report: a summary on stdout,
 // and JSON, CSV and the clash band's PLY through the writers in app/clash.
 #include "clash/clash_report.hpp"
+#include "clash/clash_status.hpp"
 #include "cli/clash_command.hpp"
 
 #include <voxhash/clash.hpp>
@@ -170,6 +171,12 @@ int run_clash(const ClashCommand& command) {
     clash::write_clash_regions_csv(report, command.regions_csv_path, names);
   }
   if (!command.ply_path.empty()) clash::write_clash_ply(report, command.ply_path);
+  if (!command.status_path.empty()) {
+    const clash::StatusCounts s =
+        clash::update_clash_status(report, command.status_path, names, run);
+    std::cout << "status: " << s.fresh << " new, " << s.active << " active, " << s.resolved
+              << " resolved (run " << s.run << " of " << command.status_path << ")\n";
+  }
   return command.exit_code && !report.clashes.empty() ? kClashesFound : 0;
 }
 

@@ -636,6 +636,11 @@ class CommandLine {
                "--regions-csv",
                m_clash_command.regions_csv_path,
                "write the clash regions as CSV, one row per region and part pair");
+    add_output(*m_clash,
+               "--status",
+               m_clash_command.status_path,
+               "keep the clashes' status across runs in FILE (new, active, resolved; a\n"
+               "person's status, assignee and comment kept): read if it exists, written back");
     m_clash
         ->add_option("--tolerance",
                      m_clash_tolerance,

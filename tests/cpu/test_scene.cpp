@@ -1277,5 +1277,83 @@ TEST(Scene, AClashReportToAFullDiskFailsSayingWhy) {
       << r.err;
 }
 
+TEST(Scene, ClashStatusSurvivesRunsAndKeepsWhatAPersonWrote) {
+  const std::string faces =
+      "f 1 3 2\nf 1 4 3\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\nf 2 3 7\nf 2 7 6\nf 3 4 8\n"
+      "f 3 8 7\nf 4 1 5\nf 4 5 8\n";
+  const auto cube = [&](const std::string& name, float x) {
+    std::string text;
+    for (int v = 0; v < 8; ++v) {
+      text += "v " + std::to_string(x + (v == 1 || v == 2 || v == 5 || v == 6)) + " " +
+              std::to_string(v == 2 || v == 3 || v == 6 || v == 7) + " " + std::to_string(v >= 4) +
+              "\n";
+    }
+    return write_file(name, text + faces);
+  };
+  const std::string a = cube("status_a.obj", 0), b = cube("status_b.obj", 0.5f);
+  const std::string status = (temp_dir() / "status.json").string();
+  std::filesystem::remove(status);
+  const auto clash_run = [&](const std::string& translate_b) {
+    return run({"clash",
+                "--model-a",
+                a,
+                "--model-b",
+                b,
+                "--translate-b",
+                translate_b,
+                "--backend",
+                "cpu",
+                "--res",
+                "32",
+                "--points",
+                "2000",
+                "--status",
+                status});
+  };
+  const auto entry = [&] {
+    const auto doc = nlohmann::json::parse(read_text(status));
+    EXPECT_EQ(doc["schema"], "voxhash-clash-status/1");
+    EXPECT_EQ(doc["clashes"].size(), 1u);
+    return doc["clashes"][0];
+  };
+  // Run 1: the overlap is new.
+  Outcome r = clash_run("0,0,0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("status: 1 new, 0 active, 0 resolved (run 1"), std::string::npos) << r.out;
+  const std::string id = entry()["id"];
+  EXPECT_EQ(entry()["status"], "new");
+  // A person reviews it; run 2 finds it again and keeps what they wrote.
+  auto doc                     = nlohmann::json::parse(read_text(status));
+  doc["clashes"][0]["status"]  = "reviewed";
+  doc["clashes"][0]["comment"] = "duct to be moved";
+  doc["clashes"][0]["ticket"]  = "PRJ-12";
+  (void)write_file("status.json", doc.dump(2));
+  r = clash_run("0,0,0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(entry()["id"], id);
+  EXPECT_EQ(entry()["status"], "reviewed");
+  EXPECT_EQ(entry()["comment"], "duct to be moved");
+  EXPECT_EQ(entry()["ticket"], "PRJ-12");
+  EXPECT_EQ(entry()["last_run"], 2);
+  // Run 3: the part moved away: resolved, the comment kept.
+  r = clash_run("3,0,0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("status: 0 new, 0 active, 1 resolved (run 3"), std::string::npos) << r.out;
+  EXPECT_EQ(entry()["status"], "resolved");
+  EXPECT_EQ(entry()["resolved_run"], 3);
+  EXPECT_EQ(entry()["comment"], "duct to be moved");
+  // Run 4: back again: active, the same id.
+  r = clash_run("0,0,0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(entry()["id"], id);
+  EXPECT_EQ(entry()["status"], "active");
+  // A file that is not a status file: one line naming it, and the file left as it was.
+  const std::string bad = write_file("status.json", R"({"schema": "other"})");
+  r                     = clash_run("0,0,0");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(bad + ": not a clash status file"), std::string::npos) << r.err;
+  EXPECT_EQ(read_text(status), R"({"schema": "other"})");
+}
+
 }  // namespace
 }  // namespace voxhash::test
