@@ -22,6 +22,8 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -434,6 +436,41 @@ TEST(BenchResources, ModelOutsideTheGridIsWarnedOnceAndFlagged) {
   ASSERT_EQ(inside.code, 0) << inside.err;
   EXPECT_TRUE(lines_with(inside.err, "warning").empty()) << inside.err;
   EXPECT_TRUE(read_json(inside_path)["warnings"].empty());
+}
+
+TEST(Resources, HostMemoryCheckHonoursTheProcessLimit) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer's shadow memory does not fit an address-space limit";
+#else
+  // Under ulimit -v the up-front check read MemAvailable only, and a big cloud ended in
+  // std::bad_alloc naming nothing. In a child process with 512 MiB of address space to spare:
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    std::size_t vm_kib = 0;
+    while (std::getline(status, line)) {
+      if (line.starts_with("VmSize:")) vm_kib = std::stoull(line.substr(7));
+    }
+    constexpr std::size_t kSpare = std::size_t{512} << 20;
+    const rlimit limit{vm_kib * 1024 + kSpare, vm_kib * 1024 + kSpare};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(10);
+    const std::size_t free = free_memory(Backend::Cpu);
+    if (free > kSpare) ::_exit(11);
+    try {
+      require_memory(Backend::Cpu, {.backend_bytes = std::size_t{1} << 30}, "a 1 GiB cloud");
+      ::_exit(12);
+    } catch (const OutOfMemory& e) {
+      ::_exit(std::string(e.what()).starts_with("a 1 GiB cloud needs 1.00 GiB") ? 0 : 13);
+    }
+  }
+  int code = 0;
+  ASSERT_EQ(::waitpid(child, &code, 0), child);
+  ASSERT_TRUE(WIFEXITED(code));
+  EXPECT_EQ(WEXITSTATUS(code), 0) << "10: setrlimit, 11: free memory above the limit, 12: no "
+                                     "error, 13: another message";
+#endif
 }
 
 }  // namespace
