@@ -1123,6 +1123,12 @@ TEST_F(IoTest, TextCloudsInTheirCommonShapes) {
   ASSERT_EQ(csv.size(), 2u);
   EXPECT_TRUE(same_point(csv[0], {1.5f, -2, 30}));
   EXPECT_TRUE(same_point(csv[1], {4, 5, 6}));
+  // A spreadsheet's CSV with semicolons between values and decimal commas (it gave "no points").
+  const std::vector<Float3> semicolons =
+      points("excel.csv", "X;Y;Z\r\n1,5;-2;3\r\n\"4,25\";5;6;7\r\n");
+  ASSERT_EQ(semicolons.size(), 2u);
+  EXPECT_TRUE(same_point(semicolons[0], {1.5f, -2, 3}));
+  EXPECT_TRUE(same_point(semicolons[1], {4.25f, 5, 6}));
   // CloudCompare's header comment, a column-name line, tabs.
   const std::vector<Float3> txt =
       points("export.txt", "//X Y Z Intensity\nx y z i\n1\t2\t3\t0.5\n4 5 6 0.25\n");

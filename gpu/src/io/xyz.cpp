@@ -1,10 +1,11 @@
 // Text point clouds (XYZ, PTS, TXT, CSV): one point per line, its first three values x y z, further
 // columns (normals, colours, intensities) ignored. Values are separated by whitespace or, on a line
-// that has commas, by commas (CSV, fields trimmed and unquoted); '#' starts a comment that runs to
-// the end of the line and a line starting with "//" is a comment. Before the first point, a few
-// lines that do not start with a number are a header (column names) and are skipped. A line
-// holding a single count announces a block of that many points (Leica PTS, one block per scan) and
-// is checked against the points that follow it.
+// that has commas, by commas (CSV, fields trimmed and unquoted), or on a line that has semicolons
+// by semicolons, its commas then decimal marks (a spreadsheet's CSV in many locales: "1,5;2;3");
+// '#' starts a comment that runs to the end of the line and a line starting with "//" is a comment.
+// Before the first point, a few lines that do not start with a number are a header (column names)
+// and are skipped. A line holding a single count announces a block of that many points (Leica PTS,
+// one block per scan) and is checked against the points that follow it.
 #include "io/io_common.hpp"
 
 #include <voxhash/io.hpp>
@@ -79,8 +80,17 @@ void parse_xyz_points(const std::filesystem::path& path, std::string_view text, 
     if (line->find('\0') != std::string_view::npos) {
       fail(path, where() + "binary data (a NUL byte), not a text point cloud");
     }
-    const std::string_view content = trim(line->substr(0, line->find('#')));
+    std::string_view content = trim(line->substr(0, line->find('#')));
     if (content.empty() || content.starts_with("//")) continue;
+    // Semicolons between values (a spreadsheet's CSV where the decimal mark is a comma): decimal
+    // commas become points, then the semicolons separate as commas do.
+    std::string semicolons;
+    if (content.find(';') != std::string_view::npos) {
+      semicolons.assign(content);
+      for (char& c : semicolons)
+        c = c == ',' ? '.' : c == ';' ? ',' : c;
+      content = semicolons;
+    }
     const std::vector<std::string_view> fields = split_values(content);
     if (fields.size() == 1) {
       if (const std::optional<std::uint64_t> count = parse_count(fields[0])) {
