@@ -399,6 +399,15 @@ TEST_F(IoTest, NonFinitePointsAreDroppedAndCounted) {
       testing::IsSubstring, "no points (2 non-finite points dropped)", load_error(only_nan));
 }
 
+TEST_F(IoTest, PartNamesWithControlCharactersAreShownSafely) {
+  // An `o` name holding a terminal escape and a bell: shown with '?' for each, so a
+  // report printed to a terminal cannot clear it or forge a line.
+  const Mesh mesh =
+      load_obj_mesh(write("escape.obj", std::string("o \x1b[2Jwipe\x07x\n") + kCubeObj));
+  ASSERT_EQ(mesh.part_names.size(), 1u);
+  EXPECT_EQ(mesh.part_names[0], "?[2Jwipe?x");
+}
+
 TEST_F(IoTest, ObjObjectsAndGroupsAreParts) {
   // Two cubes a unit apart: `o a` and `o b`; the samples carry their triangle's part.
   const std::string cube_b =

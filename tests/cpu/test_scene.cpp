@@ -225,6 +225,9 @@ TEST(Scene, ErrorsAreOneLineNamingTheFileAndTheField) {
       "nul_path.json",
       R"({"voxhash_scene": 1, "models": [{"path": "a\u0000.obj"}, {"path": "b.obj"}]})",
       "models[0].path: must not hold a NUL character");
+  expect_scene_error("name_escape.json",
+                     scene_text(R"(, "name": "a\u001b[2Jb")"),
+                     "models[0].name: must not hold control characters");
   expect_scene_error("duplicate_key.json",
                      scene_text(R"(, "unit": "mm", "unit": "m")"),
                      "key \"unit\" appears twice in one object");

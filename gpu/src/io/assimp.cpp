@@ -271,7 +271,7 @@ class SceneBuilder {
   std::uint32_t part_id(const std::string& name) {
     const auto [found, added] =
         m_part_ids.try_emplace(name, static_cast<std::uint32_t>(m_mesh.part_names.size()));
-    if (added) m_mesh.part_names.push_back(name);
+    if (added) m_mesh.part_names.push_back(printable_name(name));
     return found->second;
   }
 

@@ -77,6 +77,15 @@ std::vector<std::string_view> split_whitespace(std::string_view text) {
   return fields;
 }
 
+std::string printable_name(std::string_view name) {
+  std::string out(name);
+  for (char& c : out) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7F) c = '?';
+  }
+  return out;
+}
+
 std::optional<double> parse_double(std::string_view token) {
   if (token.size() > 1 && token.front() == '+' && token[1] != '-') token.remove_prefix(1);
   double value         = 0;

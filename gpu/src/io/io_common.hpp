@@ -47,6 +47,10 @@ class LineReader {
 /// Splits on spaces, tabs and other ASCII whitespace; empty fields are skipped.
 [[nodiscard]] std::vector<std::string_view> split_whitespace(std::string_view text);
 
+/// A name a file gives (a part, a node) as voxhash shows it: each control character (a line
+/// break, an escape that would drive a terminal) as '?', everything else as the file has it.
+[[nodiscard]] std::string printable_name(std::string_view name);
+
 /// A whole token as a double ("nan" and "inf" included, leading '+' allowed), or nothing.
 [[nodiscard]] std::optional<double> parse_double(std::string_view token);
 

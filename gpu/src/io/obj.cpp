@@ -286,7 +286,7 @@ struct ObjBuilder {
     if (!part) {
       const auto [found, added] =
           part_ids.try_emplace(part_name, static_cast<std::uint32_t>(mesh.part_names.size()));
-      if (added) mesh.part_names.push_back(part_name);
+      if (added) mesh.part_names.push_back(printable_name(part_name));
       part = found->second;
     }
     return *part;

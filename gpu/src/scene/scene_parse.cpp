@@ -239,6 +239,15 @@ SceneModel read_model(const Field& f, LengthUnit scene_unit, const std::filesyst
   if (path.find('\0') != std::string::npos) f["path"].fail("must not hold a NUL character");
   m.path = folder / std::filesystem::path(path);
   m.name = f.has("name") ? f["name"].string() : std::filesystem::path(path).stem().string();
+  for (const char c : m.name) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7F) {
+      (f.has("name") ? f["name"] : f["path"])
+          .fail(
+              "must not hold control characters (a line "
+              "break, an escape)");
+    }
+  }
   m.unit = f.has("unit") ? read_unit(f["unit"]) : scene_unit;
   if (f.has("transform")) {
     const Field t = f["transform"];
