@@ -127,6 +127,19 @@ TEST(Scene, ErrorsAreOneLineNamingTheFileAndTheField) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "voxhash: error: " + missing + ": no such scene file\n");
 
+  // A link loop and a broken link say what they are, not "no such scene file".
+  const fs::path loop = temp_dir() / "loop.json";
+  fs::remove(loop);
+  fs::create_symlink(loop, loop);
+  EXPECT_EQ(run({"clash", loop.string()}).err,
+            "voxhash: error: " + loop.string() +
+                ": symbolic link loop (too many levels of symbolic links)\n");
+  const fs::path broken = temp_dir() / "broken.json";
+  fs::remove(broken);
+  fs::create_symlink(temp_dir() / "gone.json", broken);
+  EXPECT_NE(run({"clash", broken.string()}).err.find(": broken symbolic link (to '"),
+            std::string::npos);
+
   expect_scene_error("bad_json.json",
                      "{\"voxhash_scene\": 1,\n  \"models\": [",
                      "line 2, column 14: not valid JSON");

@@ -442,9 +442,20 @@ Scene parse_scene(std::string_view json_text, const std::filesystem::path& file)
 
 Scene load_scene(const std::filesystem::path& file) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) {
+  const std::filesystem::file_status status = std::filesystem::status(file, ec);
+  if (ec == std::errc::too_many_symbolic_link_levels) {
+    throw InvalidInput(file.string() + ": symbolic link loop (too many levels of symbolic links)");
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    std::error_code link_error;
+    if (!std::filesystem::exists(status) &&
+        std::filesystem::is_symlink(std::filesystem::symlink_status(file, link_error))) {
+      throw InvalidInput(file.string() + ": broken symbolic link (to '" +
+                         std::filesystem::read_symlink(file, link_error).string() +
+                         "', which does not exist)");
+    }
     throw InvalidInput(file.string() + ": " +
-                       (std::filesystem::exists(file, ec) ? "not a file" : "no such scene file"));
+                       (std::filesystem::exists(status) ? "not a file" : "no such scene file"));
   }
   std::ifstream in(file, std::ios::binary);
   std::stringstream text;
