@@ -1038,6 +1038,17 @@ TEST_F(IoTest, PlyFaceListLongerThanTheFileIsAnErrorUpFront) {
                            "0 0 0\n1 0 0\n0 1 0\n1073741824 0 1 2\n")));
 }
 
+TEST_F(IoTest, OffFaceIndexPastTheVerticesIsAnError) {
+  // assimp's OFF reader clamped vertex 7 of a 4-vertex file to vertex 3: a wrong mesh, no error.
+  const std::string message =
+      load_error(write("bad.off",
+                       "OFF\n# a tetrahedron\n4 4 6\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n"
+                       "3 0 3 7\n3 1 2 3\n"));
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "line 10: face refers to vertex 7, but the file has 4 vertices",
+                      message);
+}
+
 TEST_F(IoTest, GlbChunkLongerThanTheFileIsAnErrorUpFront) {
   // A GLB whose JSON chunk claims 0xFFFFFFF0 bytes: assimp took 4.2 GB, then "No suitable reader
   // found". Its lengths are checked against the file first.

@@ -116,6 +116,49 @@ void check_glb_chunks(const std::filesystem::path& path, std::uint64_t size, Rea
   }
 }
 
+/// An ASCII OFF's face indices against its vertex count, before assimp reads it: its OFF reader
+/// clamps an index past the vertices to the last one, so a broken file became a wrong mesh.
+void check_off_indices(const std::filesystem::path& path, std::string_view text) {
+  LineReader lines(text);
+  // The lines that hold data: comments ('#' to the end of a line) and blank lines skipped.
+  const auto next = [&]() -> std::optional<std::vector<std::string_view>> {
+    while (const std::optional<std::string_view> line = lines.next()) {
+      std::vector<std::string_view> fields = split_whitespace(line->substr(0, line->find('#')));
+      if (!fields.empty()) return fields;
+    }
+    return std::nullopt;
+  };
+  std::optional<std::vector<std::string_view>> header = next();
+  if (!header || (*header)[0].find("OFF") == std::string_view::npos) return;  // assimp's to judge
+  if (header->size() == 1) {
+    header = next();  // "OFF", "COFF", ...: the counts on the next line
+  } else {
+    header->erase(header->begin());  // "OFF 8 6 12"
+  }
+  if (!header || header->size() < 2) return;
+  const std::optional<std::uint64_t> vertices = parse_count((*header)[0]);
+  const std::optional<std::uint64_t> faces    = parse_count((*header)[1]);
+  if (!vertices || !faces) return;
+  for (std::uint64_t v = 0; v < *vertices; ++v) {
+    if (!next()) return;  // truncated: assimp says so
+  }
+  for (std::uint64_t f = 0; f < *faces; ++f) {
+    const std::optional<std::vector<std::string_view>> face = next();
+    if (!face) return;
+    const std::optional<std::uint64_t> corners = parse_count((*face)[0]);
+    if (!corners) continue;
+    for (std::uint64_t c = 1; c <= *corners && c < face->size(); ++c) {
+      const std::optional<std::uint64_t> index = parse_count((*face)[c]);
+      if (!index || *index >= *vertices) {
+        fail(path,
+             "line " + std::to_string(lines.line_number()) + ": face refers to vertex " +
+                 std::string((*face)[c]) + ", but the file has " + std::to_string(*vertices) +
+                 " vertices");
+      }
+    }
+  }
+}
+
 /// For a model read from memory: no file at all beside it.
 class NoFiles : public Assimp::DefaultIOSystem {
  public:
@@ -317,6 +360,7 @@ Mesh load_assimp_mesh(const std::filesystem::path& path) {
               in.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(n)));
         });
   }
+  if (lower_extension(path) == "off") check_off_indices(path, read_file(path));
   auto* files         = new ModelFolderFiles(path);  // the importer owns it
   const auto importer = make_importer(files, lower_extension(path));
   // From the path, not from memory: a glTF's buffers and images may be files beside it.
@@ -334,6 +378,7 @@ Mesh parse_assimp_mesh(const std::filesystem::path& path,
                        std::string_view bytes,
                        const std::string& format_hint) {
   if (bytes.empty()) fail(path, "the file is empty");
+  if (format_hint == "off") check_off_indices(path, bytes);
   if (format_hint == "glb") {
     check_glb_chunks(path, bytes.size(), [&](std::uint64_t at, std::size_t n, unsigned char* out) {
       std::memcpy(out, bytes.data() + at, n);
