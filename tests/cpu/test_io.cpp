@@ -850,8 +850,26 @@ TEST_F(IoTest, MalformedMeshFilesNameTheFile) {
       "\x00\x05\x00\x00\x00\x04\x00\x00\x00\x04\x02\x00\x00ggggggggggggg\x00\x00\x06"
       "\x00\x00\x00",
       171);
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "not a valid glTF: its JSON is broken (parse error at line 1, column 1",
+                      load_error(write("sniffed.gltf", sniffed)));
+  // Broken JSON, a truncated GLB and a GLB whose first chunk is not JSON: each says what it is
+  // (all were assimp's "No suitable reader found").
   EXPECT_PRED_FORMAT2(
-      testing::IsSubstring, "No suitable reader found", load_error(write("sniffed.gltf", sniffed)));
+      testing::IsSubstring,
+      "not a valid glTF: its JSON is broken (parse error at line 1, column 42",
+      load_error(write("syntax2.gltf", "{\"asset\": {\"version\": \"2.0\"}, \"nodes\": [{]}")));
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "its GLB header gives a length of 920 bytes, but the file holds 16",
+                      load_error(write("cut2.glb", glb(json, buffer).substr(0, 16))));
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "not a GLB: it does not start with a 20-byte header and 'glTF'",
+                      load_error(write("text2.glb", "a GLB in name only, not in its bytes")));
+  std::string not_json = glb(json, buffer);
+  not_json[16]         = 'X';
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "not a valid GLB: its first chunk is not JSON",
+                      load_error(write("notjson.glb", not_json)));
   // A buffer that is a FIFO or a device is never opened: an error, not a reader blocked for ever.
   ASSERT_EQ(::mkfifo((m_dir / "pipe.bin").c_str(), 0600), 0);
   for (const std::string uri : {"pipe.bin", "/dev/zero", "."}) {

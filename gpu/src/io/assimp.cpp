@@ -27,6 +27,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -157,6 +158,37 @@ void check_off_indices(const std::filesystem::path& path, std::string_view text)
       }
     }
   }
+}
+
+/// A glTF's JSON (a .gltf's text, a .glb's first chunk) checked before assimp reads it, which
+/// answers "No suitable reader found" for broken JSON, a truncated GLB or a file of another kind.
+void check_gltf_json(const std::filesystem::path& path, std::string_view json_text) {
+  if (nlohmann::json::accept(json_text)) return;
+  std::string why = "it does not parse";
+  try {
+    const nlohmann::json parsed = nlohmann::json::parse(json_text);
+    (void)parsed;
+  } catch (const nlohmann::json::exception& e) {
+    why                       = e.what();
+    const std::size_t bracket = why.find("] ");
+    if (bracket != std::string::npos) why = why.substr(bracket + 2);
+  }
+  fail(path, "not a valid glTF: its JSON is broken (" + why + ")");
+}
+
+/// A GLB's JSON chunk, checked (check_glb_chunks has bounded its lengths by the file's).
+void check_glb_json(const std::filesystem::path& path, std::string_view bytes) {
+  if (bytes.size() < 20 || bytes.substr(0, 4) != "glTF") {
+    fail(path, "not a GLB: it does not start with a 20-byte header and 'glTF'");
+  }
+  const auto word = [&](std::size_t at) {
+    std::uint32_t w = 0;
+    for (int b = 3; b >= 0; --b)
+      w = (w << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(b)]);
+    return w;
+  };
+  if (word(16) != 0x4E4F534Au) fail(path, "not a valid GLB: its first chunk is not JSON");
+  check_gltf_json(path, bytes.substr(20, std::min<std::size_t>(word(12), bytes.size() - 20)));
 }
 
 /// For a model read from memory: no file at all beside it.
@@ -349,18 +381,32 @@ bool assimp_reads_extension(const std::string& extension) {
 
 Mesh load_assimp_mesh(const std::filesystem::path& path) {
   (void)open_input(path);  // the same messages as every loader for missing or unreadable files
-  if (lower_extension(path) == "glb") {
+  const std::string extension = lower_extension(path);
+  if (extension == "glb") {
     std::ifstream in(path, std::ios::binary);
     std::error_code error;
     const std::uint64_t size = std::filesystem::file_size(path, error);
-    check_glb_chunks(
-        path, error ? 0 : size, [&](std::uint64_t at, std::size_t n, unsigned char* out) {
-          in.seekg(static_cast<std::streamoff>(at));
-          return static_cast<bool>(
-              in.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(n)));
-        });
+    const auto read          = [&](std::uint64_t at, std::size_t n, unsigned char* out) {
+      in.clear();
+      in.seekg(static_cast<std::streamoff>(at));
+      return static_cast<bool>(
+          in.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(n)));
+    };
+    check_glb_chunks(path, error ? 0 : size, read);
+    // The header and the JSON chunk only (the binary chunk may be large).
+    unsigned char header[20] = {};
+    const std::size_t json_bytes =
+        size >= 20 && read(0, 20, header)
+            ? std::uint32_t{header[12]} | std::uint32_t{header[13]} << 8 |
+                  std::uint32_t{header[14]} << 16 | std::uint32_t{header[15]} << 24
+            : 0;
+    std::string prefix(static_cast<std::size_t>(std::min<std::uint64_t>(size, 20 + json_bytes)),
+                       '\0');
+    if (!read(0, prefix.size(), reinterpret_cast<unsigned char*>(prefix.data()))) prefix.clear();
+    check_glb_json(path, prefix);
   }
-  if (lower_extension(path) == "off") check_off_indices(path, read_file(path));
+  if (extension == "off") check_off_indices(path, read_file(path));
+  if (extension == "gltf") check_gltf_json(path, read_file(path));
   auto* files         = new ModelFolderFiles(path);  // the importer owns it
   const auto importer = make_importer(files, lower_extension(path));
   // From the path, not from memory: a glTF's buffers and images may be files beside it.
@@ -379,11 +425,13 @@ Mesh parse_assimp_mesh(const std::filesystem::path& path,
                        const std::string& format_hint) {
   if (bytes.empty()) fail(path, "the file is empty");
   if (format_hint == "off") check_off_indices(path, bytes);
+  if (format_hint == "gltf") check_gltf_json(path, bytes);
   if (format_hint == "glb") {
     check_glb_chunks(path, bytes.size(), [&](std::uint64_t at, std::size_t n, unsigned char* out) {
       std::memcpy(out, bytes.data() + at, n);
       return true;
     });
+    check_glb_json(path, bytes);
   }
   const auto importer = make_importer(new NoFiles, format_hint);
   return mesh_from_scene(
