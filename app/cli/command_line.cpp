@@ -131,6 +131,18 @@ CLI::Validator finite_number() {
       "NUMBER");
 }
 
+/// A length above 0 with an optional unit (a voxel's size).
+CLI::Validator positive_length() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        const std::optional<double> v = parse_length(text, LengthUnit::Meter);
+        if (v && *v > 0) return {};
+        return "'" + text + "' is not a length above 0 such as 2cm, 1in or 0.05";
+      },
+      "",
+      "LENGTH");
+}
+
 CLI::Validator input_file() {
   return CLI::Validator(
       [](const std::string& path) -> std::string { return path.empty() ? "empty path" : ""; },
@@ -214,7 +226,7 @@ CLI::Validator translation() {
 /// The flags that choose and change a scene, as given (empty / 0: not given).
 struct SceneFlags {
   std::string scene, model_a, model_b, translate_a, translate_b;
-  double voxel_size            = 0;
+  std::string voxel_size;  // a length ("2cm", "0.05": the scene's unit)
   std::size_t gpu_budget_bytes = 0;
 };
 
@@ -253,10 +265,10 @@ void add_scene_flags(CLI::App& app, SceneFlags& flags, bool positional) {
       ->option_text("PATH");
   app.add_option("--voxel-size",
                  flags.voxel_size,
-                 "cubic voxels of this size in scene units (replaces the scene's\n"
-                 "grid.voxel_size / resolution; the grid's bounds still fit the models)")
-      ->check(CLI::Validator(CLI::PositiveNumber).description(""))
-      ->option_text("SIZE");
+                 "cubic voxels of this size (2cm, 1in; no unit: the scene's; replaces the\n"
+                 "scene's grid.voxel_size / resolution; the grid's bounds still fit the models)")
+      ->check(positive_length())
+      ->option_text("LENGTH");
   app.add_option("--translate-a",
                  flags.translate_a,
                  "place the first model at X,Y,Z in scene units (replaces its translate)")
@@ -695,8 +707,8 @@ class CommandLine {
       const std::string& translate = i == 0 ? flags.translate_a : flags.translate_b;
       if (!translate.empty()) scene.models[i].pose.translate = *parse_translation(translate);
     }
-    if (flags.voxel_size > 0) {
-      scene.grid.voxel_size = flags.voxel_size;
+    if (!flags.voxel_size.empty()) {
+      scene.grid.voxel_size = *parse_length(flags.voxel_size, scene.unit);
       scene.grid.resolution = 0;
     }
     if (given(app, "--res")) {
@@ -721,6 +733,14 @@ class CommandLine {
     c.defaults.points = given(*m_clash, "--points") ? m_clash_points : cuda ? 1'000'000 : 200'000;
     c.defaults.resolution = given(*m_clash, "--res") ? m_clash_resolution : cuda ? 512 : 256;
     if (given(*m_clash, "--time")) c.time = m_clash_time;
+    if (m_clash_scene.scene.empty() &&
+        given(*m_clash, "--model-a") != given(*m_clash, "--model-b")) {
+      throw UsageError(
+          "voxhash clash: " +
+          std::string(given(*m_clash, "--model-a") ? "--model-a" : "--model-b") + " needs " +
+          (given(*m_clash, "--model-a") ? "--model-b" : "--model-a") +
+          ": a clash check takes two models (or a scene) (see `voxhash clash --help`)");
+    }
     c.scene      = resolve_scene(*m_clash,
                             m_clash_scene,
                             parse_table_kind(m_clash_algorithm),

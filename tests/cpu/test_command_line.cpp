@@ -344,6 +344,9 @@ TEST(CommandLine, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
   expect_usage_error({"bench", "frame", "--json"}, "--json");
   expect_usage_error({"bench", "frame", "--frames", "0"}, "--frames");
   expect_usage_error({"--voxel-size", "0"}, "--voxel-size");
+  expect_usage_error({"--voxel-size", "2 parsecs"}, "is not a length above 0 such as 2cm");
+  expect_usage_error({"clash", "--model-a", "a.obj"}, "--model-a needs --model-b");
+  expect_usage_error({"clash", "--model-b", "b.obj"}, "--model-b needs --model-a");
   expect_usage_error({"--voxel-size", "-1"}, "--voxel-size");
   expect_usage_error({"--translate-a", "1,2"}, "--translate-a");
   for (const char* time : {"nan", "inf", "-inf", "1e999", "1s"}) {

@@ -747,6 +747,14 @@ TEST(Scene, CommandLineFlagsOverrideTheScene) {
   EXPECT_EQ(o.points, 7000u);
   EXPECT_EQ(r.bench->algorithm, TableKind::Cuckoo);
 
+  // A voxel size with a unit, in the scene's unit (it used to be refused with a 309-digit range).
+  const std::string mm_path =
+      write_file("override_mm.json", scene_text("", "", R"(, "unit": "mm")"));
+  const Outcome mm =
+      run({"bench", "frame", "--backend", "cpu", "--scene", mm_path, "--voxel-size", "2cm"});
+  ASSERT_EQ(mm.exit_code, 0) << mm.err;
+  EXPECT_DOUBLE_EQ(mm.bench->scene.grid.voxel_size, 20.0);
+
   // A replaced model keeps "as": "points" (any file has samples) and drops "as": "mesh".
   const std::string as_path =
       write_file("override_as.json", scene_text(R"(, "as": "mesh")", R"(, "as": "points")"));
