@@ -1379,5 +1379,17 @@ TEST(Scene, ClashStatusSurvivesRunsAndKeepsWhatAPersonWrote) {
   EXPECT_EQ(read_text(status), R"({"schema": "other"})");
 }
 
+TEST(Scene, EveryFrameAlgorithmIsAValidSceneAlgorithmAndReadsBack) {
+  // The viewer saved "algorithm": "bcht" after a switch to it, which the loader refused.
+  for (const TableKind kind : kTableKinds) {
+    SCOPED_TRACE(std::string(to_string(kind)));
+    const Scene scene = parse_scene(
+        scene_text("", "", R"(, "algorithm": ")" + std::string(to_string(kind)) + "\""), "a.json");
+    ASSERT_TRUE(scene.algorithm.has_value());
+    EXPECT_EQ(*scene.algorithm, kind);
+    EXPECT_EQ(parse_scene(scene_to_json(scene, "."), "b.json").algorithm, kind);
+  }
+}
+
 }  // namespace
 }  // namespace voxhash::test

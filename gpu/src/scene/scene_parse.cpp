@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -169,6 +170,9 @@ class Field {
 
   /// One of `names` (their index), else an error listing them.
   [[nodiscard]] std::size_t choice(std::initializer_list<const char*> names) const {
+    return choice(std::span<const char* const>(names.begin(), names.size()));
+  }
+  [[nodiscard]] std::size_t choice(std::span<const char* const> names) const {
     const std::string s = string();
     std::size_t i       = 0;
     std::string all;
@@ -406,9 +410,14 @@ Scene parse_scene(std::string_view json_text, const std::filesystem::path& file)
   if (root.has("grid")) scene.grid = read_grid(root["grid"]);
   if (root.has("motion")) scene.motion = read_motion(root["motion"]);
   if (root.has("algorithm")) {
-    constexpr TableKind kinds[] = {
-        TableKind::Cuckoo, TableKind::HashGraphV1, TableKind::HashGraphV2};
-    scene.algorithm = kinds[root["algorithm"].choice({"cuckoo", "hashgraph-v1", "hashgraph-v2"})];
+    // Every frame algorithm, by the names the scene writer uses (kTableKinds: one list).
+    std::vector<std::string> names;
+    for (const TableKind kind : kTableKinds)
+      names.emplace_back(to_string(kind));
+    std::vector<const char*> choices;
+    for (const std::string& name : names)
+      choices.push_back(name.c_str());
+    scene.algorithm = kTableKinds[root["algorithm"].choice(choices)];
   }
   if (root.has("points")) scene.points = root["points"].integer(1, kMaxPoints);
   if (root.has("time")) {
