@@ -11,7 +11,7 @@ namespace {
 
 constexpr double kQuietSeconds = 1.0;  // a run shorter than this prints nothing
 constexpr double kRedrawEvery  = 0.1;  // the bar at most ten times a second
-constexpr int kBarWidth        = 30;
+constexpr int kBarWidth        = 20;   // the line fits 80 columns
 
 double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -79,8 +79,9 @@ void Progress::update(std::uint64_t done) {
   if (m_terminal) {
     if (now - m_last_draw < kRedrawEvery) return;
     m_last_draw = now;
-    // Padded so that a shorter line covers the previous one.
-    std::fprintf(m_out, "\r%-100s", line(done, spent).c_str());
+    // Erased to the end of the line after it (ANSI EL), so a shorter line leaves nothing of the
+    // previous one behind, without padding that wraps an 80-column terminal.
+    std::fprintf(m_out, "\r%s\x1b[K", line(done, spent).c_str());
     std::fflush(m_out);
     m_printed = true;
     return;
@@ -99,7 +100,7 @@ void Progress::finish() {
   if (!m_printed) return;
   const std::string last = line(m_done, m_clock() - m_start);
   if (m_terminal) {
-    std::fprintf(m_out, "\r%-100s\n", last.c_str());
+    std::fprintf(m_out, "\r%s\x1b[K\n", last.c_str());
   } else {
     std::fprintf(m_out, "%s\n", last.c_str());
   }
