@@ -451,7 +451,7 @@ void build_frame_solid(Exec& exec,
   }
   f.closed = as_one_part();
   if (f.closed) f.open_parts = 0;
-  if (!f.closed && f.parts == 1) f.open_parts = 1;
+  if (!f.closed && f.open_parts == 0) f.open_parts = 1;  // open as a whole: at least one part
 }
 
 /// Labels model `self`'s voxels against the other model's closed solid (FrameSolid): Intersection
