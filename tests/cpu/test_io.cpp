@@ -1056,6 +1056,18 @@ TEST_F(IoTest, PlyFaceListLongerThanTheFileIsAnErrorUpFront) {
                            "0 0 0\n1 0 0\n0 1 0\n1073741824 0 1 2\n")));
 }
 
+TEST_F(IoTest, GltfNodesWithoutNamesTakeTheirMeshesNames) {
+  // Nodes without a name came out as assimp's placeholders ("nodes[1]") although their meshes
+  // are named; a named node keeps its own name.
+  std::string json =
+      cube_gltf_json(R"({"byteLength": 168, "uri": "data:application/octet-stream;base64,)" +
+                     base64(cube_gltf_buffer()) + R"("})");
+  const std::string named = R"({"name": "right", "mesh": 0)";
+  json.replace(json.find(named), named.size(), R"({"mesh": 0)");
+  const voxhash::PointCloud cloud = load_point_cloud(write("unnamed.gltf", json), 100);
+  EXPECT_EQ(cloud.part_names, (std::vector<std::string>{"left", "cube"}));
+}
+
 TEST_F(IoTest, OffFaceIndexPastTheVerticesIsAnError) {
   // assimp's OFF reader clamped vertex 7 of a 4-vertex file to vertex 3: a wrong mesh, no error.
   const std::string message =

@@ -191,6 +191,14 @@ void check_glb_json(const std::filesystem::path& path, std::string_view bytes) {
   check_gltf_json(path, bytes.substr(20, std::min<std::size_t>(word(12), bytes.size() - 20)));
 }
 
+/// Whether `name` is the name assimp's glTF reader gives a node the file left unnamed
+/// ("nodes[12]"): the node's mesh's name says more.
+bool is_placeholder_node_name(std::string_view name) {
+  if (!name.starts_with("nodes[") || !name.ends_with("]") || name.size() < 8) return false;
+  const std::string_view digits = name.substr(6, name.size() - 7);
+  return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 /// For a model read from memory: no file at all beside it.
 class NoFiles : public Assimp::DefaultIOSystem {
  public:
@@ -308,7 +316,9 @@ class SceneBuilder {
  private:
   void add_mesh(const aiMesh& mesh, const aiMatrix4x4& transform, std::string part_name) {
     if (mesh.mVertices == nullptr) return;
-    if (part_name.empty()) part_name = mesh.mName.C_Str();
+    if (part_name.empty() || is_placeholder_node_name(part_name)) {
+      if (mesh.mName.length > 0) part_name = mesh.mName.C_Str();
+    }
     m_local.resize(mesh.mNumVertices);
     for (unsigned v = 0; v < mesh.mNumVertices; ++v)
       m_local[v] = add_vertex(transform * mesh.mVertices[v]);
