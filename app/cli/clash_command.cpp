@@ -11,7 +11,9 @@
 #include <voxhash/io.hpp>
 #include <voxhash/pipeline.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -20,15 +22,21 @@
 namespace voxhash::cli {
 namespace {
 
-/// "(x, y, z)" with each coordinate's shortest text that reads back as the same float: all the
-/// digits a position holds (a georeferenced 4512003.5 stays that, not %g's 4.512e+06).
-std::string position(Float3 p) {
+/// "(x, y, z)" to a tenth of a voxel of `voxel` (what the grid resolves), in fixed notation: a
+/// georeferenced 4512003.5 stays that (not %g's 4.512e+06), and a centroid on a symmetry plane
+/// reads 0.000, not -3.9115548e-08.
+std::string position(Float3 p, double voxel) {
+  const int decimals =
+      voxel > 0 ? std::clamp(static_cast<int>(std::ceil(-std::log10(voxel / 10))), 0, 9) : 6;
+  const double step  = std::pow(10.0, -decimals);
   const float xyz[3] = {p.x, p.y, p.z};
   std::string out    = "(";
   for (int a = 0; a < 3; ++a) {
-    char text[32];
-    const auto end = std::to_chars(text, text + sizeof text, xyz[a]).ptr;
-    out.append(text, end).append(a < 2 ? ", " : ")");
+    // Rounded first, and +0.0 so that a value rounding to zero prints without a minus sign.
+    const double v = std::round(static_cast<double>(xyz[a]) / step) * step + 0.0;
+    char text[48];
+    std::snprintf(text, sizeof text, "%.*f", decimals, v);
+    out.append(text).append(a < 2 ? ", " : ")");
   }
   return out;
 }
@@ -42,6 +50,7 @@ void print_summary(const LoadedScene& loaded,
   const Scene& scene     = loaded.scene;
   const std::string unit = std::string(to_string(scene.unit));
   const Grid& grid       = pipeline.grid();
+  const double voxel     = grid.voxel_size.x;
   std::printf("scene %s (%s), unit %s, time %g s, %s backend, %s\n",
               scene.name.c_str(),
               scene.file.c_str(),
@@ -88,7 +97,7 @@ void print_summary(const LoadedScene& loaded,
     } else {
       std::printf("  %zu contact voxels", c.contact_voxels);
     }
-    std::printf("  at %s\n", position(c.centroid).c_str());
+    std::printf("  at %s\n", position(c.centroid, voxel).c_str());
   }
   std::printf("%zu clash regions, %zu voxels, %g %s^3\n",
               report.total_regions,
@@ -102,9 +111,9 @@ void print_summary(const LoadedScene& loaded,
                 g.voxels,
                 g.volume,
                 unit.c_str(),
-                position(g.centroid).c_str(),
-                position(g.bounds.min).c_str(),
-                position(g.bounds.max).c_str());
+                position(g.centroid, voxel).c_str(),
+                position(g.bounds.min, voxel).c_str(),
+                position(g.bounds.max, voxel).c_str());
     for (const PartPair& p : g.parts) {
       std::printf("      %s x %s: %zu voxels\n",
                   names.part(0, p.part_a).c_str(),
