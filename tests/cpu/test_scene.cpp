@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -824,6 +825,10 @@ TEST(Scene, ClashOnTheDemoWritesAReport) {
                                      ply_path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("model A sphere"), std::string::npos) << r.out;
+  // Positions to a tenth of the 0.01875 voxel: three decimals, never float noise like 3.9e-08.
+  EXPECT_NE(r.out.find("centroid ("), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("e-0"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(centroid \(-?\d+\.\d{3}, )"))) << r.out;
   const json report = json::parse(read_text(json_path));
   EXPECT_EQ(report["schema"], "voxhash-clash/2");
   EXPECT_EQ(report["scene"]["name"], "demo");
