@@ -374,12 +374,15 @@ RawClash find_clashes(const detail::PipelineBackend& pipeline,
   work.scratch.restart();
   Exec exec(pass.stream, &work.temp);
   std::uint32_t parts[2];
-  for (int i = 0; i < 2; ++i)
-    parts[i] = pipeline::part_count(exec, meshes[i], work.scratch);
+  for (int i = 0; i < 2; ++i) {  // the frame's part counts and open edges where it has them
+    parts[i] = meshes[i].open_edges ? meshes[i].part_count
+                                    : pipeline::part_count(exec, meshes[i], work.scratch);
+  }
   raw.solids  = true;
   raw.samples = pipeline::sample_grid(g, pass.columns_per_voxel, std::max(parts[0], parts[1]));
   for (int i = 0; i < 2; ++i) {
-    pipeline::build_solid(exec, raw.samples, meshes[i], parts[i], work.solids[i], work.scratch);
+    pipeline::build_solid(
+        exec, raw.samples, meshes[i], parts[i], work.solids[i], work.scratch, meshes[i].open_edges);
     for (std::uint32_t p = 0; p < work.solids[i].parts; ++p) {
       if (work.solids[i].open[p]) raw.open_parts[i].push_back(p);
     }

@@ -44,6 +44,10 @@ struct MeshView {
   const std::uint32_t* triangles = nullptr;  // three vertex indices a triangle
   std::uint32_t triangle_count   = 0;
   const std::uint32_t* parts     = nullptr;  // a part id a triangle; null: all part 0
+  // Once a frame has worked them out (pipeline/solid_steps.hpp's MeshTopology): the part count
+  // and, one word per part, 1 where a part has an edge its triangles use oddly; else 0 and null.
+  std::uint32_t part_count        = 0;
+  const std::uint32_t* open_edges = nullptr;
 };
 
 /// What a pass over the pipeline's frames keeps from one call to the next (the clash report's

@@ -216,6 +216,7 @@ class PipelineImpl final : public detail::PipelineBackend {
     m.instances      = nullptr;
     m.triangle_count = 0;
     m.parts.resize(0);
+    m.solid.topology.ready = false;
   }
 
   void set_model(int index, const Mesh& mesh, std::span<const Float3> rest) override {
@@ -258,7 +259,8 @@ class PipelineImpl final : public detail::PipelineBackend {
                          " part ids for " + std::to_string(items) +
                          (m.triangle_count ? " triangles" : " points"));
     }
-    m.parts = Buffer<std::uint32_t>::from_host(Exec::kBackend, parts);
+    m.parts                = Buffer<std::uint32_t>::from_host(Exec::kBackend, parts);
+    m.solid.topology.ready = false;
   }
 
   FrameStats run_frame(const PipelineConfig& config,
@@ -331,14 +333,24 @@ class PipelineImpl final : public detail::PipelineBackend {
   [[nodiscard]] detail::MeshView mesh(int i) const override {
     const Model& m = m_models.at(i);
     if (!m.triangle_count) return {};
+    const bool known = m.solid.topology.ready && m.solid.topology.counted;
     return {m.vertices.data(),
             static_cast<std::uint32_t>(m.vertices.size()),
             m.triangles.data(),
             m.triangle_count,
-            m.parts.empty() ? nullptr : m.parts.data()};
+            m.parts.empty() ? nullptr : m.parts.data(),
+            known ? m.solid.topology.parts : 0u,
+            known ? m.solid.topology.part_open.data() : nullptr};
   }
 
  private:
+  /// Model i's mesh at rest (mesh() as set, before the frame placed it).
+  [[nodiscard]] detail::MeshView rest_mesh(int i) const {
+    detail::MeshView v = mesh(i);
+    v.vertices         = m_models.at(i).rest_vertices.data();
+    return v;
+  }
+
   template <class K>
   using Cuckoo = tables::CuckooTableImpl<Exec, K>;
   template <class K>
@@ -773,7 +785,7 @@ class PipelineImpl final : public detail::PipelineBackend {
       m_lane_timers[i].record(FrameMark::Probed);
       build_block_mask(exec, g, k.list.data(), k.list.count(), k.fill);
       if (m_models[i].triangle_count) {
-        build_frame_solid(exec, g, mesh(i), m_models[i].solid);
+        build_frame_solid(exec, g, mesh(i), rest_mesh(i), m_models[i].solid);
         s.open_parts = m_models[i].solid.open_parts;
       }
     });

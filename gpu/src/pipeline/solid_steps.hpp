@@ -60,11 +60,12 @@ struct ModelSolid {
   Buffer<std::uint64_t> keys{Exec::kBackend, 0};  // the intervals' keys, for binary searches
   std::uint32_t parts = 0;                        // part ids below this
   std::vector<std::uint32_t> open;   // per part: 1 for an edge used, or a column crossed, oddly
-  std::vector<core::PartBox> boxes;  // per part: its intervals' sample box
+  std::vector<core::PartBox> boxes;  // per part: its intervals' sample box (none without boxes)
 };
 
-/// A 64-bit total of counts[0..n) and each one's offset; throws InvalidInput naming `what` past
-/// 2^31 - 1 (the loops index with 32 bits).
+/// offsets[0..n] = the exclusive sum of counts[0..n) and, at offsets[n], their 64-bit total (room
+/// for n + 1); returns the total (one wait). Throws InvalidInput naming `what` past 2^31 - 1 (the
+/// loops index with 32 bits).
 template <class Exec>
 std::uint32_t offsets_of(Exec& exec,
                          const std::uint32_t* counts,
@@ -73,11 +74,10 @@ std::uint32_t offsets_of(Exec& exec,
                          const char* what) {
   if (n == 0) return 0;
   exec.exclusive_sum(counts, offsets, n);
-  std::uint64_t last = 0;
-  std::uint32_t tail = 0;
-  exec.copy_to_host(&last, offsets + n - 1, 1);
-  exec.copy_to_host(&tail, counts + n - 1, 1);
-  const std::uint64_t total = last + tail;
+  std::uint64_t* at = offsets + n;
+  exec.for_each(1, [=] VOXHASH_LAMBDA(std::uint32_t) { *at = at[-1] + counts[n - 1]; });
+  std::uint64_t total = 0;
+  exec.copy_to_host(&total, at, 1);
   if (total > 0x7FFFFFFFull) {
     throw InvalidInput("solids: " + std::to_string(total) + " " + what +
                        ", over 2^31 - 1: use a coarser grid or fewer columns per voxel");
@@ -216,25 +216,33 @@ void mark_open_edges(Exec& exec,
 }
 
 /// Into `solid`: model `mesh`'s solid (see the file comment) on lattice `s`, its part ids below
-/// `parts` (part_count).
+/// `parts` (part_count). `open_edges`: the parts' open edges already marked (MeshTopology), one
+/// word per part; null: marked here (mark_open_edges). `with_boxes`: the parts' boxes too (the
+/// clash pass's; left empty without).
 template <class Exec>
 void build_solid(Exec& exec,
                  const core::SampleGrid& s,
                  const detail::MeshView& mesh,
                  std::uint32_t parts,
                  ModelSolid<Exec>& solid,
-                 Scratch<Exec>& scratch) {
+                 Scratch<Exec>& scratch,
+                 const std::uint32_t* open_edges = nullptr,
+                 bool with_boxes                 = true) {
   solid.grid = s;
   solid.intervals.resize(0);
   solid.keys.resize(0);
   const std::uint32_t n = mesh.triangle_count;
   solid.parts           = parts;
   solid.open.assign(solid.parts, 0);
-  solid.boxes.assign(solid.parts, core::PartBox{});
+  solid.boxes.assign(with_boxes ? solid.parts : 0, core::PartBox{});
   if (n == 0) return;
   std::uint32_t* open = scratch.template take<std::uint32_t>(solid.parts);
-  exec.fill(open, solid.parts, 0u);
-  mark_open_edges(exec, mesh, open, scratch);
+  if (open_edges) {
+    exec.copy_async(open, open_edges, std::size_t{solid.parts} * sizeof(std::uint32_t));
+  } else {
+    exec.fill(open, solid.parts, 0u);
+    mark_open_edges(exec, mesh, open, scratch);
+  }
 
   // Items: (triangle, tile of its columns), each triangle's first item marked with its index and
   // spread to the rest by a running max.
@@ -288,13 +296,16 @@ void build_solid(Exec& exec,
     return;
   }
 
-  // The crossings as (key, height bits), sorted by height, then (stably) by key.
-  std::uint64_t* keys           = scratch.template take<std::uint64_t>(m);
-  std::uint64_t* keys_sorted    = scratch.template take<std::uint64_t>(m);
-  std::uint32_t* heights        = scratch.template take<std::uint32_t>(m);
+  // The crossings as (key, height bits), sorted by key, then height: as one 64-bit word where the
+  // key takes 32 bits or fewer, else by height and then (stably) by key.
+  const int key_bits         = std::bit_width(std::uint64_t{s.count[0]} * s.count[1]) + s.part_bits;
+  const bool one_word        = key_bits <= 32;
+  std::uint64_t* keys        = scratch.template take<std::uint64_t>(m);
+  std::uint64_t* keys_sorted = scratch.template take<std::uint64_t>(m);
+  std::uint32_t* heights     = scratch.template take<std::uint32_t>(m);
   std::uint32_t* heights_sorted = scratch.template take<std::uint32_t>(m);
   {
-    std::uint64_t* key          = keys;
+    std::uint64_t* key          = one_word ? keys_sorted : keys;
     std::uint32_t* height       = heights;
     const std::uint32_t* tri    = item_triangle;
     const std::uint64_t* offset = tile_offsets;
@@ -308,15 +319,31 @@ void build_solid(Exec& exec,
                               core::column_span(s, t),
                               static_cast<std::uint32_t>(item - offset[t_index]),
                               [&](std::uint32_t i, std::uint32_t j, double h) {
-                                key[out]    = s.key(s.column(i, j), part);
-                                height[out] = core::ordered_bits(static_cast<float>(h));
+                                const std::uint64_t k = s.key(s.column(i, j), part);
+                                const std::uint32_t b = core::ordered_bits(static_cast<float>(h));
+                                if (one_word) {
+                                  key[out] = (k << 32) | b;
+                                } else {
+                                  key[out]    = k;
+                                  height[out] = b;
+                                }
                                 ++out;
                               });
     });
   }
-  exec.sort_pairs(heights, heights_sorted, keys, keys_sorted, m, 32);
-  const int key_bits = std::bit_width(std::uint64_t{s.count[0]} * s.count[1]) + s.part_bits;
-  exec.sort_pairs(keys_sorted, keys, heights_sorted, heights, m, key_bits);
+  if (one_word) {
+    exec.sort_keys(keys_sorted, keys, m, 32 + key_bits);
+    std::uint64_t* key    = keys;
+    std::uint32_t* height = heights;
+    exec.for_each(m, [=] VOXHASH_LAMBDA(std::uint32_t k) {
+      const std::uint64_t word = key[k];
+      height[k]                = static_cast<std::uint32_t>(word);
+      key[k]                   = word >> 32;
+    });
+  } else {
+    exec.sort_pairs(heights, heights_sorted, keys, keys_sorted, m, 32);
+    exec.sort_pairs(keys_sorted, keys, heights_sorted, heights, m, key_bits);
+  }
 
   // Pairs of crossings, two by two within each (column, part) run; an odd run opens its part.
   std::uint8_t* starts = scratch.template take<std::uint8_t>(m);
@@ -348,6 +375,10 @@ void build_solid(Exec& exec,
       out[r]      = {key[k], core::ordered_float(height[k]), core::ordered_float(height[k + 1])};
       out_keys[r] = key[k];
     });
+  }
+  if (!with_boxes) {
+    exec.copy_to_host(solid.open.data(), open, solid.parts);
+    return;
   }
   // Each part's box of samples.
   core::PartBox* boxes = scratch.template take<core::PartBox>(solid.parts);
@@ -403,12 +434,62 @@ void build_solid(Exec& exec,
   return;
 }
 
+/// What a mesh's solids take from its triangles alone, whatever its pose, worked out once per mesh:
+/// its part count and which parts have an edge used oddly (mark_open_edges), per part and with the
+/// model as one part.
+template <class Exec>
+struct MeshTopology {
+  bool ready          = false;
+  bool counted        = false;  // false: part ids past kMaxParts, the model taken as one part
+  std::uint32_t parts = 1;
+  Buffer<std::uint32_t> part_open{Exec::kBackend, 0};   // per part: 1 for an open edge
+  Buffer<std::uint32_t> whole_open{Exec::kBackend, 1};  // the model as one part: 1 for an open edge
+  bool any_part_open = false;                           // the host's copies of the two
+  bool whole         = false;
+};
+
+/// Works out `t` (MeshTopology) for `mesh`: the same triangles, as any pose places them (welding
+/// joins vertices at the same position, which a transform keeps together).
+template <class Exec>
+void mesh_topology(Exec& exec,
+                   const detail::MeshView& mesh,
+                   MeshTopology<Exec>& t,
+                   Scratch<Exec>& scratch) {
+  t.ready = false;
+  try {
+    t.parts   = part_count(exec, mesh, scratch);
+    t.counted = true;
+  } catch (const InvalidInput&) {  // part ids past kMaxParts: the model as one part
+    t.parts   = 1;
+    t.counted = false;
+  }
+  t.part_open.resize(t.parts);
+  exec.fill(t.part_open.data(), t.parts, 0u);
+  exec.fill(t.whole_open.data(), 1, 0u);
+  detail::MeshView whole = mesh;
+  whole.parts            = nullptr;
+  mark_open_edges(exec, whole, t.whole_open.data(), scratch);
+  if (t.parts > 1) {
+    mark_open_edges(exec, mesh, t.part_open.data(), scratch);
+  } else {
+    exec.copy_async(t.part_open.data(), t.whole_open.data(), sizeof(std::uint32_t));
+  }
+  std::vector<std::uint32_t> open(t.parts);
+  std::uint32_t whole_open = 0;
+  exec.copy_to_host(open.data(), t.part_open.data(), t.parts);
+  exec.copy_to_host(&whole_open, t.whole_open.data(), 1);
+  t.any_part_open = std::any_of(open.begin(), open.end(), [](std::uint32_t o) { return o != 0; });
+  t.whole         = whole_open != 0;
+  t.ready         = true;
+}
+
 /// A mesh model's solid as the frame keeps it: on the voxel grid at one column per voxel (columns
 /// through the voxels' centres, sample z at height z + 0.5), per part as the model numbers them;
 /// when a part is open on its own, the model as one part. `closed`: the solid decides what lies
 /// inside the model (an assembly's inside is the union of its parts'); else the model is open.
 template <class Exec>
 struct FrameSolid {
+  MeshTopology<Exec> topology;  // reset (ready = false) when the model's mesh or parts change
   ModelSolid<Exec> solid;
   Scratch<Exec> scratch;
   bool closed              = false;
@@ -416,40 +497,51 @@ struct FrameSolid {
   std::uint32_t open_parts = 0;  // of them, open ones (0 when the whole is closed)
 };
 
-/// Builds model `mesh`'s FrameSolid on grid `g` (see FrameSolid).
+/// Builds model `mesh`'s FrameSolid on grid `g` (see FrameSolid); its topology from `rest` (the
+/// same triangles at rest) when not ready.
 template <class Exec>
 void build_frame_solid(Exec& exec,
                        const Grid& g,
                        const detail::MeshView& mesh,
+                       const detail::MeshView& rest,
                        FrameSolid<Exec>& f) {
   f.scratch.restart();
-  f.closed     = false;
-  f.open_parts = 0;
-  try {
-    f.parts = part_count(exec, mesh, f.scratch);
-  } catch (const InvalidInput&) {  // part ids past kMaxParts: the model as one part
-    f.parts = 1;
-  }
+  MeshTopology<Exec>& t = f.topology;
+  if (!t.ready) mesh_topology(exec, rest, t, f.scratch);
+  f.closed              = false;
+  f.open_parts          = 0;
+  f.parts               = t.parts;
   const auto open_count = [&] {
     return static_cast<std::uint32_t>(std::count_if(
         f.solid.open.begin(), f.solid.open.end(), [](std::uint32_t o) { return o != 0; }));
   };
-  const auto as_one_part = [&] {
-    detail::MeshView whole = mesh;
-    whole.parts            = nullptr;
-    build_solid(exec, sample_grid(g, 1, 1), whole, 1, f.solid, f.scratch);
-    return open_count() == 0;
-  };
   const int column_bits = std::bit_width(std::uint64_t(g.resolution.x) * g.resolution.y);
   if (f.parts > 1 && column_bits + std::bit_width(f.parts) <= 64) {
-    build_solid(exec, sample_grid(g, 1, f.parts), mesh, f.parts, f.solid, f.scratch);
+    build_solid(exec,
+                sample_grid(g, 1, f.parts),
+                mesh,
+                f.parts,
+                f.solid,
+                f.scratch,
+                t.part_open.data(),
+                false);
     f.open_parts = open_count();
     if (f.open_parts == 0) {
       f.closed = true;
       return;
     }
   }
-  f.closed = as_one_part();
+  // The model as one part; with an open edge it has no inside, whatever its columns cross.
+  if (!t.whole) {
+    detail::MeshView whole = mesh;
+    whole.parts            = nullptr;
+    build_solid(
+        exec, sample_grid(g, 1, 1), whole, 1, f.solid, f.scratch, t.whole_open.data(), false);
+    f.closed = open_count() == 0;
+  } else {
+    f.solid.intervals.resize(0);
+    f.solid.keys.resize(0);
+  }
   if (f.closed) f.open_parts = 0;
   if (!f.closed && f.open_parts == 0) f.open_parts = 1;  // open as a whole: at least one part
 }
