@@ -1,10 +1,11 @@
 // Unit tests (label cpu) of the per-element logic behind trustworthy inside / outside labels:
 // the conservative triangle voxelizer (no holes in a closed mesh's surface), the exact integer DDA
-// and its segmented walk, the region vote, the point-cloud coverage estimate, and the exact
-// reference of tests/common/exact_geometry.hpp itself.
+// and its segmented walk, the region vote, the winding number against open meshes, the point-cloud
+// coverage estimate, and the exact reference of tests/common/exact_geometry.hpp itself.
 #include "common/exact_geometry.hpp"
 #include "core/inside_test.hpp"
 #include "core/triangle_voxelizer.hpp"
+#include "core/winding.hpp"
 #include "exec/cpu_exec.hpp"
 #include "pipeline/inside_steps.hpp"
 
@@ -582,6 +583,55 @@ TEST(InsideTest, BottomKSketchKeepsTheSmallestInOrder) {
           << n << " entries, group " << grp;
     }
   }
+}
+
+/// The winding number of mesh m at p, summed in chunks as the frame does.
+double winding_at(const Mesh& m, D3 p) {
+  const double q[3] = {p.x, p.y, p.z};
+  const auto n      = static_cast<std::uint32_t>(m.triangles.size() / 3);
+  std::vector<double> chunks;
+  for (std::uint32_t first = 0; first < n; first += core::kWindingChunk) {
+    chunks.push_back(core::winding_part(
+        m.vertices.data(), m.triangles.data(), first, std::min(core::kWindingChunk, n - first), q));
+  }
+  return core::winding_number(chunks.data(), static_cast<std::uint32_t>(chunks.size()));
+}
+
+TEST(Winding, ClosedMeshWindsOnceAroundItsInsideAndNotAroundTheOutside) {
+  const Mesh sphere = uv_sphere(0.4, 24, 48);
+  EXPECT_NEAR(winding_at(sphere, {0, 0, 0}), 1.0, 1e-9);
+  EXPECT_NEAR(winding_at(sphere, {0.1, -0.2, 0.25}), 1.0, 1e-9);
+  EXPECT_NEAR(winding_at(sphere, {0.5, 0, 0}), 0.0, 1e-9);
+  EXPECT_NEAR(winding_at(sphere, {3, -2, 7}), 0.0, 1e-9);
+  // Faces turned inwards wind -1: still inside by its magnitude.
+  Mesh inward = sphere;
+  for (std::size_t t = 0; t < inward.triangles.size(); t += 3)
+    std::swap(inward.triangles[t + 1], inward.triangles[t + 2]);
+  EXPECT_NEAR(winding_at(inward, {0, 0, 0}), -1.0, 1e-9);
+  const double w[1] = {-1.0};
+  VoxelLabel label  = VoxelLabel::Outside;
+  EXPECT_EQ(core::tally_winding(w, 1, &label), 0);
+  EXPECT_EQ(label, VoxelLabel::Inside);
+}
+
+TEST(Winding, AHoleLowersTheWindingNumberSmoothlyAndTheTallySaysWhereItIsInDoubt) {
+  // The sphere's top cap (polar angle under 45 degrees) removed: a bowl.
+  Mesh bowl = uv_sphere(0.4, 24, 48);
+  bowl.triangles.resize(bowl.triangles.size() - 3 * (48 + 5 * 96));
+  const double deep = winding_at(bowl, {0, 0, -0.25});  // the opening is a small solid angle away
+  EXPECT_GT(deep, 0.85);
+  EXPECT_LT(deep, 1.0);
+  const double mouth = winding_at(bowl, {0, 0, 0.283});  // in the opening's plane
+  EXPECT_GT(mouth, 0.3);
+  EXPECT_LT(mouth, 0.7);
+  EXPECT_NEAR(winding_at(bowl, {0, 0, 2}), 0.0, 0.05);  // far above it
+  const double samples[3] = {deep, deep, mouth};
+  VoxelLabel label        = VoxelLabel::Outside;
+  EXPECT_EQ(core::tally_winding(samples, 3, &label), core::kRegionLowConfidence);
+  EXPECT_EQ(label, VoxelLabel::Inside);
+  EXPECT_EQ(core::tally_winding(samples, 2, &label), 0) << "two deep samples: sure";
+  EXPECT_EQ(core::tally_winding(samples, 0, &label), core::kRegionLowConfidence);
+  EXPECT_EQ(label, VoxelLabel::Outside) << "no sample";
 }
 
 TEST(PointCoverage, ChaoEstimateTracksPoissonSampling) {

@@ -3,7 +3,7 @@
 // assemblies of 2 to 5 overlapping closed parts (tests/common/solid_scenes.hpp) at 128^3 and
 // 256^3, against the union of the exact parts: no far voxel wrong, at most 0.5 % of the near
 // ones. Then what a model's parts say about its solid: parts open on their own but closed
-// together, and an open mesh, which gets a warning and the flood fill's labels.
+// together, and an open mesh, which gets a warning and labels from its winding number.
 #include "common/solid_scenes.hpp"
 
 #include <voxhash/pipeline.hpp>
@@ -94,8 +94,8 @@ TEST(InsideSolids, PartsOpenAloneButClosedTogetherMakeOneSolid) {
   EXPECT_GT(o.stats.model[1].inside, 0u);
 }
 
-TEST(InsideSolids, AnOpenMeshIsWarnedAboutAndLabelledByTheFill) {
-  // A sphere with a hole (its top cap's triangles gone) through a closed box.
+TEST(InsideSolids, AnOpenMeshIsWarnedAboutWithItsBoundaryEdges) {
+  // A sphere with a hole (its bottom cap's 48 triangles gone) through a closed box.
   Mesh holed = uv_sphere(0.4, 24, 48);
   holed.triangles.erase(holed.triangles.begin(), holed.triangles.begin() + 3 * 48);
   Scene s{"box, sphere with a hole through it",
@@ -103,12 +103,41 @@ TEST(InsideSolids, AnOpenMeshIsWarnedAboutAndLabelledByTheFill) {
           placed(holed, {1, {0, 0, 1}, 0, {0.3, 0, 0}})};
   const SceneOutcome o = evaluate_scene(s, {.scored = false});
   EXPECT_EQ(o.stats.model[1].open_parts, 1u);
+  EXPECT_EQ(o.stats.model[1].boundary_edges, 48u) << "the hole's rim";
+  EXPECT_EQ(o.stats.model[0].boundary_edges, 0u);
   EXPECT_FALSE(o.stats.model[0].labels_from_solid) << "no solid to label the box against";
+  EXPECT_TRUE(o.stats.model[0].labels_from_winding);
   EXPECT_TRUE(o.stats.model[1].labels_from_solid) << "the box is closed";
   bool warned = false;
-  for (const std::string& line : frame_warnings(o.stats, {"box.obj", "holed.obj"}))
-    warned = warned || line.starts_with("model B (holed.obj) is an open mesh: 1 of its parts");
+  for (const std::string& line : frame_warnings(o.stats, {"box.obj", "holed.obj"})) {
+    warned = warned || line.starts_with(
+                           "model B (holed.obj) is an open mesh: 1 of its parts have "
+                           "a hole or a missing face (48 boundary edges)");
+  }
   EXPECT_TRUE(warned);
+}
+
+TEST(InsideSolids, AnOpenBowlLabelsWhatItHoldsByItsWindingNumber) {
+  // A sphere without its top cap (polar angle under 45 degrees: a bowl open wide at the top) and
+  // a slab through its lower half, at several turns of the slab: every far voxel of the slab
+  // labelled as the closed sphere would label it. Voxel rays through the opening would see no
+  // wall above.
+  Mesh bowl = uv_sphere(0.4, 24, 48);
+  bowl.triangles.resize(bowl.triangles.size() - 3 * (48 + 5 * 96));
+  const ExactModel sphere(uv_sphere(0.4, 24, 48));
+  for (const double turn : {0.0, 0.4, 1.1}) {
+    const Mesh slab =
+        placed(box({-0.55, -0.55, -0.3}, {0.55, 0.55, -0.05}), {1, {0, 0, 1}, turn, {0, 0, 0}});
+    const Scene s{"bowl, slab through its lower half", bowl, slab};
+    const SceneOutcome o = evaluate_scene(s, {.scored = false});
+    ASSERT_TRUE(o.stats.model[1].labels_from_winding);
+    const ModelScore c = score_union(fitted_grid(s), o.voxels[1], ExactModel(slab), sphere);
+    EXPECT_GT(c.far, 1000u);
+    EXPECT_EQ(c.far_wrong, 0u) << "turn " << turn;
+    EXPECT_LE(c.near_wrong, c.near / 200) << "turn " << turn;
+    EXPECT_GT(o.stats.model[1].inside, 0u);
+    EXPECT_GT(o.stats.model[1].outside, 0u);
+  }
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 // every frame output compared with the CPU backend's, voxel by voxel, mesh models (triangle
 // voxelizer, robust inside test) included, and the exact-geometry evaluation of
 // tests/common/inside_eval.hpp at 512^3 and 1024^3, and the housings, cups and assemblies of
-// tests/common/solid_scenes.hpp (labels from the meshes' solids) at 512^3. Skipped, saying why,
-// where no CUDA device exists.
+// tests/common/solid_scenes.hpp (labels from the meshes' solids) at 512^3, and an open bowl
+// (labels from its winding number). Skipped, saying why, where no CUDA device exists.
 #include "common/inside_eval.hpp"
 #include "common/pipeline_checks.hpp"
 #include "common/require_cuda.hpp"
@@ -245,6 +245,33 @@ TEST(GpuInside, SolidScenesMatchCpuAndExactGeometryAt512) {
       const ModelScore c = score_union(grid, cuda.voxels[m], m ? b : a, m ? a : b);
       EXPECT_EQ(c.far_wrong, 0u) << "model " << m;
       EXPECT_TRUE(cuda.stats.model[m].labels_from_solid);
+    }
+  }
+}
+
+TEST(GpuInside, AnOpenBowlByItsWindingNumberMatchesCpuAndExactGeometry) {
+  // A sphere without its top cap (an open mesh: no solid) and a slab through its lower half: the
+  // slab's regions decided by the bowl's winding number, on both backends, at 256^3 and 512^3.
+  REQUIRE_CUDA();
+  Mesh bowl = uv_sphere(0.4, 24, 48);
+  bowl.triangles.resize(bowl.triangles.size() - 3 * (48 + 5 * 96));
+  const ExactModel sphere(uv_sphere(0.4, 24, 48));
+  for (const int resolution : {256, 512}) {
+    for (const double turn : {0.0, 0.7}) {
+      const Mesh slab =
+          placed(box({-0.55, -0.55, -0.3}, {0.55, 0.55, -0.05}), {1, {0, 0, 1}, turn, {0, 0, 0}});
+      Scene s{"bowl, slab through its lower half", bowl, slab};
+      s.resolution = resolution;
+      SCOPED_TRACE(std::to_string(resolution) + "^3, turn " + std::to_string(turn));
+      const SceneOutcome cuda = evaluate_scene(s, {.backend = Backend::Cuda, .scored = false});
+      const SceneOutcome cpu  = evaluate_scene(s, {.scored = false});
+      expect_same(as_result(cuda), as_result(cpu), "open bowl, CUDA vs CPU");
+      EXPECT_TRUE(cuda.stats.model[1].labels_from_winding);
+      EXPECT_EQ(cuda.stats.model[0].boundary_edges, 48u);
+      const ModelScore c = score_union(fitted_grid(s), cuda.voxels[1], ExactModel(slab), sphere);
+      EXPECT_GT(c.far, 1000u);
+      EXPECT_EQ(c.far_wrong, 0u);
+      EXPECT_LE(c.near_wrong, c.near / 200);
     }
   }
 }

@@ -137,12 +137,17 @@ struct ModelFrameStats {
   double point_coverage          = 1.0;
   std::size_t recommended_points = 0;
   // Meshes: this model's parts that are open (a hole, a missing face) when the model as a whole
-  // is open too; nothing lies inside such a model, so the other model's labels against it come
-  // from the flood fill's voxel rays.
-  std::size_t open_parts = 0;
+  // is open too, and its boundary edges (edges its triangles use an odd number of times, after
+  // welding equal positions); such a model has no solid, so the other model's labels against it
+  // come from its winding number (inside where the surface wraps a point more than halfway round).
+  std::size_t open_parts     = 0;
+  std::size_t boundary_edges = 0;
   // This model's labels came from the other model's solid (a closed mesh: exact, whatever its
   // walls' thickness in voxels), not from the flood fill (components and undecided are 0).
   bool labels_from_solid = false;
+  // This model's regions were decided by the other model's winding number (an open mesh), not by
+  // voxel rays.
+  bool labels_from_winding = false;
 };
 
 /// The point coverage under which a cloud's labels cannot be trusted (see ModelFrameStats).

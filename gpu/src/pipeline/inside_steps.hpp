@@ -1,12 +1,15 @@
-// The frame's loops for triangle voxelization, point-cloud coverage and the robust inside test,
-// written once for both backends (Exec = CpuExec or CudaExec). The per-element logic is in
-// core/triangle_voxelizer.hpp and core/inside_test.hpp; flood_fill (pipeline_impl.hpp) calls these.
-// Keys of either width (K = Key or Key64).
+// The frame's loops for triangle voxelization, point-cloud coverage, the robust inside test and
+// the winding-number test against an open mesh, written once for both backends (Exec = CpuExec or
+// CudaExec). The per-element logic is in core/triangle_voxelizer.hpp, core/inside_test.hpp and
+// core/winding.hpp; flood_fill (pipeline_impl.hpp) calls these. Keys of either width (K = Key or
+// Key64).
 #pragma once
 
 #include "core/flood_fill.hpp"
 #include "core/inside_test.hpp"
 #include "core/triangle_voxelizer.hpp"
+#include "core/winding.hpp"
+#include "pipeline/pipeline_backend.hpp"
 #include "pipeline/room.hpp"
 
 #include <voxhash/buffer.hpp>
@@ -189,25 +192,31 @@ struct BasicInsideBuffers {
         counts(b, 2),
         more(b, 0),
         flags(b, 0),
-        label(b, 0) {}
+        label(b, 0),
+        winding(b, 0),
+        winding_parts(b, 0) {}
   Buffer<std::uint64_t> sample_slots;  // per region, its bottom-k sketch of sample entries
   Buffer<std::uint32_t> comp_index;
   Buffer<K> sample_key;
   Buffer<std::uint32_t> subjects, picked, crossings, grazing, votes_in, votes_out, counts;
   Buffer<std::uint8_t> more, flags;
   Buffer<VoxelLabel> label;
+  Buffer<double> winding, winding_parts;  // per sample, and a batch's partial sums (winding test)
 };
 using InsideBuffers = BasicInsideBuffers<Key>;
 
 /// What the inside test's rays walk through: the other model's voxels (`other`, its table seen by
 /// voxel id, and `mask`, its block mask) on grid g; `dilate`: the other model is a sampled surface
-/// (core::surface_at).
+/// (core::surface_at). `open_mesh`: the other model's triangles where it is a mesh with holes,
+/// whose rays' parity means nothing: the test takes its winding number instead
+/// (winding_inside_test).
 template <class View, class Mask>
 struct OtherSurface {
   View other;
   Mask mask;
   Grid g;
   bool dilate;
+  detail::MeshView open_mesh{};
 };
 
 /// The regions (their roots in roots[], as many as `regions` counts on the device) pick up to
@@ -401,9 +410,71 @@ void start_rays(Exec& exec, Counted all, int samples, BasicInsideBuffers<K>& b) 
   });
 }
 
+/// Labels the `all` subjects by the winding number of `mesh` (the other model's triangles, as the
+/// frame placed them; core/winding.hpp) at their samples' voxel centres (b.sample_key, `samples`
+/// slots each): b.label and b.flags per subject, as the ray test writes them, for a mesh with
+/// holes, whose rays' parity means nothing. In batches of points: one thread per (point, chunk of
+/// triangles), then one per point adding its chunks in order; then one per subject. No wait.
+template <class Exec, class K>
+void winding_inside_test(Exec& exec,
+                         const detail::MeshView& mesh,
+                         const Grid& g,
+                         Counted all,
+                         int samples,
+                         BasicInsideBuffers<K>& b) {
+  const std::uint32_t count = all.room;
+  if (count == 0) return;
+  b.flags.resize(count);
+  b.label.resize(count);
+  const std::uint32_t n      = mesh.triangle_count;
+  const std::uint32_t chunks = (n + core::kWindingChunk - 1) / core::kWindingChunk;
+  const std::size_t points   = std::size_t{count} * samples;
+  const std::size_t batch    = std::max<std::size_t>(1, core::kWindingBatch / chunks);
+  b.winding.resize(points);
+  b.winding_parts.resize(std::min(points, batch) * chunks);
+  double* winding              = b.winding.data();
+  double* partial              = b.winding_parts.data();
+  const K* sample_key          = b.sample_key.data();
+  const Float3* vertices       = mesh.vertices;
+  const std::uint32_t* indices = mesh.triangles;
+  const auto wanted            = [=] VOXHASH_LAMBDA(std::size_t point) {
+    return !all.beyond(static_cast<std::uint32_t>(point / samples)) &&
+           sample_key[point] != kEmptyKeyOf<K>;
+  };
+  const std::uint32_t chunk = core::kWindingChunk;
+  for (std::size_t base = 0; base < points; base += batch) {
+    const std::size_t here = std::min(points - base, batch);
+    exec.for_each(here * chunks, [=] VOXHASH_LAMBDA(std::uint32_t t) {
+      const std::size_t point = base + t / chunks;
+      if (!wanted(point)) return;
+      const std::uint32_t k     = t % chunks;
+      const std::uint32_t first = k * chunk;
+      const Int3 c              = g.cell(sample_key[point]);
+      const double p[3]         = {g.origin.x + (c.x + 0.5) * static_cast<double>(g.voxel_size.x),
+                                   g.origin.y + (c.y + 0.5) * static_cast<double>(g.voxel_size.y),
+                                   g.origin.z + (c.z + 0.5) * static_cast<double>(g.voxel_size.z)};
+      const std::uint32_t left  = n - first;
+      partial[t] = core::winding_part(vertices, indices, first, left < chunk ? left : chunk, p);
+    });
+    exec.for_each(here, [=] VOXHASH_LAMBDA(std::uint32_t q) {
+      if (wanted(base + q))
+        winding[base + q] = core::winding_number(partial + std::size_t{q} * chunks, chunks);
+    });
+  }
+  std::uint8_t* flags = b.flags.data();
+  VoxelLabel* label   = b.label.data();
+  exec.for_each(count, [=] VOXHASH_LAMBDA(std::uint32_t r) {
+    if (all.beyond(r)) return;
+    flags[r] = core::tally_winding(winding + std::size_t{r} * samples,
+                                   core::filled_samples(sample_key, r, samples),
+                                   &label[r]);
+  });
+}
+
 /// Labels `count` subjects by rays from their samples (b.sample_key, `samples` slots each) through
 /// `s`: b.label[r] and b.flags[r] per subject. Rounds of kRaysPerRound rays per undecided subject;
-/// the host waits once per round that leaves subjects for another.
+/// the host waits once per round that leaves subjects for another. Against an open mesh, its
+/// winding number instead (winding_inside_test; no wait).
 template <class Exec, class View, class Mask, class K>
 void robust_inside_test(Exec& exec,
                         const OtherSurface<View, Mask>& s,
@@ -411,6 +482,10 @@ void robust_inside_test(Exec& exec,
                         int samples,
                         BasicInsideBuffers<K>& b) {
   if (count == 0) return;
+  if (s.open_mesh.triangle_count) {
+    winding_inside_test(exec, s.open_mesh, s.g, Counted{count}, samples, b);
+    return;
+  }
   start_rays(exec, Counted{count}, samples, b);
   inside_test_rounds(exec, s, Counted{count}, samples, 0, Counted{count}, nullptr, b);
 }
@@ -418,7 +493,7 @@ void robust_inside_test(Exec& exec,
 /// The same test queued without a wait, for the subjects `all` counts on the device: round 0 for
 /// every subject, the number of those that want more rays left in the device word *more_count;
 /// read it (with the frame's other sizes), then finish_inside_test runs their rounds (none when it
-/// is 0, the common case).
+/// is 0, the common case; always none against an open mesh).
 template <class Exec, class View, class Mask, class K>
 void start_inside_test(Exec& exec,
                        const OtherSurface<View, Mask>& s,
@@ -426,7 +501,8 @@ void start_inside_test(Exec& exec,
                        int samples,
                        BasicInsideBuffers<K>& b,
                        std::uint32_t* more_count) {
-  if (all.room == 0) {
+  if (all.room == 0 || s.open_mesh.triangle_count) {
+    winding_inside_test(exec, s.open_mesh, s.g, all, samples, b);  // nothing without an open mesh
     exec.fill(more_count, 1, 0u);
     return;
   }

@@ -203,9 +203,9 @@ std::string open_mesh_warning(const ModelFrameStats& stats, int model, const std
   if (!stats.open_parts) return {};
   return std::string("model ") + (model ? 'B' : 'A') + " (" + name +
          ") is an open mesh: " + std::to_string(stats.open_parts) +
-         " of its parts have a hole or a missing face (an edge one triangle uses), so nothing is "
-         "inside it; model " +
-         (model ? 'A' : 'B') + "'s labels against it come from voxel rays and may be wrong";
+         " of its parts have a hole or a missing face (" + std::to_string(stats.boundary_edges) +
+         " boundary edges), so it has no exact inside; model " + (model ? 'A' : 'B') +
+         "'s labels against it come from its winding number and are uncertain near the holes";
 }
 
 std::vector<std::string> frame_warnings(const FrameStats& stats,

@@ -786,7 +786,8 @@ class PipelineImpl final : public detail::PipelineBackend {
       build_block_mask(exec, g, k.list.data(), k.list.count(), k.fill);
       if (m_models[i].triangle_count) {
         build_frame_solid(exec, g, mesh(i), rest_mesh(i), m_models[i].solid);
-        s.open_parts = m_models[i].solid.open_parts;
+        s.open_parts     = m_models[i].solid.open_parts;
+        s.boundary_edges = s.open_parts ? m_models[i].solid.topology.boundary_edges : 0;
       }
     });
     m_lanes.exchange();  // each model's fill reads the other's block mask
@@ -800,9 +801,16 @@ class PipelineImpl final : public detail::PipelineBackend {
         m_lane_timers[i].record(FrameMark::Filled);
         return;
       }
+      // Against an open mesh (no solid), its winding number decides the regions.
+      const bool open_mesh = m_models[1 - i].triangle_count != 0;
       const OtherSurface<Ref, core::BlockMaskOf<K>> other{
-          refs[1 - i], ks.models[1 - i].fill.mask, g, m_models[1 - i].triangle_count == 0};
-      const FillResult r        = flood_fill(m_lanes.exec(i),
+          refs[1 - i],
+          ks.models[1 - i].fill.mask,
+          g,
+          !open_mesh,
+          open_mesh ? mesh(1 - i) : detail::MeshView{}};
+      stats.model[i].labels_from_winding = open_mesh;
+      const FillResult r                 = flood_fill(m_lanes.exec(i),
                                       m_fill_timers[i],
                                       refs[i],
                                       other,
@@ -810,8 +818,8 @@ class PipelineImpl final : public detail::PipelineBackend {
                                       k.list.count(),
                                       k.fill,
                                       k.inside);
-      stats.model[i].components = r.components;
-      stats.model[i].undecided  = r.undecided;
+      stats.model[i].components          = r.components;
+      stats.model[i].undecided           = r.undecided;
       m_lane_timers[i].record(FrameMark::Filled);
     });
   }

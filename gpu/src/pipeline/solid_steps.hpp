@@ -177,7 +177,8 @@ template <class Exec>
 void mark_open_edges(Exec& exec,
                      const detail::MeshView& mesh,
                      std::uint32_t* open,
-                     Scratch<Exec>& scratch) {
+                     Scratch<Exec>& scratch,
+                     std::uint32_t* boundary = nullptr) {
   const std::uint64_t edges = std::uint64_t{3} * mesh.triangle_count;
   if (edges > 0x7FFFFFFFull) return;  // beyond the 32-bit loops: the columns' parity alone
   const auto n             = static_cast<std::uint32_t>(edges);
@@ -211,7 +212,10 @@ void mark_open_edges(Exec& exec,
     std::uint32_t end = e + 1;
     while (end < n && key[end] == key[e] && part[end] == part[e])
       ++end;
-    if ((end - e) & 1u) core::atomic_store(&open[part[e]], 1u);
+    if ((end - e) & 1u) {
+      core::atomic_store(&open[part[e]], 1u);
+      if (boundary) core::atomic_add(boundary, 1u);
+    }
   });
 }
 
@@ -443,9 +447,9 @@ struct MeshTopology {
   bool counted        = false;  // false: part ids past kMaxParts, the model taken as one part
   std::uint32_t parts = 1;
   Buffer<std::uint32_t> part_open{Exec::kBackend, 0};   // per part: 1 for an open edge
-  Buffer<std::uint32_t> whole_open{Exec::kBackend, 1};  // the model as one part: 1 for an open edge
-  bool any_part_open = false;                           // the host's copies of the two
-  bool whole         = false;
+  Buffer<std::uint32_t> whole_open{Exec::kBackend, 2};  // as one part: open (1, 0), boundary edges
+  bool whole                   = false;                 // the host's copies of whole_open
+  std::uint32_t boundary_edges = 0;
 };
 
 /// Works out `t` (MeshTopology) for `mesh`: the same triangles, as any pose places them (welding
@@ -465,22 +469,20 @@ void mesh_topology(Exec& exec,
   }
   t.part_open.resize(t.parts);
   exec.fill(t.part_open.data(), t.parts, 0u);
-  exec.fill(t.whole_open.data(), 1, 0u);
+  exec.fill(t.whole_open.data(), 2, 0u);
   detail::MeshView whole = mesh;
   whole.parts            = nullptr;
-  mark_open_edges(exec, whole, t.whole_open.data(), scratch);
+  mark_open_edges(exec, whole, t.whole_open.data(), scratch, t.whole_open.data() + 1);
   if (t.parts > 1) {
     mark_open_edges(exec, mesh, t.part_open.data(), scratch);
   } else {
     exec.copy_async(t.part_open.data(), t.whole_open.data(), sizeof(std::uint32_t));
   }
-  std::vector<std::uint32_t> open(t.parts);
-  std::uint32_t whole_open = 0;
-  exec.copy_to_host(open.data(), t.part_open.data(), t.parts);
-  exec.copy_to_host(&whole_open, t.whole_open.data(), 1);
-  t.any_part_open = std::any_of(open.begin(), open.end(), [](std::uint32_t o) { return o != 0; });
-  t.whole         = whole_open != 0;
-  t.ready         = true;
+  std::uint32_t whole_open[2] = {0, 0};
+  exec.copy_to_host(whole_open, t.whole_open.data(), 2);
+  t.whole          = whole_open[0] != 0;
+  t.boundary_edges = whole_open[1];
+  t.ready          = true;
 }
 
 /// A mesh model's solid as the frame keeps it: on the voxel grid at one column per voxel (columns
