@@ -1,7 +1,7 @@
 // A parsed Scene made real: units and rotations (Euler angles, quaternions, slerp), keyframe
 // interpolation, each model read and placed on the host (oneTBB over its points), the grid fitted
 // to everywhere the motion takes the placed models (cubic voxels, the grid's limit of 2^21 voxels
-// per axis checked with a suggested voxel size), and the models handed to a Pipeline.
+// per axis checked with a suggested voxel size). scene_open.cpp hands them to a Pipeline.
 #include "exec/host_parallel.hpp"
 
 #include <voxhash/error.hpp>
@@ -546,25 +546,6 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
     }
   }
   return loaded;
-}
-
-void set_scene_models(Pipeline& pipeline, const LoadedScene& scene, double time) {
-  for (int i = 0; i < 2; ++i) {
-    const PointCloud& cloud = scene.models[i].cloud;
-    if (cloud.mesh.triangles.empty()) {
-      pipeline.set_model(i, cloud.points);
-      pipeline.set_model_parts(i, cloud.point_parts);
-    } else {
-      pipeline.set_model(i, cloud.mesh, cloud.points);
-    }
-  }
-  pose_scene(pipeline, scene.scene, time);
-}
-
-void pose_scene(Pipeline& pipeline, const Scene& scene, double time) {
-  if (scene.motion.kind != MotionKind::Keyframes) return;
-  for (int i = 0; i < 2; ++i)
-    pipeline.set_model_transform(i, to_rigid_transform(model_pose(scene, i, time)));
 }
 
 }  // namespace voxhash

@@ -1,6 +1,7 @@
 // A scene opened for a front end, in the one order the viewer, bench frame and voxhash clash
 // share: memory checked from the scene alone, the models read and placed, memory checked again for
-// the fitted grid; then the front end's pipeline configurations and the pipelines themselves.
+// the fitted grid; then the front end's pipeline configurations and the pipelines themselves, the
+// models handed to them and posed.
 #include <voxhash/pipeline.hpp>
 #include <voxhash/scene.hpp>
 
@@ -52,6 +53,25 @@ std::unique_ptr<Pipeline> make_scene_pipeline(Backend backend,
   auto pipeline = std::make_unique<Pipeline>(backend, config);
   set_scene_models(*pipeline, scene, time);
   return pipeline;
+}
+
+void set_scene_models(Pipeline& pipeline, const LoadedScene& scene, double time) {
+  for (int i = 0; i < 2; ++i) {
+    const PointCloud& cloud = scene.models[i].cloud;
+    if (cloud.mesh.triangles.empty()) {
+      pipeline.set_model(i, cloud.points);
+      pipeline.set_model_parts(i, cloud.point_parts);
+    } else {
+      pipeline.set_model(i, cloud.mesh, cloud.points);
+    }
+  }
+  pose_scene(pipeline, scene.scene, time);
+}
+
+void pose_scene(Pipeline& pipeline, const Scene& scene, double time) {
+  if (scene.motion.kind != MotionKind::Keyframes) return;
+  for (int i = 0; i < 2; ++i)
+    pipeline.set_model_transform(i, to_rigid_transform(model_pose(scene, i, time)));
 }
 
 }  // namespace voxhash
