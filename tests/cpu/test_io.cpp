@@ -2,6 +2,8 @@
 // whatever the threads), PLY (ASCII and binary in both byte orders) and text point clouds (XYZ,
 // PTS, TXT, CSV), non-finite points, every error naming its file, and the bundled assets being
 // closed, outward-oriented meshes of the expected size.
+#include "io/io_common.hpp"
+
 #include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
 #include <voxhash/pipeline.hpp>
@@ -1224,6 +1226,36 @@ TEST_F(IoTest, TextCloudErrorsNameTheLineAndTheCause) {
   EXPECT_PRED_FORMAT2(testing::IsSubstring,
                       "found '" + std::string(60, '7') + "...'",
                       load_error(write("long.xyz", "1 2 3\n" + std::string(500, '7') + "\n")));
+}
+
+TEST_F(IoTest, TextCloudsAreReadInPiecesWithTheSamePointsAndLineNumbers) {
+  // A header, CRLF endings, comments, empty lines, PTS blocks and no final line break, read whole
+  // and in pieces of every small size: the same points; an error names the same line.
+  const std::string text = "x y z\r\n# comment\n2\n1 2 3\r\n\n4 5 6\n1\n7,8,9";
+  const fs::path path    = write("pieces.pts", text);
+  voxhash::PointCloud whole;
+  voxhash::io::parse_xyz_points(path, text, whole);
+  ASSERT_EQ(whole.points.size(), 3u);
+  const std::string bad   = "1 2 3\n4 5 6\n\n7 8\n";
+  const fs::path bad_path = write("pieces_bad.xyz", bad);
+  for (const std::size_t chunk : {1, 2, 3, 5, 7, 64, 1 << 20}) {
+    voxhash::PointCloud pieces;
+    voxhash::io::load_xyz_points(path, pieces, chunk);
+    ASSERT_EQ(pieces.points.size(), whole.points.size()) << chunk;
+    for (std::size_t i = 0; i < whole.points.size(); ++i)
+      EXPECT_TRUE(same_point(pieces.points[i], whole.points[i])) << chunk;
+    voxhash::PointCloud none;
+    try {
+      voxhash::io::load_xyz_points(bad_path, none, chunk);
+      ADD_FAILURE() << "a bad line read in pieces of " << chunk;
+    } catch (const InvalidInput& e) {
+      EXPECT_PRED_FORMAT2(testing::IsSubstring, "line 4: expected 3 numbers", e.what()) << chunk;
+    }
+  }
+  // A file with no line break in its first megabyte is refused, not read whole.
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "line 1: longer than 1 MiB: not a text point cloud",
+                      load_error(write("one_line.xyz", std::string((1 << 20) + 4096, '7'))));
 }
 
 TEST_F(IoTest, BadXyzLineNamesTheLine) {

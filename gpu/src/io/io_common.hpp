@@ -100,4 +100,13 @@ void parse_ply_points(const std::filesystem::path& path, std::string_view bytes,
 /// the data, and count lines (PTS blocks) checked against the points after them.
 void parse_xyz_points(const std::filesystem::path& path, std::string_view text, PointCloud& cloud);
 
+/// The longest line a text point cloud may have (a file without line breaks is not one).
+inline constexpr std::size_t kMaxXyzLine = std::size_t{1} << 20;
+
+/// The same from the file at `path`, read `chunk` bytes at a time (never whole: a cloud of
+/// gigabytes takes its points' memory, not its text's).
+void load_xyz_points(const std::filesystem::path& path,
+                     PointCloud& cloud,
+                     std::size_t chunk = std::size_t{1} << 20);
+
 }  // namespace voxhash::io

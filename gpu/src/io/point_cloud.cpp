@@ -68,7 +68,7 @@ PointCloud load_point_cloud(const std::filesystem::path& path,
   if (extension == ".obj") {
     points_from_mesh(path, load_obj_mesh(path), samples, seed, cloud);
   } else if (is_text_cloud_extension(extension)) {
-    io::parse_xyz_points(path, io::read_file(path), cloud);
+    io::load_xyz_points(path, cloud);
   } else if (extension == ".ply") {
     // Point clouds stay with voxhash's reader: assimp rejects a PLY without faces, and this reader
     // checks the header's counts against the file's size before it allocates (issue 9).

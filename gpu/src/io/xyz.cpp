@@ -10,6 +10,8 @@
 
 #include <voxhash/io.hpp>
 
+#include <algorithm>
+#include <fstream>
 #include <string>
 
 namespace voxhash::io {
@@ -68,20 +70,19 @@ void check_block(const std::filesystem::path& path, const Block& block) {
   }
 }
 
-}  // namespace
+/// The reader's state from one line to the next, so a file can be fed in pieces.
+class XyzParser {
+ public:
+  XyzParser(const std::filesystem::path& path, PointCloud& cloud) : m_path(path), m_cloud(cloud) {}
 
-void parse_xyz_points(const std::filesystem::path& path, std::string_view text, PointCloud& cloud) {
-  LineReader lines(text);
-  std::size_t header_lines = 0;
-  bool any_point           = false;
-  Block block;
-  while (const std::optional<std::string_view> line = lines.next()) {
-    const auto where = [&] { return "line " + std::to_string(lines.line_number()) + ": "; };
-    if (line->find('\0') != std::string_view::npos) {
-      fail(path, where() + "binary data (a NUL byte), not a text point cloud");
+  /// Line `number` of the file, without its ending.
+  void line(std::string_view text, std::size_t number) {
+    const auto where = [&] { return "line " + std::to_string(number) + ": "; };
+    if (text.find('\0') != std::string_view::npos) {
+      fail(m_path, where() + "binary data (a NUL byte), not a text point cloud");
     }
-    std::string_view content = trim(line->substr(0, line->find('#')));
-    if (content.empty() || content.starts_with("//")) continue;
+    std::string_view content = trim(text.substr(0, text.find('#')));
+    if (content.empty() || content.starts_with("//")) return;
     // Semicolons between values (a spreadsheet's CSV where the decimal mark is a comma): decimal
     // commas become points, then the semicolons separate as commas do.
     std::string semicolons;
@@ -94,9 +95,9 @@ void parse_xyz_points(const std::filesystem::path& path, std::string_view text, 
     const std::vector<std::string_view> fields = split_values(content);
     if (fields.size() == 1) {
       if (const std::optional<std::uint64_t> count = parse_count(fields[0])) {
-        check_block(path, block);
-        block = {lines.line_number(), *count, 0};
-        continue;
+        check_block(m_path, m_block);
+        m_block = {number, *count, 0};
+        return;
       }
     }
     std::optional<double> x, y, z;
@@ -105,9 +106,9 @@ void parse_xyz_points(const std::filesystem::path& path, std::string_view text, 
       y = parse_double(fields[1]);
       z = parse_double(fields[2]);
     }
-    if (!any_point && !block.open() && !parse_double(fields[0]) &&
-        ++header_lines <= kMaxHeaderLines) {
-      continue;  // column names before the data
+    if (!m_any_point && !m_block.open() && !parse_double(fields[0]) &&
+        ++m_header_lines <= kMaxHeaderLines) {
+      return;  // column names before the data
     }
     if (!x || !y || !z) {
       bool spaced = false;  // "1,5 2,5 3,5": decimal commas between spaces
@@ -115,17 +116,71 @@ void parse_xyz_points(const std::filesystem::path& path, std::string_view text, 
         for (std::size_t f = 0; f < fields.size() && f < 3; ++f)
           spaced = spaced || fields[f].find_first_of(" \t") != std::string_view::npos;
       }
-      fail(path,
+      fail(m_path,
            where() + "expected 3 numbers (x y z), found " + quoted(content) +
                (spaced ? " (commas and spaces both separate values here: decimal commas are not "
                          "read, write decimals with '.')"
                        : ""));
     }
-    add_point(cloud, *x, *y, *z);
-    any_point = true;
-    ++block.points;
+    add_point(m_cloud, *x, *y, *z);
+    m_any_point = true;
+    ++m_block.points;
   }
-  check_block(path, block);
+
+  /// After the last line.
+  void finish() const { check_block(m_path, m_block); }
+
+ private:
+  const std::filesystem::path& m_path;
+  PointCloud& m_cloud;
+  std::size_t m_header_lines = 0;
+  bool m_any_point           = false;
+  Block m_block;
+};
+
+}  // namespace
+
+void parse_xyz_points(const std::filesystem::path& path, std::string_view text, PointCloud& cloud) {
+  XyzParser parser(path, cloud);
+  LineReader lines(text);
+  while (const std::optional<std::string_view> line = lines.next())
+    parser.line(*line, lines.line_number());
+  parser.finish();
+}
+
+void load_xyz_points(const std::filesystem::path& path, PointCloud& cloud, std::size_t chunk) {
+  std::ifstream stream = open_input(path);
+  XyzParser parser(path, cloud);
+  std::string buffer;  // the unfinished line, then the next chunk after it
+  std::size_t number        = 0;
+  const std::size_t longest = std::max(chunk, kMaxXyzLine);
+  for (;;) {
+    const std::size_t kept = buffer.size();
+    buffer.resize(kept + chunk);
+    stream.read(buffer.data() + kept, static_cast<std::streamsize>(chunk));
+    if (stream.bad()) fail(path, "read error");
+    buffer.resize(kept + static_cast<std::size_t>(stream.gcount()));
+    const bool end = stream.gcount() == 0;
+    // Every whole line of the buffer; at the end of the file the last one too.
+    std::size_t start = 0;
+    for (std::size_t stop; (stop = buffer.find('\n', start)) != std::string::npos || end;) {
+      if (stop == std::string::npos) stop = buffer.size();
+      if (start == stop && end) break;
+      std::string_view line(buffer.data() + start, stop - start);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      parser.line(line, ++number);
+      start = stop + 1;
+      if (start > buffer.size()) break;
+    }
+    if (end) break;
+    buffer.erase(0, std::min(start, buffer.size()));
+    if (buffer.size() > longest) {
+      fail(path,
+           "line " + std::to_string(number + 1) + ": longer than " + std::to_string(longest >> 20) +
+               " MiB: not a text point cloud");
+    }
+  }
+  parser.finish();
 }
 
 }  // namespace voxhash::io
