@@ -228,6 +228,7 @@ struct SceneFlags {
   std::string scene, model_a, model_b, translate_a, translate_b;
   std::string voxel_size;  // a length ("2cm", "0.05": the scene's unit)
   std::size_t gpu_budget_bytes = 0;
+  bool files_outside_folder    = false;
 };
 
 /// --gpu-budget SIZE: the scene's GPU budget (PipelineConfig::gpu_budget); `also` (a line of its
@@ -275,6 +276,10 @@ void add_scene_flags(CLI::App& app, SceneFlags& flags, bool positional) {
       ->check(translation());
   app.add_option("--translate-b", flags.translate_b, "place the second model at X,Y,Z")
       ->check(translation());
+  app.add_flag("--files-outside-folder",
+               flags.files_outside_folder,
+               "let the model files refer to files outside their own folders (a glTF's\n"
+               "buffers by ../ or a link); without it such a reference is refused");
 }
 
 void add_points(CLI::App& app, std::size_t& points, const char* defaults) {
@@ -722,6 +727,10 @@ class CommandLine {
     }
     if (given(app, "--algo")) scene.algorithm = algorithm;
     if (given(app, "--gpu-budget")) scene.gpu_budget = flags.gpu_budget_bytes;
+    if (flags.files_outside_folder) {
+      for (SceneModel& model : scene.models)
+        model.files_outside_folder = true;
+    }
     return scene;
   }
 

@@ -904,6 +904,16 @@ TEST_F(IoTest, FilesAModelRefersToStayInItsFolder) {
   EXPECT_EQ(load_point_cloud(m_dir / "model" / "inside.gltf", 10).mesh.triangles.size(), 24u * 3);
   fs::create_symlink(m_dir / "model" / "inside.gltf", m_dir / "model" / "again.gltf");
   EXPECT_EQ(load_point_cloud(m_dir / "model" / "again.gltf", 10).mesh.triangles.size(), 24u * 3);
+  // Asked for (--files-outside-folder, a scene model's "files_outside_folder"), ../ is followed;
+  // the message says how to ask.
+  std::ofstream(m_dir / "model" / "up.gltf")
+      << cube_gltf_json(R"({"byteLength": 168, "uri": "../outside.bin"})");
+  EXPECT_PRED_FORMAT2(testing::IsSubstring,
+                      "allow others with --files-outside-folder",
+                      load_error(m_dir / "model" / "up.gltf"));
+  EXPECT_EQ(load_point_cloud(m_dir / "model" / "up.gltf", 10, 1, {.files_outside_folder = true})
+                .mesh.triangles.size(),
+            24u * 3);
 }
 
 TEST_F(IoTest, WriteFileIsWholeOrNothing) {

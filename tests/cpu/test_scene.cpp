@@ -341,6 +341,17 @@ TEST(Scene, ClashTolerancesAreLengthsWithUnits) {
   expect_scene_error("c2.json", scene_text("", "", R"(, "clearance": [1])"), "clearance");
 }
 
+TEST(Scene, AModelMayBeLetReadFilesOutsideItsFolder) {
+  // A model's "files_outside_folder": a boolean, kept when the scene is written back.
+  const Scene outside = parse_scene(scene_text(R"(, "files_outside_folder": true)"), "o.json");
+  EXPECT_TRUE(outside.models[0].files_outside_folder);
+  EXPECT_FALSE(outside.models[1].files_outside_folder);
+  EXPECT_TRUE(
+      parse_scene(scene_to_json(outside, temp_dir()), "o2.json").models[0].files_outside_folder);
+  expect_scene_error(
+      "o3.json", scene_text(R"(, "files_outside_folder": "yes")"), "must be true or false");
+}
+
 TEST(Scene, ClashFlagsRefuseBadLengthsAndSayWhatAClearanceNeeds) {
   const Outcome bad = run({"clash", asset("demo.json"), "--backend", "cpu", "--tolerance", "nan"});
   EXPECT_EQ(bad.exit_code, 2);

@@ -47,6 +47,13 @@ struct PointCloud {
                                                  std::uint64_t seed,
                                                  std::vector<std::uint32_t>* point_parts = nullptr);
 
+/// How load_point_cloud may read a model.
+struct LoadOptions {
+  /// Let a model file refer to files outside its own folder (a glTF's buffers by `../` or a link
+  /// leaving it); off, such a reference is refused, naming it.
+  bool files_outside_folder = false;
+};
+
 /// Loads any supported file as points, choosing the reader by extension (any letter case): a file
 /// with faces (.obj, a .ply with a face element, .stl, .gltf, .glb and every other extension the
 /// Open Asset Import Library reads) is sampled into `samples` points, which carry their triangle's
@@ -55,7 +62,8 @@ struct PointCloud {
 /// Non-finite points are dropped and counted, and so are triangles that use a non-finite vertex.
 [[nodiscard]] PointCloud load_point_cloud(const std::filesystem::path& path,
                                           std::size_t samples,
-                                          std::uint64_t seed = 1);
+                                          std::uint64_t seed         = 1,
+                                          const LoadOptions& options = {});
 
 /// Writes `bytes` to `path` whole or not at all: into a temporary file beside it, then renamed
 /// over it (a device or other special file, such as /dev/stdout, is written in place). Throws

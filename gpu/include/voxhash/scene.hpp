@@ -88,6 +88,7 @@ struct SceneModel {
   std::size_t points = 0;               // surface samples; 0: the scene's (or front end's) count
   ModelAs as         = ModelAs::File;   // "as": "mesh" or "points"
   std::vector<Keyframe> keyframes;      // MotionKind::Keyframes: poses by increasing time
+  bool files_outside_folder = false;    // the file may refer to files outside its folder
 };
 
 struct SceneGrid {

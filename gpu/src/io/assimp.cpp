@@ -45,11 +45,13 @@ constexpr unsigned kImportSteps = aiProcess_ValidateDataStructure;
 /// The files a model may refer to (a glTF's buffers, ...), opened for reading only and only when
 /// they are regular files inside the model's folder (symbolic links resolved): a reference to a
 /// FIFO, a device or a directory cannot block or flood the reader, and `../` or a link cannot
-/// reach a file outside the folder. What it refused is kept, to name it if the read fails.
+/// reach a file outside the folder (unless `anywhere`). What it refused is kept, to name it if the
+/// read fails.
 class ModelFolderFiles : public Assimp::DefaultIOSystem {
  public:
   /// The folders of `model` as given and, when it is a link, of the file it names.
-  explicit ModelFolderFiles(const std::filesystem::path& model) {
+  explicit ModelFolderFiles(const std::filesystem::path& model, bool anywhere)
+      : m_anywhere(anywhere) {
     std::error_code error;
     const std::filesystem::path given = std::filesystem::absolute(model, error);
     m_folders[0] = std::filesystem::weakly_canonical(given.parent_path(), error);
@@ -70,6 +72,7 @@ class ModelFolderFiles : public Assimp::DefaultIOSystem {
 
  private:
   bool inside_folder(const char* file) const {
+    if (m_anywhere) return true;
     std::error_code error;
     const std::filesystem::path real =
         std::filesystem::weakly_canonical(std::filesystem::absolute(file, error), error);
@@ -83,6 +86,7 @@ class ModelFolderFiles : public Assimp::DefaultIOSystem {
   }
 
   std::array<std::filesystem::path, 2> m_folders;
+  bool m_anywhere = false;
   mutable std::string m_refused;
 };
 
@@ -389,7 +393,7 @@ bool assimp_reads_extension(const std::string& extension) {
   return Assimp::Importer().IsExtensionSupported(extension);
 }
 
-Mesh load_assimp_mesh(const std::filesystem::path& path) {
+Mesh load_assimp_mesh(const std::filesystem::path& path, bool files_outside_folder) {
   (void)open_input(path);  // the same messages as every loader for missing or unreadable files
   const std::string extension = lower_extension(path);
   if (extension == "glb") {
@@ -417,7 +421,7 @@ Mesh load_assimp_mesh(const std::filesystem::path& path) {
   }
   if (extension == "off") check_off_indices(path, read_file(path));
   if (extension == "gltf") check_gltf_json(path, read_file(path));
-  auto* files         = new ModelFolderFiles(path);  // the importer owns it
+  auto* files         = new ModelFolderFiles(path, files_outside_folder);  // the importer owns it
   const auto importer = make_importer(files, lower_extension(path));
   // From the path, not from memory: a glTF's buffers and images may be files beside it.
   const aiScene* scene = importer->ReadFile(path.string(), kImportSteps);
@@ -425,7 +429,8 @@ Mesh load_assimp_mesh(const std::filesystem::path& path) {
     fail(path,
          "it refers to '" + files->refused() +
              "', which is outside the model's folder: voxhash reads only files in the folder of "
-             "the model");
+             "the model (allow others with --files-outside-folder, or the scene model's "
+             "\"files_outside_folder\": true)");
   }
   return mesh_from_scene(path, scene, *importer);
 }

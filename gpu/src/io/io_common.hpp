@@ -75,7 +75,8 @@ void add_point(PointCloud& cloud, double x, double y, double z);
 
 /// The same, reading the file itself (and the files it refers to, such as a glTF's buffers) with
 /// the readers of its extension only.
-[[nodiscard]] Mesh load_assimp_mesh(const std::filesystem::path& path);
+[[nodiscard]] Mesh load_assimp_mesh(const std::filesystem::path& path,
+                                    bool files_outside_folder = false);
 
 /// Whether the Open Asset Import Library has a reader for this extension (".stl", any case).
 [[nodiscard]] bool assimp_reads_extension(const std::string& extension);

@@ -55,7 +55,8 @@ bool is_text_cloud_extension(const std::string& extension) {
 
 PointCloud load_point_cloud(const std::filesystem::path& path,
                             std::size_t samples,
-                            std::uint64_t seed) {
+                            std::uint64_t seed,
+                            const LoadOptions& options) {
   std::string extension = path.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) {
     return static_cast<char>(std::tolower(c));
@@ -79,7 +80,8 @@ PointCloud load_point_cloud(const std::filesystem::path& path,
       io::parse_ply_points(path, bytes, cloud);
     }
   } else if (!extension.empty() && io::assimp_reads_extension(extension)) {
-    points_from_mesh(path, io::load_assimp_mesh(path), samples, seed, cloud);
+    points_from_mesh(
+        path, io::load_assimp_mesh(path, options.files_outside_folder), samples, seed, cloud);
   } else {
     io::fail(path,
              "unsupported file extension '" + extension +

@@ -483,7 +483,10 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
     placed.name              = model.name;
     const std::size_t points = scene_model_points(scene, i, defaults);
     try {
-      placed.cloud = load_point_cloud(model.path, points, static_cast<std::uint64_t>(i) + 1);
+      placed.cloud = load_point_cloud(model.path,
+                                      points,
+                                      static_cast<std::uint64_t>(i) + 1,
+                                      {.files_outside_folder = model.files_outside_folder});
     } catch (const InvalidInput& e) {
       throw InvalidInput(scene.file + ": " + field + ".path: " + e.what());
     }

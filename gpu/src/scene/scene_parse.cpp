@@ -88,6 +88,12 @@ class Field {
     return out;
   }
 
+  [[nodiscard]] bool boolean() const {
+    if (!m_value.is_boolean())
+      fail(std::string("must be true or false, not ") + type_name(m_value));
+    return m_value.get<bool>();
+  }
+
   [[nodiscard]] double number() const {
     if (!m_value.is_number()) fail(std::string("must be a number, not ") + type_name(m_value));
     const double v = m_value.get<double>();
@@ -236,7 +242,8 @@ Pose read_pose(const Field& f) {
 }
 
 SceneModel read_model(const Field& f, LengthUnit scene_unit, const std::filesystem::path& folder) {
-  f.expect_object({"name", "path", "unit", "as", "transform", "points", "keyframes"});
+  f.expect_object(
+      {"name", "path", "unit", "as", "transform", "points", "keyframes", "files_outside_folder"});
   SceneModel m;
   const std::string path = f["path"].string();
   if (path.empty()) f["path"].fail("must not be empty");
@@ -261,6 +268,7 @@ SceneModel read_model(const Field& f, LengthUnit scene_unit, const std::filesyst
   }
   if (f.has("as")) m.as = f["as"].choice({"mesh", "points"}) == 0 ? ModelAs::Mesh : ModelAs::Points;
   if (f.has("points")) m.points = f["points"].integer(1, kMaxPoints);
+  if (f.has("files_outside_folder")) m.files_outside_folder = f["files_outside_folder"].boolean();
   if (f.has("keyframes")) {
     double previous = -INFINITY;
     for (const Field& k : f["keyframes"].elements(1, 1'000'000)) {

@@ -53,6 +53,7 @@ json model_json(const SceneModel& model, const std::filesystem::path& folder) {
                     {"scale", model.scale}};
   if (model.as != ModelAs::File) m["as"] = model.as == ModelAs::Mesh ? "mesh" : "points";
   if (model.points > 0) m["points"] = model.points;
+  if (model.files_outside_folder) m["files_outside_folder"] = true;
   if (!model.keyframes.empty()) {
     json keys = json::array();
     for (const Keyframe& k : model.keyframes) {
