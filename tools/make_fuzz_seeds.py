@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the fuzzers' seed corpus: a few small, valid and nearly-valid inputs per format, plus the
 inputs that once broke a loader (kept as regressions). Usage: make_fuzz_seeds.py OUT_DIR; writes
-OUT_DIR/obj, OUT_DIR/ply, OUT_DIR/xyz and OUT_DIR/mesh (fuzz_mesh: a format byte, then the file).
+OUT_DIR/obj, OUT_DIR/ply, OUT_DIR/xyz, OUT_DIR/las and OUT_DIR/mesh (fuzz_mesh: a format byte, then the file).
 Deterministic: the same files every run."""
 
 import base64
@@ -207,12 +207,43 @@ def scene_seeds():
     return seeds
 
 
+def las_file(minor, fmt, points, record=None, scale=0.01, offset=(0.0, 0.0, 0.0), count=None):
+    """A LAS 1.minor file of point format fmt: points as (x, y, z, class) integers."""
+    record = record or [20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67][fmt & 0x3F]
+    header_size = 375 if minor >= 4 else 235 if minor == 3 else 227
+    n = len(points) if count is None else count
+    head = bytearray(header_size)
+    head[0:4] = b"LASF"
+    head[24], head[25] = 1, minor
+    struct.pack_into("<HIIBHI", head, 94, header_size, header_size, 0, fmt, record,
+                     0 if minor >= 4 and n > 0xFFFFFFFF else n)
+    struct.pack_into("<3d3d", head, 131, scale, scale, scale, *offset)
+    if minor >= 4:
+        struct.pack_into("<Q", head, 247, n)
+    body = bytearray()
+    for x, y, z, c in points:
+        rec = bytearray(record)
+        struct.pack_into("<3i", rec, 0, x, y, z)
+        rec[16 if (fmt & 0x3F) >= 6 else 15] = c
+        body += rec
+    return bytes(head + body)
+
+
+def las_seeds():
+    pts = [(100, 200, 300, 2), (-5, 7, 9, 6), (0, 0, 0, 2)]
+    return {"v12_fmt1.las": las_file(2, 1, pts), "v14_fmt6.las": las_file(4, 6, pts),
+            "v13_fmt3.las": las_file(3, 3, pts, offset=(500000.0, 4000000.0, 10.0)),
+            "laz.las": las_file(2, 0x83, pts), "short.las": las_file(2, 1, pts, count=1000),
+            "long_records.las": las_file(2, 0, pts, record=40)}
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_fuzz_seeds.py OUT_DIR")
     out = pathlib.Path(sys.argv[1])
     corpus = {"obj": {k: v.encode() for k, v in OBJ.items()}, "xyz": {k: v.encode() for k, v in XYZ.items()},
-              "ply": {**binary_ply(), **ascii_ply()}, "mesh": mesh_seeds(), "scene": scene_seeds(),
+              "ply": {**binary_ply(), **ascii_ply()}, "las": las_seeds(), "mesh": mesh_seeds(),
+              "scene": scene_seeds(),
               "pose": scene_seeds()}
     for fmt, seeds in corpus.items():
         (out / fmt).mkdir(parents=True, exist_ok=True)

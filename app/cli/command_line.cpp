@@ -257,7 +257,7 @@ void add_scene_flags(CLI::App& app, SceneFlags& flags, bool positional) {
                  flags.model_a,
                  "first model, replacing the scene's: a mesh sampled by area (OBJ, PLY, STL,\n"
                  "glTF/GLB or another format assimp reads), or a point cloud: OBJ/PLY without\n"
-                 "faces, or text (XYZ, PTS, TXT, CSV);\n"
+                 "faces, LAS, or text (XYZ, PTS, TXT, CSV);\n"
                  "without a scene: in place, fitted grid, no motion")
       ->check(input_file())
       ->option_text("PATH");

@@ -13,15 +13,18 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
 #include <map>
 #include <numbers>
+#include <optional>
 #include <random>
 #include <string>
 #include <sys/stat.h>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -1266,6 +1269,92 @@ TEST_F(IoTest, TextCloudsAreReadInPiecesWithTheSamePointsAndLineNumbers) {
   EXPECT_PRED_FORMAT2(testing::IsSubstring,
                       "line 1: longer than 1 MiB: not a text point cloud",
                       load_error(write("one_line.xyz", std::string((1 << 20) + 4096, '7'))));
+}
+
+/// A LAS 1.minor file of point format `format` holding `points` (x, y, z integers and a class);
+/// `count`: the header's point count when it is not theirs.
+std::string las_file(int minor,
+                     int format,
+                     const std::vector<std::array<std::int32_t, 4>>& points,
+                     double scale                       = 0.01,
+                     std::array<double, 3> offset       = {0, 0, 0},
+                     std::optional<std::uint64_t> count = std::nullopt,
+                     std::uint16_t record               = 0) {
+  constexpr std::array<std::uint16_t, 11> kRecord{20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67};
+  record                     = record ? record : kRecord[format & 0x3F];
+  const std::uint16_t header = minor >= 4 ? 375 : minor == 3 ? 235 : 227;
+  const std::uint64_t n      = count.value_or(points.size());
+  std::string out(header, '\0');
+  const auto put = [&](std::size_t at, auto value) {
+    std::memcpy(out.data() + at, &value, sizeof value);
+  };
+  out.replace(0, 4, "LASF");
+  out[24] = 1;
+  out[25] = static_cast<char>(minor);
+  put(94, header);
+  put(96, std::uint32_t{header});
+  out[104] = static_cast<char>(format);
+  put(105, record);
+  put(107, static_cast<std::uint32_t>(minor >= 4 ? 0 : n));
+  for (int a = 0; a < 3; ++a) {
+    put(131 + 8 * a, scale);
+    put(155 + 8 * a, offset[a]);
+  }
+  if (minor >= 4) put(247, n);
+  for (const auto& [x, y, z, c] : points) {
+    std::string r(record, '\0');
+    std::memcpy(r.data(), &x, 4);
+    std::memcpy(r.data() + 4, &y, 4);
+    std::memcpy(r.data() + 8, &z, 4);
+    r[(format & 0x3F) >= 6 ? 16 : 15] = static_cast<char>(c);
+    out += r;
+  }
+  return out;
+}
+
+TEST_F(IoTest, LasFilesGiveTheirScaledPointsWithTheirClassesAsParts) {
+  const std::vector<std::array<std::int32_t, 4>> points{
+      {100, 200, 300, 2}, {-5, 7, 9, 6}, {0, 0, 1, 2}};
+  // LAS 1.2, format 1 (GPS time): scale 0.01, an offset; ground and building parts.
+  const voxhash::PointCloud v12 =
+      load_point_cloud(write("site.las", las_file(2, 1, points, 0.01, {10, 20, 30})), 0);
+  ASSERT_EQ(v12.points.size(), 3u);
+  EXPECT_TRUE(same_point(v12.points[0], {11, 22, 33}));
+  EXPECT_TRUE(same_point(v12.points[1], {9.95f, 20.07f, 30.09f}));
+  EXPECT_EQ(v12.part_names, (std::vector<std::string>{"Ground", "Building"}));
+  EXPECT_EQ(v12.point_parts, (std::vector<std::uint32_t>{0, 1, 0}));
+  // LAS 1.4, format 6: the 64-bit count (the legacy one 0), the class a byte of its own; and a
+  // record longer than its format's (extra bytes), upper-case extension.
+  const voxhash::PointCloud v14 =
+      load_point_cloud(write("scan.LAS", las_file(4, 6, points, 0.001, {}, {}, 40)), 0);
+  ASSERT_EQ(v14.points.size(), 3u);
+  EXPECT_TRUE(same_point(v14.points[2], {0, 0, 0.001f}));
+  EXPECT_EQ(v14.point_parts, v12.point_parts);
+  // One class: a cloud without parts.
+  EXPECT_TRUE(
+      load_point_cloud(write("one.las", las_file(3, 3, {{1, 2, 3, 2}})), 0).point_parts.empty());
+  // What is refused, each naming the file and what is wrong.
+  for (const auto& [name, bytes, expected] :
+       {std::tuple<std::string, std::string, std::string>{
+            "laz.las", las_file(2, 0x83, points), "compressed LAS (LAZ) is not supported"},
+        {"short.las",
+         las_file(2, 1, points, 0.01, {}, 1000),
+         "the header gives 1000 points of 28 bytes from byte 227, but the file holds 311 bytes"},
+        {"huge.las",
+         las_file(4, 6, points, 0.01, {}, std::uint64_t{1} << 40),
+         "but the file holds"},
+        {"record.las",
+         las_file(2, 1, points, 0.01, {}, {}, 20),
+         "point data record length 20 is shorter than format 1's 28 bytes"},
+        {"scale.las", las_file(2, 1, points, 0.0), "scale factor and offset"},
+        {"format.las", las_file(2, 11, points, 0.01, {}, {}, 80), "point data record format 11"},
+        {"stub.las", std::string("LASF", 4), "too short for a LAS header"},
+        {"ply.las", "ply\nformat ascii 1.0\n" + std::string(300, ' '), "no \"LASF\" signature"},
+        {"scan.laz", las_file(2, 1, points), "compressed LAS (LAZ) is not supported"},
+        {"scan.e57", "ASTM-E57", "E57 scans are not supported"}}) {
+    SCOPED_TRACE(name);
+    EXPECT_PRED_FORMAT2(testing::IsSubstring, expected, load_error(write(name, bytes)));
+  }
 }
 
 TEST_F(IoTest, BadXyzLineNamesTheLine) {

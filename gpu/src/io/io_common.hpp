@@ -101,6 +101,12 @@ void parse_ply_points(const std::filesystem::path& path, std::string_view bytes,
 /// the data, and count lines (PTS blocks) checked against the points after them.
 void parse_xyz_points(const std::filesystem::path& path, std::string_view text, PointCloud& cloud);
 
+/// Appends the points of a LAS 1.0-1.4 file (uncompressed; point formats 0 to 10), its ASPRS
+/// classes as parts; the header's counts are checked against the file's size first.
+void parse_las_points(const std::filesystem::path& path, std::string_view bytes, PointCloud& cloud);
+/// The same from the file, a block of records at a time.
+void load_las_points(const std::filesystem::path& path, PointCloud& cloud);
+
 /// The longest line a text point cloud may have (a file without line breaks is not one).
 inline constexpr std::size_t kMaxXyzLine = std::size_t{1} << 20;
 

@@ -68,6 +68,15 @@ PointCloud load_point_cloud(const std::filesystem::path& path,
   cloud.source = path.string();
   if (extension == ".obj") {
     points_from_mesh(path, load_obj_mesh(path), samples, seed, cloud);
+  } else if (extension == ".las") {
+    io::load_las_points(path, cloud);
+  } else if (extension == ".laz" || extension == ".e57") {
+    io::fail(path,
+             extension == ".laz"
+                 ? "compressed LAS (LAZ) is not supported: decompress it first (laszip -i in.laz "
+                   "-o out.las)"
+                 : "E57 scans are not supported: export the scan as LAS, PLY or a text cloud (XYZ, "
+                   "PTS)");
   } else if (is_text_cloud_extension(extension)) {
     io::load_xyz_points(path, cloud);
   } else if (extension == ".ply") {
@@ -86,7 +95,7 @@ PointCloud load_point_cloud(const std::filesystem::path& path,
     io::fail(path,
              "unsupported file extension '" + extension +
                  "' (expected .obj, .ply, .stl, .gltf, .glb or another format the Open Asset "
-                 "Import Library reads, or a text point cloud: .xyz, .pts, .txt, .csv)");
+                 "Import Library reads, or a point cloud: .las, .xyz, .pts, .txt, .csv)");
   }
   if (cloud.points.empty()) {
     io::fail(path,
