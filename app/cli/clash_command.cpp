@@ -2,6 +2,7 @@
 // the scene's time with no instances, groups the intersection into clash regions on the backend
 // (compute_clash_report, with each model's part ids) and writes the report: a summary on stdout,
 // and JSON, CSV and the clash band's PLY through the writers in app/clash.
+#include "clash/clash_bcf.hpp"
 #include "clash/clash_report.hpp"
 #include "clash/clash_status.hpp"
 #include "cli/clash_command.hpp"
@@ -180,6 +181,7 @@ int run_clash(const ClashCommand& command) {
     clash::write_clash_regions_csv(report, command.regions_csv_path, names);
   }
   if (!command.ply_path.empty()) clash::write_clash_ply(report, command.ply_path);
+  if (!command.bcf_path.empty()) clash::write_clash_bcf(report, command.bcf_path, names, &run);
   if (!command.status_path.empty()) {
     const clash::StatusCounts s =
         clash::update_clash_status(report, command.status_path, names, run);

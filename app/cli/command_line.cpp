@@ -654,6 +654,11 @@ class CommandLine {
                m_clash_command.regions_csv_path,
                "write the clash regions as CSV, one row per region and part pair");
     add_output(*m_clash,
+               "--bcf",
+               m_clash_command.bcf_path,
+               "write the clashes as BCF 2.1 (.bcfzip: one topic per clash, a viewpoint\n"
+               "framing it, its two parts selected) for Navisworks, Solibri, BIMcollab, ...");
+    add_output(*m_clash,
                "--status",
                m_clash_command.status_path,
                "keep the clashes' status across runs in FILE (new, active, resolved; a\n"

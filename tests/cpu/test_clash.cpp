@@ -3,19 +3,27 @@
 // pairs of a two-part model (mesh and point cloud) and of voxels holding several parts of each
 // model (against the host's crossing), the size error of a crossing too large, options (the part
 // pairs joined over pages under a GPU budget), and the JSON / CSV / PLY writers.
+#include "clash/clash_bcf.hpp"
 #include "clash/clash_report.hpp"
 #include "common/clash_checks.hpp"
 
 #include <voxhash/error.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <numeric>
+#include <pugixml.hpp>
+#include <regex>
 #include <sstream>
 #include <unistd.h>
+#include <zip.h>
 
 namespace voxhash::test {
 namespace {
@@ -324,6 +332,131 @@ TEST_F(ClashFiles, PlyHoldsOnlyTheClashVoxels) {
   without_voxels.voxel_regions.clear();
   EXPECT_THROW(clash::write_clash_ply(without_voxels, path("x.ply")), InvalidInput);
   EXPECT_THROW(clash::write_clash_json(r, (m_dir / "no" / "r.json").string(), {}), Error);
+}
+
+/// Every file of the zip at `path` by name.
+std::map<std::string, std::string> unzip(const std::string& path) {
+  int error      = 0;
+  zip_t* archive = zip_open(path.c_str(), ZIP_RDONLY, &error);
+  EXPECT_NE(archive, nullptr) << "not a zip: " << path;
+  std::map<std::string, std::string> files;
+  if (!archive) return files;
+  for (zip_int64_t i = 0; i < zip_get_num_entries(archive, 0); ++i) {
+    zip_stat_t stat;
+    zip_stat_index(archive, i, 0, &stat);
+    std::string bytes(static_cast<std::size_t>(stat.size), '\0');
+    zip_file_t* file = zip_fopen_index(archive, i, 0);
+    EXPECT_EQ(zip_fread(file, bytes.data(), stat.size), static_cast<zip_int64_t>(stat.size));
+    zip_fclose(file);
+    files[stat.name] = bytes;
+  }
+  zip_close(archive);
+  return files;
+}
+
+/// The BCF point or direction `node` (<X/><Y/><Z/>), each coordinate present.
+std::array<double, 3> bcf_xyz(pugi::xml_node node) {
+  EXPECT_TRUE(node) << "missing point";
+  std::array<double, 3> v{};
+  for (int a = 0; a < 3; ++a) {
+    const pugi::xml_node c = node.child(std::string(1, "XYZ"[a]).c_str());
+    EXPECT_TRUE(c) << node.name() << " lacks "
+                   << "XYZ"[a];
+    v[a] = c.text().as_double(std::nan(""));
+  }
+  return v;
+}
+
+TEST_F(ClashFiles, BcfHasWhatTheBcf21SchemasRequireForEveryClash) {
+  // The elements and attributes BCF 2.1's version.xsd, project.xsd, markup.xsd and visinfo.xsd
+  // require, in their order, for a report of several clashes; GUIDs the same on a second export.
+  const ClashReport r = run_clash(kCpu, two_part_boxes_scene(true, 3));
+  ASSERT_FALSE(r.clashes.empty());
+  clash::ClashRun run;
+  run.scene_name = "blocks";
+  run.unit       = "m";
+  clash::write_clash_bcf(r, path("r.bcfzip"), names(), &run);
+  const std::map<std::string, std::string> files = unzip(path("r.bcfzip"));
+  const auto parse                               = [&](const std::string& name) {
+    auto doc = std::make_unique<pugi::xml_document>();
+    EXPECT_TRUE(files.count(name)) << name;
+    EXPECT_TRUE(files.count(name) && doc->load_string(files.at(name).c_str())) << name;
+    return doc;
+  };
+  const std::regex guid("[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+  const auto version = parse("bcf.version");
+  EXPECT_STREQ(version->child("Version").attribute("VersionId").value(), "2.1");
+  EXPECT_STREQ(version->child("Version").child_value("DetailedVersion"), "2.1");
+  const auto project             = parse("project.bcfp");
+  const pugi::xml_node extension = project->child("ProjectExtension");
+  EXPECT_TRUE(std::regex_match(extension.child("Project").attribute("ProjectId").value(), guid));
+  EXPECT_STREQ(extension.child("Project").child_value("Name"), "blocks");
+  EXPECT_TRUE(extension.child("ExtensionSchema"));
+  EXPECT_EQ(files.size(), 2 + 2 * r.clashes.size()) << "a markup and a viewpoint per clash";
+  for (const Clash& c : r.clashes) {
+    const std::string folder = clash::clash_guid(c.id, "topic");
+    SCOPED_TRACE(folder);
+    ASSERT_TRUE(std::regex_match(folder, guid));
+    const auto markup          = parse(folder + "/markup.bcf");
+    const pugi::xml_node topic = markup->child("Markup").child("Topic");
+    EXPECT_EQ(topic.attribute("Guid").value(), folder);
+    std::vector<std::string> order;
+    for (const pugi::xml_node child : topic.children())
+      order.emplace_back(child.name());
+    const auto at = [&](const char* name) {
+      return std::find(order.begin(), order.end(), name) - order.begin();
+    };
+    EXPECT_LT(at("Title"), at("CreationDate"));
+    EXPECT_LT(at("CreationDate"), at("CreationAuthor"));
+    EXPECT_LT(at("CreationAuthor"), static_cast<std::ptrdiff_t>(order.size()));
+    EXPECT_NE(std::string(topic.child_value("Title")).find(names().part(0, c.part_a)),
+              std::string::npos);
+    EXPECT_TRUE(std::regex_match(std::string(topic.child_value("CreationDate")),
+                                 std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
+    const pugi::xml_node viewpoints = markup->child("Markup").child("Viewpoints");
+    EXPECT_STREQ(viewpoints.child_value("Viewpoint"), "viewpoint.bcfv");
+    const auto view         = parse(folder + "/viewpoint.bcfv");
+    const pugi::xml_node vi = view->child("VisualizationInfo");
+    EXPECT_STREQ(vi.attribute("Guid").value(), viewpoints.attribute("Guid").value());
+    EXPECT_TRUE(std::regex_match(vi.attribute("Guid").value(), guid));
+    EXPECT_TRUE(vi.child("Components").child("Visibility").attribute("DefaultVisibility"));
+    std::vector<std::string> selected;
+    for (const pugi::xml_node component : vi.child("Components").child("Selection").children())
+      selected.emplace_back(component.child_value("AuthoringToolId"));
+    EXPECT_EQ(selected,
+              (std::vector<std::string>{names().part(0, c.part_a), names().part(1, c.part_b)}));
+    // The camera looks at the clash: its direction a unit vector from the eye through the centroid,
+    // the up vector perpendicular to it; the clipping plane through the centroid.
+    const pugi::xml_node camera     = vi.child("PerspectiveCamera");
+    const std::array<double, 3> eye = bcf_xyz(camera.child("CameraViewPoint"));
+    const std::array<double, 3> dir = bcf_xyz(camera.child("CameraDirection"));
+    const std::array<double, 3> up  = bcf_xyz(camera.child("CameraUpVector"));
+    const std::array<double, 3> centre{c.centroid.x, c.centroid.y, c.centroid.z};
+    EXPECT_NEAR(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2], 1.0, 1e-9);
+    EXPECT_NEAR(dir[0] * up[0] + dir[1] * up[1] + dir[2] * up[2], 0.0, 1e-9);
+    const double t = (centre[0] - eye[0]) * dir[0] + (centre[1] - eye[1]) * dir[1] +
+                     (centre[2] - eye[2]) * dir[2];
+    EXPECT_GT(t, 0.0);
+    for (int a = 0; a < 3; ++a)
+      EXPECT_NEAR(eye[a] + t * dir[a], centre[a], 1e-6);
+    const double fov = camera.child("FieldOfView").text().as_double();
+    EXPECT_GT(fov, 0.0);
+    EXPECT_LT(fov, 180.0);
+    const pugi::xml_node plane           = vi.child("ClippingPlanes").child("ClippingPlane");
+    const std::array<double, 3> location = bcf_xyz(plane.child("Location"));
+    for (int a = 0; a < 3; ++a)
+      EXPECT_NEAR(location[a], centre[a], 1e-6);
+    (void)bcf_xyz(plane.child("Direction"));
+  }
+  // Stable: a second export's folders are the first's.
+  clash::write_clash_bcf(r, path("again.bcfzip"), names(), &run);
+  std::vector<std::string> first, second;
+  for (const auto& [name, bytes] : files)
+    first.push_back(name);
+  for (const auto& [name, bytes] : unzip(path("again.bcfzip")))
+    second.push_back(name);
+  EXPECT_EQ(first, second);
+  EXPECT_THROW(clash::write_clash_bcf(r, (m_dir / "no" / "r.bcfzip").string(), {}), Error);
 }
 
 }  // namespace
