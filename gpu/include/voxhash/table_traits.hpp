@@ -255,6 +255,13 @@ void for_each_table_in(F& f, TableList<Traits...>) {
 }
 
 template <class... Traits>
+constexpr bool in_kind_order(TableList<Traits...>) {
+  int i = 0;
+  return ((static_cast<int>(Traits::kind) == i++) && ...);
+}
+static_assert(in_kind_order(Tables{}), "Tables lists each TableKind once, in its order");
+
+template <class... Traits>
 constexpr auto frame_kinds(TableList<Traits...>) {
   std::array<TableKind, (std::size_t{Traits::frame_algorithm} + ...)> kinds{};
   std::size_t i = 0;
