@@ -1,11 +1,8 @@
-// The table family's one list. Each table declares its backend-neutral traits once, in a struct
-// of its own: its TableKind, its name and the other names parse_table_kind takes, whether the
-// frame runs it, whether it is a slot table (slot_table.hpp) or paged, and its memory formula
-// (estimate_bytes). Tables lists them; visit_table(kind, f) calls f with the traits of a run-time
-// kind, the one place a kind is switched on: names, parsing, estimate_bytes, kTableKinds,
-// make_table, the frame's tables, the join's and the viewer's gauges all go through it. The
-// implementations over an executor are mapped from the traits privately
-// (src/tables/table_impls.hpp).
+// The table family's one list: each table declares its backend-neutral traits once, in a struct
+// of its own (kind, names, what it can do, its memory formula); Tables lists them;
+// visit_table(kind, f) is the one place a run-time kind becomes a table's traits, through which
+// names, parsing, estimate_bytes and every dispatch site go. The implementations over an executor
+// are mapped from the traits privately (src/tables/table_impls.hpp).
 #pragma once
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // The private half of the table list (voxhash/table_traits.hpp): each table's implementation over
 // an executor, TableImpl<Traits, Exec, K>, and how one is made (its constructor's arguments:
-// HashGraph's also take its version). make_table, the frame's tables and the join's reach the
-// implementations only through here: make_table_impl, emplace_table_impl, FrameTableVariant.
+// HashGraph's also take its version). Wherever a table is a run-time choice of kind (make_table,
+// the frame's algorithm, the join's table) it is made through here.
 #pragma once
 
 #include "tables/hash_graph_impl.hpp"
