@@ -29,14 +29,17 @@ namespace voxhash::bench {
 namespace {
 
 struct Method {
-  JoinAlgorithm algorithm;
-  TableKind table;
+  JoinAlgorithm algorithm = JoinAlgorithm::Hash;
+  TableKind table         = TableKind::Cuckoo;
 };
-constexpr std::array kMethods{Method{JoinAlgorithm::Hash, TableKind::Cuckoo},
-                              Method{JoinAlgorithm::Hash, TableKind::HashGraphV1},
-                              Method{JoinAlgorithm::Hash, TableKind::HashGraphV2},
-                              Method{JoinAlgorithm::Hash, TableKind::BucketedCuckoo},
-                              Method{JoinAlgorithm::SortMerge, TableKind::Cuckoo}};
+/// A hash join on each frame algorithm's table (kTableKinds), then the sort-merge join.
+constexpr auto kMethods = [] {
+  std::array<Method, kTableKinds.size() + 1> methods{};
+  for (std::size_t i = 0; i < kTableKinds.size(); ++i)
+    methods[i] = {JoinAlgorithm::Hash, kTableKinds[i]};
+  methods.back() = {JoinAlgorithm::SortMerge, TableKind::Cuckoo};
+  return methods;
+}();
 
 std::string method_name(const Method& m) {
   return m.algorithm == JoinAlgorithm::SortMerge ? "sort-merge" : std::string(to_string(m.table));

@@ -6,9 +6,10 @@
 namespace voxhash::viewer {
 namespace {
 
-/// Cuckoo and bucketed cuckoo tables: slots of 8-byte pairs filled by 64-bit atomics.
+/// Slot tables (cuckoo and bucketed cuckoo; their traits' slot_table): slots of 8-byte pairs
+/// filled by 64-bit atomics.
 bool slotted(TableKind kind) {
-  return kind == TableKind::Cuckoo || kind == TableKind::BucketedCuckoo;
+  return visit_table(kind, [](auto traits) { return traits.slot_table; });
 }
 
 bool fits_l2(const DeviceLimits& limits, std::size_t table_bytes) {

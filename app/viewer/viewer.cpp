@@ -2,8 +2,9 @@
 // / turns the selected model in a placement mode), right / middle drag pans, wheel zooms; files
 // dropped on the window load as models. Keys: Space pause, N step, R reset, F fit view, M mouse
 // mode (camera / translate / rotate), Tab selected model, V vsync, H panel, O overlay, F12
-// screenshot, F11 voxel export, 1/2/3/4 algorithm, Esc. With --frames N: N fixed 1/60 s steps, then
-// the screenshot, the voxel export and the --timing summary, with progress on stderr meanwhile.
+// screenshot, F11 voxel export, 1, 2, ... algorithm (kTableKinds' order), Esc. With --frames N: N
+// fixed 1/60 s steps, then the screenshot, the voxel export and the --timing summary, with
+// progress on stderr meanwhile.
 #include "progress/progress.hpp"
 #include "viewer/context.hpp"
 #include "viewer/gl.hpp"
@@ -129,22 +130,13 @@ void apply_key(int key, ViewerSession& session, KeyRequests& requests) {
     case GLFW_KEY_O:
       session.controls().show_overlay = !session.controls().show_overlay;
       break;
-    case GLFW_KEY_1:
-      state.set_algorithm(TableKind::Cuckoo);
-      break;
-    case GLFW_KEY_2:
-      state.set_algorithm(TableKind::HashGraphV1);
-      break;
-    case GLFW_KEY_3:
-      state.set_algorithm(TableKind::HashGraphV2);
-      break;
-    case GLFW_KEY_4:
-      state.set_algorithm(TableKind::BucketedCuckoo);
-      break;
     case GLFW_KEY_ESCAPE:
       requests.quit = true;
       break;
     default:
+      // 1, 2, ...: the frame algorithms in kTableKinds' order.
+      if (key >= GLFW_KEY_1 && key - GLFW_KEY_1 < static_cast<int>(kTableKinds.size()))
+        state.set_algorithm(kTableKinds[key - GLFW_KEY_1]);
       break;
   }
 }

@@ -41,8 +41,8 @@ enum class JoinSide { Left, Right };
 /// Parses "inner", "left", "semi" or "anti"; throws InvalidInput.
 [[nodiscard]] JoinKind parse_join_kind(std::string_view name);
 /// The table a hash join builds (each page's, for a join over pages) for `kind`: `kind` itself
-/// (cuckoo, HashGraph V1 / V2, bucketed cuckoo), or cuckoo for the paged table, whose join runs
-/// over pages.
+/// (cuckoo, HashGraph V1 / V2, bucketed cuckoo), or cuckoo for a paged table (its traits' paged),
+/// whose join runs over pages.
 [[nodiscard]] TableKind join_table_for(TableKind kind);
 
 /// One side of a join: `rows` keys and values in the join's backend memory. values may be null:

@@ -4,6 +4,7 @@
 // pinned host memory and are streamed through the resident page slots (copies overlapping kernels
 // on CUDA streams). make_table(TableKind::PagedCuckoo, ...) creates one (make_table64: 64-bit
 // keys, 16-byte slots); PageRef / PagedRef are what kernels probe through while pages are resident.
+// Its size (paged_page_bytes, paged_page_count) is with its traits in table_traits.hpp.
 #pragma once
 
 #include <voxhash/cuckoo_ref.hpp>
@@ -149,13 +150,5 @@ class BasicPagedCuckooTable : public BasicHashTable<K> {
 
 using PagedCuckooTable   = BasicPagedCuckooTable<Key>;
 using PagedCuckooTable64 = BasicPagedCuckooTable<Key64>;
-
-/// Bytes a page of `options` occupies: ceil(cuckoo_space * page_capacity) slots and the stash,
-/// each `key_bytes` * 2 bytes (8 for 32-bit keys, 16 for 64-bit ones).
-[[nodiscard]] std::size_t paged_page_bytes(const BuildOptions& options, int key_bytes = 4);
-
-/// Pages a build of `keys` keys makes under `options`: ceil(keys / (page_fill * page_capacity)),
-/// at least one.
-[[nodiscard]] std::size_t paged_page_count(const BuildOptions& options, std::size_t keys);
 
 }  // namespace voxhash

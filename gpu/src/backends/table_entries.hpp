@@ -1,42 +1,34 @@
-// TableEntries<Exec> defined (see entry_points.hpp): every table kind, on 32- and 64-bit keys, the
-// sorted array and key generation. Included only by cpu_tables.cpp and cuda_tables.cu.
+// TableEntries<Exec> defined (see entry_points.hpp): every table kind of the list, on 32- and
+// 64-bit keys, the sorted array and key generation. Included only by cpu_tables.cpp and
+// cuda_tables.cu.
 #pragma once
 
 #include "backends/entry_points.hpp"
 #include "core/keys.hpp"
-#include "tables/hash_graph_impl.hpp"
-#include "tables/paged_table_impl.hpp"
-#include "tables/slot_table_impl.hpp"
 #include "tables/sorted_array_impl.hpp"
+#include "tables/table_impls.hpp"
 
 namespace voxhash::backends {
+
+/// A new, empty table of `kind` over Exec for keys K (the list's visit_table: tables of every
+/// kind, table_impls.hpp).
+template <class Exec, class K>
+std::unique_ptr<BasicHashTable<K>> make_table_as(TableKind kind, const BuildOptions& options) {
+  return visit_table(kind, [&](auto traits) -> std::unique_ptr<BasicHashTable<K>> {
+    return tables::make_table_impl<decltype(traits), Exec, K>(options);
+  });
+}
 
 template <class Exec>
 std::unique_ptr<HashTable> TableEntries<Exec>::make_table(TableKind kind,
                                                           const BuildOptions& options) {
-  if (kind == TableKind::Cuckoo) return std::make_unique<tables::CuckooTableImpl<Exec>>(options);
-  if (kind == TableKind::BucketedCuckoo) {
-    return std::make_unique<tables::BucketedCuckooTableImpl<Exec>>(options);
-  }
-  if (kind == TableKind::PagedCuckoo) {
-    return std::make_unique<tables::PagedCuckooTableImpl<Exec>>(options);
-  }
-  return std::make_unique<tables::HashGraphImpl<Exec>>(kind, options);
+  return make_table_as<Exec, Key>(kind, options);
 }
 
 template <class Exec>
 std::unique_ptr<HashTable64> TableEntries<Exec>::make_table64(TableKind kind,
                                                               const BuildOptions& options) {
-  if (kind == TableKind::Cuckoo) {
-    return std::make_unique<tables::CuckooTableImpl<Exec, Key64>>(options);
-  }
-  if (kind == TableKind::BucketedCuckoo) {
-    return std::make_unique<tables::BucketedCuckooTableImpl<Exec, Key64>>(options);
-  }
-  if (kind == TableKind::PagedCuckoo) {
-    return std::make_unique<tables::PagedCuckooTableImpl<Exec, Key64>>(options);
-  }
-  return std::make_unique<tables::HashGraphImpl<Exec, Key64>>(kind, options);
+  return make_table_as<Exec, Key64>(kind, options);
 }
 
 template <class Exec>

@@ -13,9 +13,8 @@
 #include "core/join.hpp"
 #include "core/paged.hpp"
 #include "tables/build_status.hpp"
-#include "tables/hash_graph_impl.hpp"
 #include "tables/page_partition.hpp"
-#include "tables/slot_table_impl.hpp"
+#include "tables/table_impls.hpp"
 
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
@@ -171,26 +170,31 @@ inline constexpr int kPartitionRounds = 4;
 /// Builds of one page's table (the first, then rebuilds of that page alone) before the join fails.
 inline constexpr int kPageBuilds = 4;
 
+/// Whether `kind` is a paged table (its traits' paged).
+inline bool is_paged(TableKind kind) {
+  return visit_table(kind, [](auto traits) { return traits.paged; });
+}
+
 /// The GPU budget a join runs under (0: none): JoinOptions::gpu_budget, else for a hash join on
 /// the paged table its table_options.gpu_budget.
 inline std::size_t join_budget(const JoinOptions& o) {
   if (o.algorithm != JoinAlgorithm::Hash) return 0;
   if (o.gpu_budget.limited()) return o.gpu_budget.bytes();
-  return o.table == TableKind::PagedCuckoo ? o.table_options.gpu_budget : 0;
+  return is_paged(o.table) ? o.table_options.gpu_budget : 0;
 }
 
 /// Bytes a join's table of `rows` build rows holds at most: estimate_bytes of `kind`, with the
-/// multivalue lists for cuckoo and bcht.
+/// multivalue lists for a slot table (cuckoo, bcht).
 inline std::size_t join_table_bytes(TableKind kind, std::size_t rows, const BuildOptions& options) {
   BuildOptions o = options;
-  o.multivalue   = kind == TableKind::Cuckoo || kind == TableKind::BucketedCuckoo;
+  o.multivalue   = visit_table(kind, [](auto traits) { return traits.slot_table; });
   return estimate_bytes(kind, rows, o);
 }
 
 /// Whether a join of `build_rows` build rows runs over pages.
 inline bool joins_over_pages(const JoinOptions& o, std::size_t build_rows) {
   const GpuBudget budget = join_budget(o);
-  if (o.table == TableKind::PagedCuckoo) return budget.limited();
+  if (is_paged(o.table)) return budget.limited();
   return budget.pages(join_table_bytes(join_table_for(o.table), build_rows, o.table_options));
 }
 
@@ -473,18 +477,13 @@ class JoinRun {
   /// f(table) on an empty table of the kind the join builds on, made with the table options.
   template <class F>
   void with_table(F f) {
-    const TableKind kind  = join_table_for(m_options.table);
-    const BuildOptions& o = m_options.table_options;
-    if (kind == TableKind::Cuckoo) {
-      tables::CuckooTableImpl<Exec> table(o);
-      f(table);
-    } else if (kind == TableKind::BucketedCuckoo) {
-      tables::BucketedCuckooTableImpl<Exec> table(o);
-      f(table);
-    } else {
-      tables::HashGraphImpl<Exec> table(kind, o);
-      f(table);
-    }
+    visit_table(join_table_for(m_options.table), [&](auto traits) {
+      using Traits = decltype(traits);
+      if constexpr (!Traits::paged) {
+        const auto table = tables::make_table_impl<Traits, Exec>(m_options.table_options);
+        f(*table);
+      }
+    });
   }
 
   // ---- over pages ------------------------------------------------------------------------------

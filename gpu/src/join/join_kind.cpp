@@ -34,7 +34,7 @@ JoinKind parse_join_kind(std::string_view name) {
 }
 
 TableKind join_table_for(TableKind kind) {
-  return kind == TableKind::PagedCuckoo ? TableKind::Cuckoo : kind;
+  return visit_table(kind, [](auto traits) { return traits.paged; }) ? TableKind::Cuckoo : kind;
 }
 
 }  // namespace voxhash

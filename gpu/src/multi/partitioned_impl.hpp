@@ -197,7 +197,7 @@ class PartitionedTableImpl final : public PartitionedTable {
                        const BuildOptions& options,
                        const std::function<std::unique_ptr<HashTable>()>& make_local)
       : m_kind(kind), m_comm(comm), m_route(comm), m_tables(comm.local_ranks().size()) {
-    if (kind == TableKind::PagedCuckoo) {
+    if (visit_table(kind, [](auto traits) { return traits.paged; })) {
       throw InvalidInput("a partitioned table of the paged cuckoo table is not supported");
     }
     if (comm.backend() != kBackend) {

@@ -59,8 +59,9 @@ namespace {
 /// PipelineConfig::gpu_budget pages them itself (a paged cuckoo table per model), whatever the
 /// algorithm selected.
 void check_frame_algorithm(TableKind kind) {
-  if (kind == TableKind::PagedCuckoo) {
-    throw InvalidInput("the pipeline runs cuckoo, hashgraph-v1 or hashgraph-v2, not paged-cuckoo");
+  if (!visit_table(kind, [](auto traits) { return traits.frame_algorithm; })) {
+    throw InvalidInput("the pipeline runs " + detail::table_names(kTableKinds) + ", not " +
+                       std::string(to_string(kind)));
   }
 }
 }  // namespace

@@ -18,8 +18,7 @@
 #include "pipeline/pipeline_backend.hpp"
 #include "pipeline/solid_steps.hpp"
 #include "pipeline/voxel_list.hpp"
-#include "tables/hash_graph_impl.hpp"
-#include "tables/slot_table_impl.hpp"
+#include "tables/table_impls.hpp"
 
 #include <voxhash/error.hpp>
 #include <voxhash/timer.hpp>
@@ -352,12 +351,6 @@ class PipelineImpl final : public detail::PipelineBackend {
   }
 
   template <class K>
-  using Cuckoo = tables::CuckooTableImpl<Exec, K>;
-  template <class K>
-  using Graph = tables::HashGraphImpl<Exec, K>;
-  template <class K>
-  using Bucketed = tables::BucketedCuckooTableImpl<Exec, K>;
-  template <class K>
   using Paged = PagedVoxels<Exec, K>;
 
   /// A model as it was set: points (and a mesh), part ids, where its instances went.
@@ -383,8 +376,9 @@ class PipelineImpl final : public detail::PipelineBackend {
   struct ModelKeys {
     Buffer<K> keys_all{Exec::kBackend, 0}, keys{Exec::kBackend, 0};
     std::size_t key_count = 0;
-    // Paged: the frame's tables beyond PipelineConfig::gpu_budget, whatever the algorithm.
-    std::variant<std::monostate, Cuckoo<K>, Graph<K>, Bucketed<K>, Paged<K>> table;
+    // The algorithm's table (each frame algorithm's type, table_impls.hpp), or Paged: the frame's
+    // tables beyond PipelineConfig::gpu_budget, whatever the algorithm.
+    tables::FrameTableVariant<Exec, K, Paged<K>> table;
     VoxelList<Exec, K> list;  // the model's voxels, numbered in key order
     BasicFillBuffers<K> fill{Exec::kBackend};
     BasicVoxelizeBuffers<K> voxelize{Exec::kBackend};
@@ -399,17 +393,10 @@ class PipelineImpl final : public detail::PipelineBackend {
 
   static std::uint32_t count(const Model& m) { return static_cast<std::uint32_t>(m.rest.size()); }
 
-  template <class K>
-  static BasicHashTable<K>& table(ModelKeys<K>& m) {
-    if (auto* cuckoo = std::get_if<Cuckoo<K>>(&m.table)) return *cuckoo;
-    if (auto* bucketed = std::get_if<Bucketed<K>>(&m.table)) return *bucketed;
-    return std::get<Graph<K>>(m.table);
-  }
-
-  /// f(table) with m's table as its concrete type, if it builds queued (every table but the paged
-  /// one: queue_build and status()).
+  /// f(table) with m's table as its concrete type, if it is the algorithm's (not the paged voxels):
+  /// those build queued (queue_build and status()).
   template <class K, class F>
-  static void with_queued_table(ModelKeys<K>& m, F&& f) {
+  static void with_frame_table(ModelKeys<K>& m, F&& f) {
     std::visit(
         [&](auto& t) {
           if constexpr (requires { t.status(); }) f(t);
@@ -428,7 +415,7 @@ class PipelineImpl final : public detail::PipelineBackend {
       m_exec.transfer_async(to, k.fill.counts.data(), kVoxelLabels * sizeof(std::uint32_t));
       m_exec.transfer_async(to + kVoxelLabels, k.inside.counts.data(), 2 * sizeof(std::uint32_t));
       if (queued) {
-        with_queued_table(k, [&](const auto& t) {
+        with_frame_table(k, [&](const auto& t) {
           m_exec.transfer_async(to + kVoxelLabels + 2, t.status(), sizeof(tables::BuildStatus));
         });
       }
@@ -579,17 +566,10 @@ class PipelineImpl final : public detail::PipelineBackend {
   /// Creates the tables when the algorithm (or paging) changes and sets this frame's options.
   template <class K>
   void prepare_tables(KeyState<K>& ks, const PipelineConfig& config, bool paged) {
+    const BuildOptions options = frame_table_options(config);
     for (ModelKeys<K>& m : ks.models) {
-      const bool cuckoo          = config.algorithm == TableKind::Cuckoo;
-      const bool bucketed        = config.algorithm == TableKind::BucketedCuckoo;
-      const bool fresh           = paged      ? !std::holds_alternative<Paged<K>>(m.table)
-                                   : cuckoo   ? !std::holds_alternative<Cuckoo<K>>(m.table)
-                                   : bucketed ? !std::holds_alternative<Bucketed<K>>(m.table)
-                                              : !std::holds_alternative<Graph<K>>(m.table) ||
-                                          std::get<Graph<K>>(m.table).kind() != config.algorithm;
-      const BuildOptions options = frame_table_options(config);
       if (paged) {
-        if (fresh) m.table.template emplace<Paged<K>>();
+        if (!std::holds_alternative<Paged<K>>(m.table)) m.table.template emplace<Paged<K>>();
         try {
           std::get<Paged<K>>(m.table).set_options(options, config.gpu_budget.per_model());
         } catch (const InvalidInput& e) {
@@ -598,11 +578,16 @@ class PipelineImpl final : public detail::PipelineBackend {
         }
         continue;
       }
-      if (fresh && cuckoo) m.table.template emplace<Cuckoo<K>>(options);
-      if (fresh && bucketed) m.table.template emplace<Bucketed<K>>(options);
-      if (fresh && !cuckoo && !bucketed)
-        m.table.template emplace<Graph<K>>(config.algorithm, options);
-      table(m).set_options(options);
+      visit_table(config.algorithm, [&](auto traits) {
+        using Traits = decltype(traits);
+        if constexpr (Traits::frame_algorithm) {
+          using Table = tables::TableImpl<Traits, Exec, K>;
+          Table* t    = std::get_if<Table>(&m.table);
+          if (!t || t->kind() != config.algorithm)
+            t = &tables::emplace_table_impl<Traits, Exec, K>(m.table, options);
+          t->set_options(options);
+        }
+      });
     }
   }
 
@@ -632,11 +617,14 @@ class PipelineImpl final : public detail::PipelineBackend {
         Paged<K>& t = std::get<Paged<K>>(k.table);
         t.build(m_lanes.exec(i), k.list.data(), k.list.count());
         add_paging(stats.paging, t.paged_stats());
-      } else if (checked) {
-        table(k).build(k.list.data(), nullptr, k.list.count(), m_lanes.stream(i));
       } else {
-        with_queued_table(
-            k, [&](auto& t) { t.queue_build(k.list.data(), k.list.count(), m_lanes.stream(i)); });
+        with_frame_table(k, [&](auto& t) {
+          if (checked) {
+            t.build(k.list.data(), nullptr, k.list.count(), m_lanes.stream(i));
+          } else {
+            t.queue_build(k.list.data(), k.list.count(), m_lanes.stream(i));
+          }
+        });
       }
     });
     m_lanes.exchange();  // each model's probe reads the other's table
@@ -649,12 +637,14 @@ class PipelineImpl final : public detail::PipelineBackend {
                                 std::get<Paged<K>>(ks.models[1].table).ref()},
                      side_by_side,
                      stats);
-    } else if (config.algorithm == TableKind::Cuckoo) {
-      probe_and_fill(ks, g, id_refs<Cuckoo<K>>(ks), side_by_side, stats);
-    } else if (config.algorithm == TableKind::BucketedCuckoo) {
-      probe_and_fill(ks, g, id_refs<Bucketed<K>>(ks), side_by_side, stats);
     } else {
-      probe_and_fill(ks, g, id_refs<Graph<K>>(ks), side_by_side, stats);
+      visit_table(config.algorithm, [&](auto traits) {
+        using Traits = decltype(traits);
+        if constexpr (Traits::frame_algorithm) {
+          probe_and_fill(
+              ks, g, id_refs<tables::TableImpl<Traits, Exec, K>>(ks), side_by_side, stats);
+        }
+      });
     }
     return queued;
   }
