@@ -3,6 +3,7 @@
 // (compute_clash_report, with each model's part ids) and writes the report: a summary on stdout,
 // and JSON, CSV and the clash band's PLY through the writers in app/clash.
 #include "clash/clash_bcf.hpp"
+#include "clash/clash_html.hpp"
 #include "clash/clash_report.hpp"
 #include "clash/clash_status.hpp"
 #include "cli/clash_command.hpp"
@@ -182,6 +183,7 @@ int run_clash(const ClashCommand& command) {
   }
   if (!command.ply_path.empty()) clash::write_clash_ply(report, command.ply_path);
   if (!command.bcf_path.empty()) clash::write_clash_bcf(report, command.bcf_path, names, &run);
+  if (!command.html_path.empty()) clash::write_clash_html(report, command.html_path, names, &run);
   if (!command.status_path.empty()) {
     const clash::StatusCounts s =
         clash::update_clash_status(report, command.status_path, names, run);

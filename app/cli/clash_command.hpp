@@ -23,6 +23,7 @@ struct ClashCommand {
   std::string json_path, csv_path, ply_path;  // empty: not written
   std::string regions_csv_path;               // the regions' CSV; empty: not written
   std::string bcf_path;                       // the clashes as BCF 2.1; empty: not written
+  std::string html_path;                      // the report as an HTML page; empty: not written
   std::string status_path;                    // the status file kept across runs; empty: none
   bool no_touching = false;                   // leave touching clashes out
   bool exit_code   = false;                   // return kClashesFound when clashes are listed

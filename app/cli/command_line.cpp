@@ -659,6 +659,11 @@ class CommandLine {
                "write the clashes as BCF 2.1 (.bcfzip: one topic per clash, a viewpoint\n"
                "framing it, its two parts selected) for Navisworks, Solibri, BIMcollab, ...");
     add_output(*m_clash,
+               "--html",
+               m_clash_command.html_path,
+               "write the report as one self-contained HTML page: counts per kind, warnings,\n"
+               "a table of the clashes that sorts by any column");
+    add_output(*m_clash,
                "--status",
                m_clash_command.status_path,
                "keep the clashes' status across runs in FILE (new, active, resolved; a\n"

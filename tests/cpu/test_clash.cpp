@@ -4,6 +4,7 @@
 // model (against the host's crossing), the size error of a crossing too large, options (the part
 // pairs joined over pages under a GPU budget), and the JSON / CSV / PLY writers.
 #include "clash/clash_bcf.hpp"
+#include "clash/clash_html.hpp"
 #include "clash/clash_report.hpp"
 #include "common/clash_checks.hpp"
 
@@ -332,6 +333,35 @@ TEST_F(ClashFiles, PlyHoldsOnlyTheClashVoxels) {
   without_voxels.voxel_regions.clear();
   EXPECT_THROW(clash::write_clash_ply(without_voxels, path("x.ply")), InvalidInput);
   EXPECT_THROW(clash::write_clash_json(r, (m_dir / "no" / "r.json").string(), {}), Error);
+}
+
+TEST_F(ClashFiles, HtmlIsOnePageWithARowPerClashAndTheNamesEscaped) {
+  const ClashReport r = run_clash(kCpu, two_part_boxes_scene(true, 3));
+  ASSERT_FALSE(r.clashes.empty());
+  clash::ClashNames n = names();
+  n.parts[0]          = {"<b>a</b>", "duct & \"beam\""};
+  clash::ClashRun run;
+  run.scene_name = "blocks";
+  run.unit       = "m";
+  run.warnings   = {"model A <is> open"};
+  clash::write_clash_html(r, path("r.html"), n, &run);
+  const std::string html = read(path("r.html"));
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  std::size_t rows = 0;
+  for (std::size_t at = html.find("<tr class="); at != std::string::npos;
+       at             = html.find("<tr class=", at + 1))
+    ++rows;
+  EXPECT_EQ(rows, r.clashes.size());
+  for (const Clash& c : r.clashes)
+    EXPECT_NE(html.find(clash::id_text(c.id)), std::string::npos);
+  EXPECT_EQ(html.find("<b>a</b>"), std::string::npos) << "a part name is written as text";
+  EXPECT_NE(html.find("&lt;b&gt;a&lt;/b&gt;"), std::string::npos);
+  EXPECT_NE(html.find("duct &amp; &quot;beam&quot;"), std::string::npos);
+  EXPECT_NE(html.find("model A &lt;is&gt; open"), std::string::npos);
+  EXPECT_NE(html.find(std::to_string(r.kind_counts[0]) + " hard"), std::string::npos);
+  EXPECT_EQ(html.find("http"), std::string::npos) << "self-contained: nothing fetched";
+  EXPECT_EQ(html.find(" src="), std::string::npos);
+  EXPECT_THROW(clash::write_clash_html(r, (m_dir / "no" / "r.html").string(), {}), Error);
 }
 
 /// Every file of the zip at `path` by name.
