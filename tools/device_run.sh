@@ -22,6 +22,8 @@ final=${OUT:-/tmp/voxhash-out}
 out=$final/results  # packed into $final/results.tar.gz at the end (the tool returns <= 8 files)
 mkdir -p "$out"
 [ -f .gl/setup.sh ] && source .gl/setup.sh
+# Binaries packed by tools/pack_device.sh, when build/ itself was not carried.
+if [ ! -x build/app/voxhash ] && [ -f .carry/build.tar.xz ]; then tar xJf .carry/build.tar.xz; fi
 # Debian libraries the GPU machine lacks beyond the GL runtime (oneTBB, assimp), copied here.
 [ -d .gl/lib ] && export LD_LIBRARY_PATH=$PWD/.gl/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi -L | tee "$out/device.txt"
