@@ -123,11 +123,13 @@ class StepDocument {
     const TDF_Label instance = m_tool->AddComponent(assembly, part, TopLoc_Location(move));
     if (name[0] != '\0') TDataStd_Name::Set(instance, name);
   }
-  void write(const fs::path& path) {
+  /// With `multi_file`, each part goes to a file of its own beside `path`, named with that
+  /// prefix, and `path` refers to them.
+  void write(const fs::path& path, const char* multi_file = nullptr) {
     m_tool->UpdateAssemblies();
     STEPCAFControl_Writer writer;
     writer.SetNameMode(true);
-    ASSERT_TRUE(writer.Transfer(m_document, STEPControl_AsIs));
+    ASSERT_TRUE(writer.Transfer(m_document, STEPControl_AsIs, multi_file));
     ASSERT_EQ(writer.Write(path.c_str()), IFSelect_RetDone);
   }
 
@@ -335,6 +337,46 @@ TEST(Step, MalformedFilesAreRefusedInOneLineNamingThem) {
   // The extension in any case.
   write_text(folder / "BLOCK.STP", good);
   EXPECT_EQ(load_error(folder / "BLOCK.STP"), "");
+}
+
+/// An assembly of one block written as two files, `folder`/main.step referring to
+/// `folder`/extblock.stp (OpenCASCADE's multi-file mode); returns main.step.
+fs::path external_reference_files(const fs::path& folder) {
+  fs::create_directories(folder);
+  StepDocument doc;
+  const TDF_Label block = doc.shape(BRepPrimAPI_MakeBox(10, 20, 30).Shape(), "block");
+  const TDF_Label rig   = doc.assembly("rig");
+  doc.component(rig, block, gp_Vec(0, 0, 0));
+  doc.write(folder / "main.step", "ext");
+  return folder / "main.step";
+}
+
+TEST(Step, ReferencedFilesAreReadOnlyInsideTheModelsFolder) {
+  const fs::path folder = temp_folder() / "references";
+  fs::remove_all(folder);
+  const fs::path main = external_reference_files(folder / "model");
+  ASSERT_TRUE(fs::is_regular_file(folder / "model" / "extblock.stp"));
+  const PointCloud cloud = load_point_cloud(main, 100);
+  EXPECT_NEAR(volume(cloud.mesh), 6000.0, 6.0) << "the block comes from the referenced file";
+
+  // The same reference, to a folder beside the model's.
+  fs::create_directories(folder / "outside");
+  fs::rename(folder / "model" / "extblock.stp", folder / "outside" / "extblock.stp");
+  std::string text = read_text(main);
+  for (std::size_t at = text.find("'extblock.stp'"); at != std::string::npos;
+       at             = text.find("'extblock.stp'", at + 10))
+    text.replace(at, 14, "'../outside/extblock.stp'");
+  write_text(main, text);
+  expect_refused(main,
+                 "it refers to '../outside/extblock.stp', which is outside the model's folder");
+  const PointCloud allowed = load_point_cloud(main, 100, 1, {.files_outside_folder = true});
+  EXPECT_NEAR(volume(allowed.mesh), 6000.0, 6.0);
+
+  fs::remove(folder / "outside" / "extblock.stp");
+  const std::string missing = load_error(main, {.files_outside_folder = true});
+  EXPECT_NE(missing.find("it refers to '../outside/extblock.stp', which cannot be read"),
+            std::string::npos)
+      << missing;
 }
 
 TEST(Step, ASceneTakesTheFilesUnitUnlessItGivesOne) {
