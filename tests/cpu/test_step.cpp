@@ -25,6 +25,8 @@
 #include <vector>
 
 #if VOXHASH_HAS_STEP
+#include <BRepBuilderAPI_MakeEdge.hxx>
+#include <BRepBuilderAPI_MakeFace.hxx>
 #include <BRepPrimAPI_MakeBox.hxx>
 #include <BRepPrimAPI_MakeCylinder.hxx>
 #include <IFSelect_ReturnStatus.hxx>
@@ -39,6 +41,7 @@
 #include <XCAFApp_Application.hxx>
 #include <XCAFDoc_DocumentTool.hxx>
 #include <XCAFDoc_ShapeTool.hxx>
+#include <gp_Pln.hxx>
 #include <gp_Pnt.hxx>
 #include <gp_Trsf.hxx>
 #include <gp_Vec.hxx>
@@ -377,6 +380,33 @@ TEST(Step, ReferencedFilesAreReadOnlyInsideTheModelsFolder) {
   EXPECT_NE(missing.find("it refers to '../outside/extblock.stp', which cannot be read"),
             std::string::npos)
       << missing;
+}
+
+TEST(Step, PartsWithoutFacesAreCountedAndWarned) {
+  const fs::path path = temp_folder() / "odd.step";
+  {
+    StepDocument doc;
+    doc.shape(BRepPrimAPI_MakeBox(10, 20, 30).Shape(), "block");
+    // An unbounded plane, which comes back from the file without faces, and a wireframe.
+    doc.shape(BRepBuilderAPI_MakeFace(gp_Pln()).Face(), "plane");
+    doc.shape(BRepBuilderAPI_MakeEdge(gp_Pnt(0, 0, 0), gp_Pnt(10, 0, 0)).Edge(), "axis");
+    doc.write(path);
+  }
+  const PointCloud cloud = load_point_cloud(path, 100);
+  EXPECT_EQ(cloud.part_names, std::vector<std::string>{"block"});
+  EXPECT_NEAR(volume(cloud.mesh), 6000.0, 6.0);
+  EXPECT_EQ(cloud.warnings,
+            std::vector<std::string>{path.string() +
+                                     ": 2 of its 3 parts have no faces (empty, or only points and "
+                                     "curves) and are left out: 'plane', 'axis'"});
+  // A file of nothing but such shapes is an error.
+  const fs::path wire = temp_folder() / "wire.step";
+  {
+    StepDocument doc;
+    doc.shape(BRepBuilderAPI_MakeEdge(gp_Pnt(0, 0, 0), gp_Pnt(10, 0, 0)).Edge(), "axis");
+    doc.write(wire);
+  }
+  expect_refused(wire, "its shapes have no faces to tessellate");
 }
 
 TEST(Step, ASceneTakesTheFilesUnitUnlessItGivesOne) {

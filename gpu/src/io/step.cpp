@@ -381,6 +381,16 @@ class MeshBuilder {
   std::unordered_map<PositionKey, std::uint32_t, PositionKeyHash> m_welded;
 };
 
+/// Up to kNamedParts names, quoted, and how many more there are.
+std::string quoted_names(const std::vector<std::string>& names) {
+  std::string text;
+  for (std::size_t i = 0; i < std::min(names.size(), kNamedParts); ++i)
+    text += (i ? ", '" : "'") + names[i] + "'";
+  if (names.size() > kNamedParts)
+    text += " and " + std::to_string(names.size() - kNamedParts) + " more";
+  return text;
+}
+
 /// Closes the document however the read ends.
 struct OpenDocument {
   Handle(XCAFApp_Application) application = XCAFApp_Application::GetApplication();
@@ -466,11 +476,13 @@ StepMesh read_step(const std::filesystem::path& path, const LoadOptions& options
   const std::vector<std::string> names = part_names(leaves);
   MeshBuilder builder(path);
   std::size_t faces = 0, untessellated = 0;
-  std::vector<std::string> failed_parts;
+  std::vector<std::string> failed_parts, faceless_parts;
   for (std::size_t i = 0; i < leaves.size(); ++i) {
+    const std::size_t before = faces;
     const std::size_t failed = builder.add_part(leaves[i].shape, names[i], faces);
     untessellated += failed;
     if (failed > 0) failed_parts.push_back(names[i]);
+    if (faces == before) faceless_parts.push_back(names[i]);
   }
   out.mesh = builder.finish();
   if (faces == 0) {
@@ -480,15 +492,17 @@ StepMesh read_step(const std::filesystem::path& path, const LoadOptions& options
     fail(path, "none of its " + std::to_string(faces) + " faces could be tessellated");
   }
   if (untessellated > 0) {
-    std::string parts;
-    for (std::size_t i = 0; i < std::min(failed_parts.size(), kNamedParts); ++i)
-      parts += (i ? ", '" : "'") + failed_parts[i] + "'";
-    if (failed_parts.size() > kNamedParts) {
-      parts += " and " + std::to_string(failed_parts.size() - kNamedParts) + " more";
-    }
-    out.warnings.push_back(path.string() + ": " + std::to_string(untessellated) + " of its " +
-                           std::to_string(faces) +
-                           " faces could not be tessellated and are left out (in " + parts + ")");
+    out.warnings.push_back(
+        path.string() + ": " + std::to_string(untessellated) + " of its " + std::to_string(faces) +
+        " faces could not be tessellated and are left out (in " + quoted_names(failed_parts) + ")");
+  }
+  if (!faceless_parts.empty()) {
+    // Wireframes, and shapes OpenCASCADE could not translate (an unbounded face comes back empty).
+    out.warnings.push_back(path.string() + ": " + std::to_string(faceless_parts.size()) +
+                           " of its " + std::to_string(leaves.size()) +
+                           " parts have no faces (empty, or only points and curves) and are left "
+                           "out: " +
+                           quoted_names(faceless_parts));
   }
   return out;
 }
