@@ -306,13 +306,35 @@ TEST(Step, TheCoordinatesAreInTheUnitTheFileDeclares) {
   for (std::size_t at = text.find(millimetre); at != std::string::npos; at = text.find(millimetre))
     text.replace(at, millimetre.size(), "SI_UNIT($,.METRE.)");
   write_text(m, text);
-  const PointCloud in_mm = load_point_cloud(mm, 100);
-  const PointCloud in_m  = load_point_cloud(m, 100);
+  // Inches: a conversion-based unit, 25.4 of the millimetre the file defines beside it.
+  const fs::path in             = temp_folder() / "block_in.step";
+  text                          = read_text(mm);
+  const std::string length_unit = "( LENGTH_UNIT() NAMED_UNIT(*) SI_UNIT(.MILLI.,.METRE.) )";
+  ASSERT_NE(text.find(length_unit), std::string::npos);
+  for (std::size_t at = text.find(length_unit); at != std::string::npos;
+       at             = text.find(length_unit))
+    text.replace(at,
+                 length_unit.size(),
+                 "( CONVERSION_BASED_UNIT('INCH',#9001) LENGTH_UNIT() "
+                             "NAMED_UNIT(#9002) )");
+  const std::size_t end = text.rfind("ENDSEC;");
+  ASSERT_NE(end, std::string::npos);
+  text.insert(end,
+              "#9001 = LENGTH_MEASURE_WITH_UNIT(LENGTH_MEASURE(25.4),#9003);\n"
+              "#9002 = DIMENSIONAL_EXPONENTS(1.,0.,0.,0.,0.,0.,0.);\n"
+              "#9003 = " +
+                  length_unit + ";\n");
+  write_text(in, text);
+  const PointCloud in_mm     = load_point_cloud(mm, 100);
+  const PointCloud in_m      = load_point_cloud(m, 100);
+  const PointCloud in_inches = load_point_cloud(in, 100);
   EXPECT_EQ(in_mm.meters_per_unit, 0.001);
   EXPECT_EQ(in_m.meters_per_unit, 1.0);
+  EXPECT_EQ(in_inches.meters_per_unit, 0.0254);
   // The same numbers, each in its file's unit (not converted to OpenCASCADE's millimetres).
   EXPECT_NEAR(volume(in_m.mesh), 6000.0, 6.0);
   EXPECT_NEAR(volume(in_mm.mesh), 6000.0, 6.0);
+  EXPECT_NEAR(volume(in_inches.mesh), 6000.0, 6.0);
 }
 
 TEST(Step, MalformedFilesAreRefusedInOneLineNamingThem) {
