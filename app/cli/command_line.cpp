@@ -519,6 +519,11 @@ class CommandLine {
               1 << 30,
               "compute the clash report (the panel's clash list) every N frames\n"
               "(default 0: only when asked)");
+    add_output(*m_view,
+               "--status",
+               o.status_path,
+               "the clashes' status file (as `voxhash clash --status` keeps it): the clash\n"
+               "tab shows each clash's status, assignee and comment, edits and saves them");
     add_count(*m_view, "--width", o.width, 64, 16384, "window or image width (default 1280)");
     add_count(*m_view, "--height", o.height, 64, 16384, "window or image height (default 800)");
     m_view->footer(
