@@ -262,6 +262,12 @@ TEST(CommandLine, ClashTakesASceneAndItsOutputs) {
   EXPECT_TRUE(sweep.clash->sweep);
   EXPECT_EQ(sweep.clash->times, (std::vector<double>{0.5, 3}));
   EXPECT_EQ(cli::run_label(*sweep.clash, 0, 3.0), "t3") << "one scene: the time alone";
+
+  // The viewer keeps a status file too, in a folder that exists.
+  const Outcome view = run({"--backend", "cpu", "--status", json});
+  ASSERT_TRUE(view.view.has_value()) << view.err;
+  EXPECT_EQ(view.view->status_path, json);
+  expect_usage_error({"view", "--status", "/nonexistent/s.json"}, "--status");
 }
 
 TEST(CommandLine, GpuBudgetOfTheJoins) {
