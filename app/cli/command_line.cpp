@@ -180,9 +180,11 @@ std::variant<std::string, std::vector<double>> parse_times(const std::string& te
   if (to < from) return "'" + text + "': T1 is before T0";
   // The last time within a millionth of a step of T1 counts as T1 (0:1:0.1 ends at 1).
   const double steps = std::floor((to - from) / step + 1e-6);
-  if (steps + 1 > static_cast<double>(kMaxTimes)) {
-    return "'" + text + "' is " + std::to_string(static_cast<std::uint64_t>(steps) + 1) +
-           " times (at most " + std::to_string(kMaxTimes) + "): give a larger STEP";
+  if (!(steps + 1 <= static_cast<double>(kMaxTimes))) {
+    char count[32];
+    std::snprintf(count, sizeof count, "%.15g", steps + 1);
+    return "'" + text + "' is " + count + " times (at most " + std::to_string(kMaxTimes) +
+           "): give a larger STEP";
   }
   for (std::size_t i = 0; i <= static_cast<std::size_t>(steps); ++i)
     values.push_back(from + static_cast<double>(i) * step);
