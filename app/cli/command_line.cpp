@@ -186,8 +186,15 @@ std::variant<std::string, std::vector<double>> parse_times(const std::string& te
     return "'" + text + "' is " + count + " times (at most " + std::to_string(kMaxTimes) +
            "): give a larger STEP";
   }
-  for (std::size_t i = 0; i <= static_cast<std::size_t>(steps); ++i)
-    values.push_back(from + static_cast<double>(i) * step);
+  // Each time as its 12 significant digits read back: 0 + 46 * 0.1 is 4.6, not 4.6000000000000005.
+  for (std::size_t i = 0; i <= static_cast<std::size_t>(steps); ++i) {
+    char time[32];
+    std::snprintf(time, sizeof time, "%.12g", from + static_cast<double>(i) * step);
+    values.push_back(std::strtod(time, nullptr));
+    if (values.size() > 4 && !(values.back() > values[values.size() - 2])) {
+      return "'" + text + "': STEP is too small to tell times of this size apart (12 digits)";
+    }
+  }
   values.erase(values.begin(), values.begin() + 3);
   return values;
 }

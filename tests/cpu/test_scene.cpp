@@ -5,7 +5,9 @@
 // regions, volumes and the models' part names) and `voxhash bench frame --scene` writing reports
 // with model names, integer counts and the GPU budget with the frame's paging; "gpu_budget" and
 // models read "as" points; the big scene of issue 13 parsed (never run here); open_scene, the one
-// way the front ends open a scene.
+// way the front ends open a scene; the status file across runs (resolved, new, a person's fields
+// kept), a batch's files per scene and time, the sweep's contacts against an analytic motion, and
+// the bad --times / --sweep inputs.
 #include "bench/bench.hpp"
 #include "cli/command_line.hpp"
 
@@ -1657,6 +1659,8 @@ TEST(Scene, ClashTimesAndSweepRefuseBadInputsInOneLine) {
       {{"--times", "2:1:0.1"}, "'2:1:0.1': T1 is before T0"},
       {{"--times", "0:1e9:0.001"}, "is 1000000000001 times (at most 100000): give a larger STEP"},
       {{"--times", "-1e308:1e308:1"}, "is inf times (at most 100000)"},
+      {{"--times", "1e6:1.0000000001e6:1e-7"},
+       "STEP is too small to tell times of this size apart"},
       {{"--times", "0:1"}, "'0:1' is not T0:T1:STEP"},
       {{"--times", "0,1,1"}, "the times must increase (1 follows 1)"},
       {{"--times", "0,nan"}, "'nan' in '0,nan' is not a finite number"},
