@@ -39,10 +39,8 @@ using pipeline::ModelSolid;
 using pipeline::offsets_of;
 using pipeline::Scratch;
 
-/// Samples a distance field may hold; a larger box is sampled at a coarser stride. A depth is
-/// first found on at most kCoarseFieldSamples, which bounds the box a finer field needs.
-inline constexpr std::uint64_t kMaxFieldSamples    = std::uint64_t{1} << 24;
-inline constexpr std::uint64_t kCoarseFieldSamples = std::uint64_t{1} << 21;
+/// Samples a distance field may hold; a larger box is sampled at a coarser stride.
+inline constexpr std::uint64_t kMaxFieldSamples = std::uint64_t{1} << 24;
 
 /// Milliseconds between laps on the host's steady clock.
 class Stopwatch {
@@ -181,6 +179,25 @@ inline core::FieldBox field_box(const core::SampleGrid& s,
     box.stride = stride;
     if (total <= max_samples) return box;
   }
+}
+
+/// A bound on how far any sample of an overlap (its sample box `overlap`) lies inside `part`
+/// (world units): its distance to the part's boundary is at most its distance to the nearest face
+/// of the part's box of samples, plus a sample.
+inline double depth_bound(const core::SampleGrid& s,
+                          const core::PairSums& overlap,
+                          const PartBox& part) {
+  double bound = std::numeric_limits<double>::infinity();
+  for (int d = 0; d < 3; ++d) {
+    const std::int64_t lo     = std::max(std::int64_t{overlap.min[d]}, std::int64_t{part.min[d]});
+    const std::int64_t hi     = std::min(std::int64_t{overlap.max[d]}, std::int64_t{part.max[d]});
+    const std::int64_t middle = std::clamp(
+        (std::int64_t{part.min[d]} + std::int64_t{part.max[d]}) / 2, lo, std::max(lo, hi));
+    const std::int64_t inward =
+        std::min(middle - std::int64_t{part.min[d]}, std::int64_t{part.max[d]} - middle) + 1;
+    bound = std::min(bound, static_cast<double>(std::max<std::int64_t>(inward, 1)) * s.step[d]);
+  }
+  return bound;
 }
 
 /// The depth of a part pair's overlap rows [begin, end) on field box `box`: the largest distance,
@@ -416,39 +433,37 @@ void find_part_clashes(Exec& exec,
   raw.ms.overlaps = clock.lap();
 
   // Depth per overlapping pair: the largest distance, over the overlap's samples, to the boundary
-  // of either part, from inside-distance fields over the overlap's box grown by a margin the
-  // depth cannot exceed: first twice the overlap's extent, coarsely (kCoarseFieldSamples), then,
-  // where that stride was coarse, the depth found plus its error, as finely as kMaxFieldSamples
-  // allows.
-  std::uint32_t* deepest = scratch.template take<std::uint32_t>(2);
+  // of either part, from inside-distance fields over the overlap's box grown by a margin the depth
+  // cannot exceed (depth_bound: from the parts' boxes), as finely as kMaxFieldSamples allows; where
+  // that stride was coarse, again over the box the depth found (plus its error) needs, when that is
+  // finer.
+  std::uint32_t* deepest   = scratch.template take<std::uint32_t>(2);
+  const double finest_step = std::min({s.step[0], s.step[1], s.step[2]});
   for (std::size_t p = 0; p < pairs; ++p) {
     const core::PairSums& sum = host_sums[p];
     RawPairClash c;
-    c.part_a            = first_row[p].part_a;
-    c.part_b            = first_row[p].part_b;
-    c.sums              = sum;
-    std::int64_t extent = 0;
-    for (int d = 0; d < 3; ++d)
-      extent = std::max<std::int64_t>(extent, std::int64_t{sum.max[d]} - sum.min[d] + 1);
+    c.part_a                  = first_row[p].part_a;
+    c.part_b                  = first_row[p].part_b;
+    c.sums                    = sum;
     const std::uint32_t begin = host_first[p];
     const std::uint32_t end   = p + 1 < pairs ? host_first[p + 1] : rows;
-    std::int64_t margin       = 2 * extent;
+    const double bound =
+        std::max(depth_bound(s, sum, a.boxes[c.part_a]), depth_bound(s, sum, b.boxes[c.part_b]));
+    std::int64_t margin = static_cast<std::int64_t>(std::ceil(bound / finest_step)) + 2;
     for (int pass = 0; pass < 2; ++pass) {
       std::int64_t lo[3], hi[3];
       for (int d = 0; d < 3; ++d) {
         lo[d] = std::int64_t{sum.min[d]} - margin;
         hi[d] = std::int64_t{sum.max[d]} + margin;
       }
-      const core::FieldBox box =
-          field_box(s, lo, hi, pass == 0 ? kCoarseFieldSamples : kMaxFieldSamples);
+      const core::FieldBox box = field_box(s, lo, hi);
       if (pass == 1 && box.stride >= c.stride) break;
       c.stride  = box.stride;
       c.spacing = box.stride * std::max(s.step[0], s.step[1]);
       c.depth   = overlap_depth(
           exec, a, b, c.part_a, c.part_b, box, sorted_rows, begin, end, deepest, fields);
-      margin = static_cast<std::int64_t>(
-                   std::ceil(c.depth / std::min({s.step[0], s.step[1], s.step[2]}))) +
-               2 * box.stride;
+      margin = static_cast<std::int64_t>(std::ceil(c.depth / finest_step)) +
+               2 * std::int64_t{box.stride};
       if (box.stride == 1) break;
     }
     raw.pairs.push_back(c);
