@@ -44,7 +44,7 @@ JoinOptions paged_options(TableKind table, JoinKind kind, std::size_t budget) {
   o.kind  = kind;
   o.table = table;
   if (table == TableKind::PagedCuckoo) {
-    o.table_options.gpu_budget = budget;
+    o.table_options.page_budget = budget;
   } else {
     o.gpu_budget = budget;
   }
