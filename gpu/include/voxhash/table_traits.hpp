@@ -209,8 +209,9 @@ struct PagedCuckooTraits {
     const std::size_t overflow = slot * 1024;
     const std::size_t in_slot  = page + overflow + 64;
     const std::size_t pages    = paged_page_count(options, n);
-    const std::size_t fit =
-        options.page_budget > page + overflow ? (options.page_budget - page - overflow) / in_slot : 0;
+    const std::size_t fit      = options.page_budget > page + overflow
+                                     ? (options.page_budget - page - overflow) / in_slot
+                                     : 0;
     return std::min(pages, fit) * in_slot + page + overflow +
            (pages > fit ? (8 + 2 * slot) * n : 0);
   }
