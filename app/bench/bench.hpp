@@ -36,7 +36,7 @@ struct Options {
   std::vector<Sweep> sweeps;  // empty: the default set
   bool paged = false;         // the paged table instead (4x its budget, and within it)
   // --gpu-budget: the memory the benchmark's tables may take; paged: the paged table's pages
-  // (BuildOptions::gpu_budget; the command line fills in the default), join: the build side's
+  // (BuildOptions::page_budget; the command line fills in the default), join: the build side's
   // table (JoinOptions::gpu_budget; none by default).
   GpuBudget gpu_budget{};
   std::size_t page_capacity = 0;     // paged: pairs per page (0: the default)

@@ -200,7 +200,7 @@ class TablesBench {
   void run_paged(std::size_t budget, std::size_t page_capacity, double space) {
     m_sweep = "paged";
     BuildOptions o;
-    o.gpu_budget           = budget;
+    o.page_budget          = budget;
     o.page_capacity        = page_capacity;
     o.cuckoo_space         = space;
     o.unique_ids           = false;
@@ -424,7 +424,7 @@ class TablesBench {
         r.fraction_of_bound = r.rate_gkeys / r.bound_gkeys;
       }
       const auto add_extra = [&](const char* name, double v) { r.extra.emplace_back(name, v); };
-      add_extra("gpu_budget", static_cast<double>(options.gpu_budget));
+      add_extra("gpu_budget", static_cast<double>(options.page_budget));
       add_extra("page_capacity", static_cast<double>(options.page_capacity));
       add_extra("pages", static_cast<double>(s.pages));
       add_extra("page_slots", static_cast<double>(s.page_slots));

@@ -34,7 +34,7 @@ template <class K = Key>
 BuildOptions paged_options(std::size_t page_slots) {
   BuildOptions o;
   o.page_capacity = kTestPageCapacity;
-  o.gpu_budget    = budget_for_pages<K>(page_slots);
+  o.page_budget   = budget_for_pages<K>(page_slots);
   return o;
 }
 

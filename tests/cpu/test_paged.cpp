@@ -157,7 +157,7 @@ TYPED_TEST(PagedTable, RefsOfResidentPages) {
 TYPED_TEST(PagedTable, BudgetBelowOnePageIsAClearError) {
   using K = TypeParam;
   BuildOptions o;
-  o.gpu_budget = std::size_t{1} << 20;  // a default page (1M pairs) is 10 MiB (20 MiB: 64-bit)
+  o.page_budget = std::size_t{1} << 20;  // a default page (1M pairs) is 10 MiB (20 MiB: 64-bit)
   try {
     (void)make_table<K>(TableKind::PagedCuckoo, kCpu, o);
     FAIL() << "no error";

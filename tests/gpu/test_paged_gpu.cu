@@ -107,7 +107,7 @@ TEST(GpuPagedTable, KernelsProbeResidentPages) {
 TEST(GpuPagedTable, BudgetBelowOnePageIsAClearError) {
   REQUIRE_CUDA();
   BuildOptions o;
-  o.gpu_budget = std::size_t{4} << 20;
+  o.page_budget = std::size_t{4} << 20;
   EXPECT_THROW((void)make_table(TableKind::PagedCuckoo, kCuda, o), InvalidInput);
 }
 

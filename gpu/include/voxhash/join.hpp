@@ -67,7 +67,7 @@ struct JoinOptions {
   /// Backend memory the build side's table may hold (none by default). A hash join whose table
   /// would exceed it (GpuBudget::pages of estimate_bytes of `table` for the build rows, with the
   /// multivalue lists for cuckoo and bcht), or any hash join on TableKind::PagedCuckoo (under
-  /// this budget, or table_options.gpu_budget without one; each page's table is cuckoo), runs
+  /// this budget, or table_options.page_budget without one; each page's table is cuckoo), runs
   /// over pages: see join(). Ignored by the sort-merge join.
   GpuBudget gpu_budget{};
   /// Where a join over pages takes the pinned host memory of its build pages beyond the first two

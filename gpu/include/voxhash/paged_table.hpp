@@ -1,6 +1,6 @@
 // PagedCuckooTable: the paged GPU hash table of Starfish (Xiong et al., 2022). The keys are split
 // by a hash of the key over fixed-size pages ("ChildTables"), each a cuckoo table with a stash;
-// at most BuildOptions::gpu_budget bytes of the backend's memory hold pages, the others live in
+// at most BuildOptions::page_budget bytes of the backend's memory hold pages, the others live in
 // pinned host memory and are streamed through the resident page slots (copies overlapping kernels
 // on CUDA streams). make_table(TableKind::PagedCuckoo, ...) creates one (make_table64: 64-bit
 // keys, 16-byte slots); PageRef / PagedRef are what kernels probe through while pages are resident.

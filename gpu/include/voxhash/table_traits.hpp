@@ -55,14 +55,14 @@ struct BuildOptions {
   // eviction chain could not place, probed after the four slots only when a build put a key there
   // (0: no stash; a chain that fails restarts the build). The frame's queued builds have none.
   // Paged cuckoo (Starfish): pages of page_capacity pairs (ceil(cuckoo_space * page_capacity)
-  // slots and a stash of stash_slots); at most gpu_budget bytes of the backend's memory hold pages
+  // slots and a stash of stash_slots); at most page_budget bytes of the backend's memory hold pages
   // (a budget smaller than a page is an InvalidInput), the others live in pinned host memory. A
   // build makes ceil(n / (page_fill * page_capacity)) pages; the page count stays until the next
   // build, so a table that will grow by inserts wants a page_fill below 1. Unlike a GpuBudget
-  // (gpu_budget.hpp: when tables page at all), gpu_budget here is a paged table's page memory,
+  // (gpu_budget.hpp: when tables page at all), page_budget is a paged table's page memory,
   // never none; a frame gives each model's table GpuBudget::per_model of its own budget.
   std::size_t page_capacity = std::size_t{1} << 20;
-  std::size_t gpu_budget    = std::size_t{2} << 30;
+  std::size_t page_budget   = std::size_t{2} << 30;
   std::uint32_t stash_slots = 108;
   double page_fill          = 1.0;
 };
@@ -109,7 +109,7 @@ struct HashGraphBytes {
 // ---- the tables' traits ----------------------------------------------------------------------
 // kind and name; aliases: the other names parse_table_kind takes; frame_algorithm: the frame can
 // run it (Pipeline, kTableKinds); slot_table: slots of key-value pairs filled by exchanges, with
-// multivalue lists (slot_table.hpp); paged: pages under BuildOptions::gpu_budget (a join over it
+// multivalue lists (slot_table.hpp); paged: pages under BuildOptions::page_budget (a join over it
 // runs over pages, each page's table cuckoo; it is not partitioned); estimate_bytes(n, options,
 // key_bytes): what estimate_bytes(kind, ...) returns for it (key_bytes 4 or 8).
 
@@ -209,8 +209,9 @@ struct PagedCuckooTraits {
     const std::size_t overflow = slot * 1024;
     const std::size_t in_slot  = page + overflow + 64;
     const std::size_t pages    = paged_page_count(options, n);
-    const std::size_t fit =
-        options.gpu_budget > page + overflow ? (options.gpu_budget - page - overflow) / in_slot : 0;
+    const std::size_t fit      = options.page_budget > page + overflow
+                                     ? (options.page_budget - page - overflow) / in_slot
+                                     : 0;
     return std::min(pages, fit) * in_slot + page + overflow +
            (pages > fit ? (8 + 2 * slot) * n : 0);
   }

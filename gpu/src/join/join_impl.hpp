@@ -6,14 +6,15 @@
 // unique-key build side is the paper's: one pass, one output row per probe row. A build side over
 // the GPU budget is joined over pages: both sides partitioned by the paged table's page hash
 // (tables/page_partition.hpp), then the same join page by page, the build pages streamed from
-// pinned host memory (a PinnedPool's, kept from join to join) through two slots while the output
-// grows.
+// pinned host memory (a PinnedPool's, kept from join to join) through two slots
+// (tables/page_stream.hpp, the paged table's page stream) while the output grows.
 #pragma once
 
 #include "core/join.hpp"
 #include "core/paged.hpp"
 #include "tables/build_status.hpp"
 #include "tables/page_partition.hpp"
+#include "tables/page_stream.hpp"
 #include "tables/table_impls.hpp"
 
 #include <voxhash/backend.hpp>
@@ -176,11 +177,11 @@ inline bool is_paged(TableKind kind) {
 }
 
 /// The GPU budget a join runs under (0: none): JoinOptions::gpu_budget, else for a hash join on
-/// the paged table its table_options.gpu_budget.
+/// the paged table its table_options.page_budget.
 inline std::size_t join_budget(const JoinOptions& o) {
   if (o.algorithm != JoinAlgorithm::Hash) return 0;
   if (o.gpu_budget.limited()) return o.gpu_budget.bytes();
-  return is_paged(o.table) ? o.table_options.gpu_budget : 0;
+  return is_paged(o.table) ? o.table_options.page_budget : 0;
 }
 
 /// Bytes a join's table of `rows` build rows holds at most: estimate_bytes of `kind`, with the
@@ -491,7 +492,7 @@ class JoinRun {
   /// Where a join over pages keeps its sides once partitioned: page p's build rows are at
   /// [build_at[p], build_at[p + 1]) (pages 0 and 1 in their slots, the others in the pinned host
   /// columns from host_begin on), its probe rows at [probe_at[p], probe_at[p + 1]) of the probe
-  /// columns. Page p goes through slot p % 2.
+  /// columns.
   struct Pages {
     std::uint32_t count = 0;
     std::vector<std::uint32_t> build_at, probe_at;
@@ -647,58 +648,52 @@ class JoinRun {
     m_exec.synchronize();
   }
 
-  /// Page by page on `table`: upload the page after next into the slot this page frees, while the
-  /// next page (already uploaded) is built and probed.
+  /// Page by page on `table` through the two slots (PageStream, one page ahead): the next page
+  /// uploaded into the slot the last one freed while this one is built and probed. Pages 0 and 1
+  /// start in slots 0 and 1; a page with no output is passed over.
   template <class Table>
   void join_pages(Table& table, Pages& pages, JoinResult& result) {
     PagedJoinStats& st = result.paged;
-    typename Exec::OwnedStream up_stream;
-    Exec up(up_stream.get());
-    typename Exec::Event up_start[2], up_end[2];
-    bool uploading[2]        = {false, false};
-    const auto finish_upload = [&](int s) {
-      if (uploading[s]) st.upload_ms += up_start[s].elapsed_ms(up_end[s]);
-      uploading[s] = false;
-    };
-    BuildStats tables;
-    try {
-      for (std::uint32_t p = 0; p < pages.count; ++p) {
-        const int s = static_cast<int>(p % 2);
-        if (!skipped(pages, p)) {
-          if (uploading[s]) m_exec.wait(up_end[s]);
-          join_page(table, pages, p, result);
-          add_page_table(tables, result.table);
-        }
-        const std::uint32_t next = p + 2;
-        if (next >= pages.count || skipped(pages, next)) continue;
-        finish_upload(s);
-        const std::size_t n  = pages.build_rows(next);
-        const std::size_t at = pages.build_at[next] - pages.host_begin;
-        up_start[s].record(up);
-        copy_rows(up,
-                  pages.slot_keys[s].data(),
-                  pages.slot_values[s].data(),
-                  pages.host_keys + at,
-                  pages.host_values + at,
-                  n);
-        up_end[s].record(up);
-        uploading[s] = true;
-        st.bytes_to_device += n * 8;
-      }
-      finish_upload(0);
-      finish_upload(1);
-    } catch (...) {
-      up.synchronize();  // no upload may outlive the slots
-      throw;
+    tables::PageStream<Exec> stream(1, false);
+    stream.set_slots(2);
+    stream.set_pages(pages.count);
+    for (std::uint32_t p = 0; p < std::min<std::uint32_t>(2, pages.count); ++p)
+      stream.place(p, p);
+    std::vector<std::uint32_t> order;
+    for (std::uint32_t p = 0; p < pages.count; ++p) {
+      if (!skipped(pages, p)) order.push_back(p);
     }
+    BuildStats tables;
+    stream.run(
+        m_exec,
+        order,
+        [&](Exec& up, std::uint32_t p, std::uint32_t s, bool resident) {
+          if (resident) return;
+          const std::size_t n  = pages.build_rows(p);
+          const std::size_t at = pages.build_at[p] - pages.host_begin;
+          copy_rows(up,
+                    pages.slot_keys[s].data(),
+                    pages.slot_values[s].data(),
+                    pages.host_keys + at,
+                    pages.host_values + at,
+                    n);
+          st.bytes_to_device += n * 8;
+        },
+        [&](Exec&, std::uint32_t p, std::uint32_t s) {
+          join_page(table, pages, p, s, result);
+          add_page_table(tables, result.table);
+        },
+        [](Exec&, std::uint32_t, std::uint32_t) {},
+        [](std::uint32_t, std::uint32_t) {});
+    st.upload_ms += stream.times().bring_ms;
     result.table = tables;
   }
 
-  /// Page p: its table built (rebuilt alone with new constants when the build fails), probed by
-  /// its probe rows, its rows written after the output's.
+  /// Page p, in slot s: its table built (rebuilt alone with new constants when the build fails),
+  /// probed by its probe rows, its rows written after the output's.
   template <class Table>
-  void join_page(Table& table, const Pages& pages, std::uint32_t p, JoinResult& result) {
-    const int s = static_cast<int>(p % 2);
+  void join_page(
+      Table& table, const Pages& pages, std::uint32_t p, std::uint32_t s, JoinResult& result) {
     const JoinInput build{
         pages.slot_keys[s].data(), pages.slot_values[s].data(), pages.build_rows(p)};
     const JoinInput probe{pages.probe_keys + pages.probe_at[p],

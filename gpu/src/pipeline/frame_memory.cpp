@@ -51,7 +51,7 @@ MemoryEstimate paged_voxel_bytes(const BuildOptions& options,
   m.backend_bytes         = estimate_bytes(TableKind::PagedCuckoo, n, options, k);
   const std::size_t pages = paged_page_count(options, n);
   const std::size_t page  = paged_page_bytes(options, k);
-  if (pages * page > options.gpu_budget) m.host_bytes = pages * page;
+  if (pages * page > options.page_budget) m.host_bytes = pages * page;
   return m;
 }
 

@@ -83,7 +83,7 @@ inline BuildOptions paged_voxel_options(BuildOptions options, GpuBudget budget, 
   const auto fits        = static_cast<std::size_t>(static_cast<double>(budget.bytes()) /
                                              (kMinResidentPages * page_pair));
   options.page_capacity  = std::clamp<std::size_t>(fits, kMinPageCapacity, options.page_capacity);
-  options.gpu_budget     = budget.bytes();
+  options.page_budget    = budget.bytes();
   return options;
 }
 

@@ -8,17 +8,18 @@
 // budget holds R page slots (each with an overflow list) and one page of rebuild scratch. P <= R:
 // every page stays resident and an operation is one pass over its input. P > R: the pages live in
 // pinned host memory; an operation partitions its input by page (tables/page_partition.hpp, shared
-// with the join over pages), then streams the pages with input through the slots: upload stream (or
-// a fill for a build), kernel stream, download stream, ordered by per-slot events, the slots reused
-// round robin (double buffering and more). A page left in a slot stays resident, and the next
-// operation does those pages first. A page whose chains overflowed its stash is rebuilt alone, from
-// its own entries, with new constants.
+// with the join over pages), then streams the pages with input through the slots (tables/
+// page_stream.hpp, shared with the join too): upload (or a fill for a build), kernels on the
+// table's stream, download, the slots reused round robin. A page left in a slot stays resident, and
+// the next operation does those pages first. A page whose chains overflowed its stash is rebuilt
+// alone, from its own entries, with new constants.
 #pragma once
 
 #include "core/paged.hpp"
 #include "tables/build_retry.hpp"
 #include "tables/build_status.hpp"
 #include "tables/page_partition.hpp"
+#include "tables/page_stream.hpp"
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
@@ -27,7 +28,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -255,7 +255,7 @@ void paged_count_page(Exec& exec,
 
 template <class Exec, class K = Key>
 class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
-  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  static constexpr std::uint32_t kNone = PageStream<Exec>::kNone;
 
   using Entry     = CuckooEntryOf<K>;
   using Ref       = BasicCuckooRef<K>;
@@ -265,23 +265,14 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
   /// The host's record of one page.
   struct PageInfo {
     detail::CuckooHashConstants hash[detail::kCuckooFunctions]{};
-    std::uint32_t entries = 0;      // occupied slots (deleted entries included)
-    std::uint32_t slot    = kNone;  // the page slot holding it, or kNone
-    int attempts          = 0;      // builds the last operation took on it
-    int forced_failures   = 0;      // test hook
-  };
-
-  /// Events of one page slot's latest page, in pipeline order.
-  struct SlotEvents {
-    typename Exec::Event up_start, up_end, run_start, run_end, down_start, down_end;
+    std::uint32_t entries = 0;  // occupied slots (deleted entries included)
+    int attempts          = 0;  // builds the last operation took on it
+    int forced_failures   = 0;  // test hook
   };
 
  public:
   explicit PagedCuckooTableImpl(const BuildOptions& options)
-      : m_rng(options.seed),
-        m_up(m_streams[0].get(), &m_up_temp),
-        m_run(m_streams[1].get(), &m_run_temp),
-        m_down(m_streams[2].get(), &m_down_temp) {
+      : m_rng(options.seed), m_run(m_run_stream.get(), &m_run_temp) {
     set_options(options);
   }
 
@@ -304,9 +295,9 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
     const std::uint32_t entries = main + options.stash_slots;
     const std::size_t slot      = slot_bytes(entries);
     const std::size_t scratch   = scratch_bytes(entries);
-    if (options.gpu_budget < slot + scratch) {
+    if (options.page_budget < slot + scratch) {
       std::ostringstream msg;
-      msg << "paged table: GPU budget " << format_bytes(options.gpu_budget)
+      msg << "paged table: page budget " << format_bytes(options.page_budget)
           << " is smaller than one page needs: " << format_bytes(slot + scratch) << " (a page of "
           << options.page_capacity << " pairs is " << format_bytes(sizeof(Entry) * entries) << ", "
           << main << " slots and a stash of " << options.stash_slots << ", " << sizeof(Entry)
@@ -315,7 +306,7 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
       throw InvalidInput(msg.str());
     }
     const auto page_slots = static_cast<std::uint32_t>(
-        std::min<std::size_t>((options.gpu_budget - scratch) / slot, 0x7FFFFFFFu / entries));
+        std::min<std::size_t>((options.page_budget - scratch) / slot, 0x7FFFFFFFu / entries));
     if (main != m_main || entries != m_entries || page_slots != m_page_slots) clear();
     m_options       = options;
     m_main          = main;
@@ -336,10 +327,7 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
       clear();
       return finish_build(0, start);
     }
-    auto pages = static_cast<std::uint32_t>(
-        std::max(1.0,
-                 std::ceil(static_cast<double>(n) /
-                           (m_options.page_fill * static_cast<double>(m_options.page_capacity)))));
+    auto pages = static_cast<std::uint32_t>(paged_page_count(m_options, n));
     for (int round = 0;; ++round) {
       try {
         if (pages <= m_page_slots) {
@@ -402,10 +390,11 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
   [[nodiscard]] const PagedStats& paged_stats() const override { return m_stats; }
 
   [[nodiscard]] PageRefK page_ref(std::size_t page) const override {
-    if (page >= m_pages || m_info[page].slot == kNone) {
+    if (page >= m_pages || m_stream.slot_of(static_cast<std::uint32_t>(page)) == kNone) {
       throw InvalidInput("paged table: page " + std::to_string(page) + " is not resident");
     }
-    return PageRefK{page_view(static_cast<std::uint32_t>(page), m_info[page].slot)};
+    const auto p = static_cast<std::uint32_t>(page);
+    return PageRefK{page_view(p, m_stream.slot_of(p))};
   }
 
   [[nodiscard]] PagedRefK ref() const override {
@@ -452,7 +441,7 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
   void clear() {
     m_pages = 0;
     m_info.clear();
-    m_slot_page.assign(m_slot_page.size(), kNone);
+    m_stream.set_pages(0);
     m_host.resize(0);
     update_table_stats();
   }
@@ -460,7 +449,8 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
   /// Page slots (and their lists, statuses, refs, counters) for at least `slots` pages (at most
   /// the budget's), and the rebuild scratch. Throws OutOfMemory before anything changes.
   void reserve_slots(std::uint32_t slots) {
-    if (m_slot_page.size() >= slots && m_slots.size() == m_slot_page.size() * m_entries) return;
+    if (m_stream.slots() >= slots && m_slots.size() == std::size_t{m_stream.slots()} * m_entries)
+      return;
     Buffer<Entry> fresh(Exec::kBackend, std::size_t{slots} * m_entries);
     Buffer<Entry> overflow(Exec::kBackend, std::size_t{slots} * core::kPageOverflow);
     Buffer<core::PageStatus> status(Exec::kBackend, slots);
@@ -475,10 +465,7 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
     m_counts.swap(counts);
     m_scratch.swap(scratch);
     m_host_status.swap(host_status);
-    m_slot_page.assign(slots, kNone);
-    m_events.clear();
-    for (std::uint32_t s = 0; s < slots; ++s)
-      m_events.push_back(std::make_unique<SlotEvents>());
+    m_stream.set_slots(slots);
   }
 
   /// Pinned host memory for `pages` pages when the table's is too small (else an empty Buffer).
@@ -504,7 +491,7 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
       draw_cuckoo_constants(m_rng, m_info[p].hash);
       if (p < m_forced.size()) m_info[p].forced_failures = m_forced[p];
     }
-    m_slot_page.assign(m_slot_page.size(), kNone);
+    m_stream.set_pages(pages);
   }
 
   [[nodiscard]] Ref page_view(std::uint32_t page, std::uint32_t slot) const {
@@ -525,10 +512,10 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
 
   /// The device refs of the resident pages (all of them when the table fits its budget).
   void upload_refs(Exec& exec) {
-    m_host_refs.assign(m_slot_page.size(), PageRefK{});
+    m_host_refs.assign(m_stream.slots(), PageRefK{});
     for (std::uint32_t p = 0; p < m_pages; ++p) {
-      if (m_info[p].slot != kNone)
-        m_host_refs[m_info[p].slot] = PageRefK{page_view(p, m_info[p].slot)};
+      const std::uint32_t slot = m_stream.slot_of(p);
+      if (slot != kNone) m_host_refs[slot] = PageRefK{page_view(p, slot)};
     }
     exec.transfer_async(m_refs.data(), m_host_refs.data(), m_host_refs.size() * sizeof(PageRefK));
   }
@@ -541,7 +528,8 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
     m_stats.upload_seconds   = 0;
     m_stats.download_seconds = 0;
     m_stats.kernel_seconds   = 0;
-    m_longest_chain          = 0;
+    m_stream.reset_times();
+    m_longest_chain = 0;
     for (PageInfo& info : m_info)
       info.attempts = 0;
   }
@@ -549,6 +537,9 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
   void finish_op(std::chrono::steady_clock::time_point start) {
     m_stats.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    m_stats.upload_seconds   = m_stream.times().bring_ms * 1e-3;
+    m_stats.kernel_seconds   = m_stream.times().work_ms * 1e-3;
+    m_stats.download_seconds = m_stream.times().back_ms * 1e-3;
     update_table_stats();
   }
 
@@ -564,12 +555,10 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
                             m_refs.bytes() + m_counts.bytes() + m_scratch.bytes();
     m_stats.host_bytes     = m_host.bytes();
     m_stats.scratch_bytes  = m_partition.bytes() + m_run_temp.bytes();
-    m_stats.resident_pages = 0;
+    m_stats.resident_pages = m_stream.resident();
     m_stats.entries        = 0;
-    for (const PageInfo& info : m_info) {
-      m_stats.resident_pages += info.slot != kNone;
+    for (const PageInfo& info : m_info)
       m_stats.entries += info.entries;
-    }
   }
 
   BuildStats finish_build(std::size_t n, std::chrono::steady_clock::time_point start) {
@@ -593,10 +582,8 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
     reserve_slots(pages);
     m_host.resize(0);
     start_table(pages);
-    for (std::uint32_t p = 0; p < pages; ++p) {
-      m_info[p].slot = p;
-      m_slot_page[p] = p;
-    }
+    for (std::uint32_t p = 0; p < pages; ++p)
+      m_stream.place(p, p);
     Exec exec(stream, &m_run_temp);
     exec.fill(m_slots.data(), std::size_t{pages} * m_entries, detail::empty_entry<K>());
     upload_refs(exec);
@@ -838,7 +825,7 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
                         std::to_string(m_options.max_attempts) +
                         " builds with fresh constants; the page may miss entries");
     }
-    if (info.slot != kNone && all_resident()) {
+    if (m_stream.slot_of(page) != kNone && all_resident()) {
       m_host_refs[slot] = PageRefK{page_view(page, slot)};
       exec.transfer_async(m_refs.data() + slot, &m_host_refs[slot], sizeof(PageRefK));
     }
@@ -853,7 +840,7 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
     std::vector<std::uint32_t> host(count);
     exec.copy_to_host(host.data(), counts, count);
     for (std::uint32_t s = 0; s < count; ++s)
-      m_info[m_slot_page[first + s]].entries = host[s];
+      m_info[m_stream.page_in(first + s)].entries = host[s];
   }
 
   // ---- partition and streaming ---------------------------------------------------------------
@@ -900,7 +887,8 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
     std::vector<std::uint32_t> order;
     for (int resident = 1; resident >= 0; --resident) {
       for (std::uint32_t p = 0; p < m_pages; ++p) {
-        if (part.offsets[p + 1] > part.offsets[p] && (m_info[p].slot != kNone) == (resident == 1)) {
+        if (part.offsets[p + 1] > part.offsets[p] &&
+            (m_stream.slot_of(p) != kNone) == (resident == 1)) {
           order.push_back(p);
         }
       }
@@ -908,118 +896,54 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
     return order;
   }
 
-  /// Streams `order`'s pages through the page slots: for each page, its slot (the one it is in,
-  /// else the next round robin, after the slot's previous page is settled), an upload of its host
-  /// copy (or a fill for a build), its share of the work, a count of its entries and a download
-  /// when it changed. `out`: the lookups' answers. Synchronizes.
+  /// Streams `order`'s pages through the page slots (PageStream: a page's slot is the one it is
+  /// in, else the next round robin, after the slot's previous page is settled): an upload of its
+  /// host copy (or a fill for a build), its share of the work on the table's stream, a count of its
+  /// entries, and a download when it changed. `out`: the lookups' answers. Synchronizes.
   template <class Out = Value>
   void stream_pages(PageWork work,
                     const std::vector<std::uint32_t>& order,
                     const Partition& part,
                     Out* out) {
-    const auto slots = static_cast<std::uint32_t>(m_slot_page.size());
-    std::vector<bool> used(slots, false);  // the slot's page went through it in this operation
-    std::uint32_t next = 0;                // round robin over the slots
-    try {
-      stream_each(work, order, part, out, used, next);
-    } catch (...) {
-      drain();
-      throw;
-    }
-  }
-
-  /// Waits for all three streams, whatever happened on them (after a failure in the middle).
-  void drain() noexcept {
-    try {
-      m_up.synchronize();
-      m_run.synchronize();
-      m_down.synchronize();
-    } catch (...) {  // the failure being reported matters more
-    }
-  }
-
-  template <class Out>
-  void stream_each(PageWork work,
-                   const std::vector<std::uint32_t>& order,
-                   const Partition& part,
-                   Out* out,
-                   std::vector<bool>& used,
-                   std::uint32_t& next) {
-    const auto slots = static_cast<std::uint32_t>(used.size());
-    for (const std::uint32_t page : order) {
-      std::uint32_t slot = m_info[page].slot;
-      const bool upload  = slot == kNone && work != PageWork::Build;
-      if (slot == kNone) {
-        slot = next;
-        next = (next + 1) % slots;
-        if (used[slot]) settle_slot(work, slot);
-        const std::uint32_t old = m_slot_page[slot];
-        if (old != kNone) m_info[old].slot = kNone;
-        m_slot_page[slot] = page;
-        m_info[page].slot = slot;
-      } else if (used[slot]) {
-        settle_slot(work, slot);
-      }
-      used[slot]            = true;
-      m_info[page].attempts = 1;
-      enqueue_page(work, page, slot, upload, part, out);
-    }
-    for (std::uint32_t s = 0; s < slots; ++s) {
-      if (used[s]) settle_slot(work, s);
-    }
-    m_up.synchronize();
-    m_run.synchronize();
-    m_down.synchronize();
+    const std::size_t bytes = sizeof(Entry) * m_entries;
+    m_stream.run(
+        m_run,
+        order,
+        [&](Exec& up, std::uint32_t page, std::uint32_t slot, bool resident) {
+          ++m_stats.pages_streamed;
+          m_info[page].attempts = 1;
+          if (work == PageWork::Build) {
+            up.fill(slot_entries(slot), m_entries, detail::empty_entry<K>());
+          } else if (!resident) {
+            up.transfer_async(slot_entries(slot), host_page(page), bytes);
+            m_stats.bytes_to_device += bytes;
+          }
+        },
+        [&](Exec& run, std::uint32_t page, std::uint32_t slot) {
+          const std::uint32_t begin = part.offsets[page];
+          const std::uint32_t count = part.offsets[page + 1] - begin;
+          core::PageStatus* status  = m_status.data() + slot;
+          run.fill(status, 1, core::PageStatus{});
+          run_page(work,
+                   page_view(page, slot),
+                   slot_entries(slot),
+                   slot,
+                   part.entries + begin,
+                   count,
+                   out);
+          if (modifies(work)) paged_count_page(run, slot_entries(slot), m_entries, status);
+        },
+        [&](Exec& down, std::uint32_t page, std::uint32_t slot) {
+          if (!modifies(work)) return;
+          down.transfer_async(host_page(page), slot_entries(slot), bytes);
+          down.transfer_async(
+              m_host_status.data() + slot, m_status.data() + slot, sizeof(core::PageStatus));
+          m_stats.bytes_to_host += bytes;
+        },
+        [&](std::uint32_t page, std::uint32_t slot) { settle_page(work, page, slot); });
     if (modifies(work)) {
       m_longest_chain = std::max(m_longest_chain, m_run.read(m_op.data()).longest_chain);
     }
-  }
-
-  /// Queues one page's upload, kernels and download on the three streams.
-  template <class Out>
-  void enqueue_page(PageWork work,
-                    std::uint32_t page,
-                    std::uint32_t slot,
-                    bool upload,
-                    const Partition& part,
-                    Out* out) {
-    SlotEvents& ev          = *m_events[slot];
-    Entry* slots            = slot_entries(slot);
-    const std::size_t bytes = sizeof(Entry) * m_entries;
-    ++m_stats.pages_streamed;
-    m_up.wait(ev.down_end);  // the slot's previous page is out (its events were settled)
-    ev.up_start.record(m_up);
-    if (upload) {
-      m_up.transfer_async(slots, host_page(page), bytes);
-      m_stats.bytes_to_device += bytes;
-    } else if (work == PageWork::Build) {
-      m_up.fill(slots, m_entries, detail::empty_entry<K>());
-    }
-    ev.up_end.record(m_up);
-
-    m_run.wait(ev.up_end);
-    ev.run_start.record(m_run);
-    const std::uint32_t begin = part.offsets[page];
-    const std::uint32_t count = part.offsets[page + 1] - begin;
-    const Entry* input        = part.entries + begin;
-    const Ref view            = page_view(page, slot);
-    core::PageStatus* status  = m_status.data() + slot;
-    m_run.fill(status, 1, core::PageStatus{});
-    run_page(work, view, slots, slot, input, count, out);
-    if (modifies(work)) {
-      paged_count_page(m_run, slots, m_entries, status);
-    }
-    ev.run_end.record(m_run);
-
-    m_down.wait(ev.run_end);
-    ev.down_start.record(m_down);
-    if (modifies(work)) {
-      m_down.transfer_async(host_page(page), slots, bytes);
-      m_down.transfer_async(
-          m_host_status.data() + slot, m_status.data() + slot, sizeof(core::PageStatus));
-      m_stats.bytes_to_host += bytes;
-    }
-    ev.down_end.record(m_down);
   }
 
   /// One page's share of the work, on the kernel stream.
@@ -1057,16 +981,10 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
     }
   }
 
-  /// Waits for the slot's page to be out, adds its times, rebuilds it when it overflowed (and
-  /// downloads it again), and records its entries.
-  void settle_slot(PageWork work, std::uint32_t slot) {
-    SlotEvents& ev = *m_events[slot];
-    ev.down_end.synchronize();
-    m_stats.upload_seconds += ev.up_start.elapsed_ms(ev.up_end) * 1e-3;
-    m_stats.kernel_seconds += ev.run_start.elapsed_ms(ev.run_end) * 1e-3;
-    m_stats.download_seconds += ev.down_start.elapsed_ms(ev.down_end) * 1e-3;
+  /// After a page's trip through its slot: records its entries, and rebuilds it when it
+  /// overflowed (and downloads it again).
+  void settle_page(PageWork work, std::uint32_t page, std::uint32_t slot) {
     if (!modifies(work)) return;
-    const std::uint32_t page = m_slot_page[slot];
     const core::PageStatus s = m_host_status.data()[slot];
     m_info[page].entries     = s.entries;
     if (!needs_rebuild(page, s)) return;
@@ -1088,8 +1006,7 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
   std::uint32_t m_pages = 0;
   std::uint32_t m_seed  = 0;
   std::vector<PageInfo> m_info;
-  std::vector<std::uint32_t> m_slot_page;  // the page in each slot, or kNone
-  std::vector<int> m_forced;               // force_page_failures, by page, across builds
+  std::vector<int> m_forced;  // force_page_failures, by page, across builds
   std::vector<PageRefK> m_host_refs;
   std::uint32_t m_longest_chain = 0;
 
@@ -1104,11 +1021,10 @@ class PagedCuckooTableImpl final : public BasicPagedCuckooTable<K> {
   PagePartition<Exec, K> m_partition;      // an operation's input by page (streaming tables only)
   Buffer<core::PageStatus> m_host_status;  // pinned: the streamed pages' statuses
 
-  typename Exec::OwnedStream m_streams[3];  // upload, kernels, download
-  Buffer<std::byte> m_up_temp{Exec::kBackend, 0}, m_run_temp{Exec::kBackend, 0},
-      m_down_temp{Exec::kBackend, 0};
-  Exec m_up, m_run, m_down;
-  std::vector<std::unique_ptr<SlotEvents>> m_events;
+  typename Exec::OwnedStream m_run_stream;  // the kernels'
+  Buffer<std::byte> m_run_temp{Exec::kBackend, 0};
+  Exec m_run;
+  PageStream<Exec> m_stream{0, true};  // each page's upload queued just before its kernels
 
   PagedStats m_stats;
   BuildStats m_build_stats;
