@@ -10,6 +10,7 @@
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
+#include <voxhash/io.hpp>
 #include <voxhash/pipeline.hpp>
 
 #include <chrono>
@@ -470,6 +471,53 @@ TEST(Resources, HostMemoryCheckHonoursTheProcessLimit) {
   ASSERT_TRUE(WIFEXITED(code));
   EXPECT_EQ(WEXITSTATUS(code), 0) << "10: setrlimit, 11: free memory above the limit, 12: no "
                                      "error, 13: another message";
+#endif
+}
+
+TEST(Resources, PlyModelBeyondTheProcessLimitIsRefusedBeforeItIsRead) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer's shadow memory does not fit an address-space limit";
+#else
+  // A PLY whose counts fit its size (3 GiB of 3-byte vertices, a sparse file taking no disk) but
+  // whose points do not fit the memory the process may take: refused from its header, naming the
+  // file, before a byte of its data is read or anything allocated for it (the whole file used to
+  // be read into one string first, and under ulimit -v that ended in std::bad_alloc).
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("voxhash_test_sparse_" + std::to_string(::getpid()) + ".ply");
+  const std::string header =
+      "ply\nformat binary_little_endian 1.0\nelement vertex 1073741824\nproperty char x\n"
+      "property char y\nproperty char z\nend_header\n";
+  { std::ofstream(path, std::ios::binary) << header; }
+  std::filesystem::resize_file(path, header.size() + (std::uint64_t{3} << 30));
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    std::size_t vm_kib = 0;
+    while (std::getline(status, line)) {
+      if (line.starts_with("VmSize:")) vm_kib = std::stoull(line.substr(7));
+    }
+    constexpr std::size_t kSpare = std::size_t{512} << 20;
+    const rlimit limit{vm_kib * 1024 + kSpare, vm_kib * 1024 + kSpare};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(10);
+    try {
+      (void)load_point_cloud(path, 0);
+      ::_exit(12);
+    } catch (const OutOfMemory& e) {
+      const std::string expected =
+          path.string() + ": its 1073741824 vertices need 12.0 GiB of host memory; ";
+      ::_exit(std::string(e.what()).starts_with(expected) ? 0 : 13);
+    } catch (...) {
+      ::_exit(14);
+    }
+  }
+  int code = 0;
+  ASSERT_EQ(::waitpid(child, &code, 0), child);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(WIFEXITED(code));
+  EXPECT_EQ(WEXITSTATUS(code), 0) << "10: setrlimit, 12: no error, 13: another message, 14: "
+                                     "another exception";
 #endif
 }
 
