@@ -698,7 +698,8 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   const std::array<std::size_t, 2> points    = loaded.point_counts();
   for (const std::string& warning : loaded.warnings)
     std::cerr << "[frame] warning: " << warning << std::endl;
-  report.scene = scene.file;
+  report.scene_warnings = loaded.warnings;
+  report.scene          = scene.file;
   std::cout << "scene " << scene.name << " (" << scene.file << ")";
   for (int m = 0; m < 2; ++m) {
     const PlacedModel& model = loaded.models[m];

@@ -1090,6 +1090,13 @@ TEST_F(IoTest, OffFaceIndexPastTheVerticesIsAnError) {
   EXPECT_PRED_FORMAT2(testing::IsSubstring,
                       "line 10: face refers to vertex 7, but the file has 4 vertices",
                       message);
+  // Found by fuzz_mesh: a 53-byte OFF claiming 4294967295 vertices made assimp ask for 51 GB.
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring,
+      "bomb.off: line 2: the header promises 4294967295 vertices and 4 faces, but only 34 bytes "
+      "follow it",
+      load_error(
+          write("bomb.off", "OFF\n4294967295 4 6\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n3 0 1 2\n")));
 }
 
 TEST_F(IoTest, GlbChunkLongerThanTheFileIsAnErrorUpFront) {

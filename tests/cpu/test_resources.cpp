@@ -13,6 +13,7 @@
 #include <voxhash/io.hpp>
 #include <voxhash/pipeline.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -422,8 +423,13 @@ TEST(BenchResources, ModelOutsideTheGridIsWarnedOnceAndFlagged) {
   EXPECT_NE(warnings[0].find("warning: model b (" + far + "): 100.0 %"), std::string::npos)
       << warnings[0];
   const nlohmann::json json = read_json(json_path);
-  ASSERT_EQ(json["warnings"].size(), 1u) << json["warnings"].dump(2);
-  const nlohmann::json& w = json["warnings"][0];
+  // The scene's own warning first (kind "scene"), then the frames'.
+  ASSERT_EQ(json["warnings"].size(), 2u) << json["warnings"].dump(2);
+  EXPECT_EQ(json["warnings"][0]["kind"], "scene");
+  EXPECT_NE(json["warnings"][0]["message"].get<std::string>().find("outside grid.bounds"),
+            std::string::npos)
+      << json["warnings"][0];
+  const nlohmann::json& w = json["warnings"][1];
   EXPECT_EQ(w["kind"], "outside_grid");
   EXPECT_EQ(w["model"], "b");
   EXPECT_EQ(w["path"], far);
@@ -437,6 +443,32 @@ TEST(BenchResources, ModelOutsideTheGridIsWarnedOnceAndFlagged) {
   ASSERT_EQ(inside.code, 0) << inside.err;
   EXPECT_TRUE(lines_with(inside.err, "warning").empty()) << inside.err;
   EXPECT_TRUE(read_json(inside_path)["warnings"].empty());
+}
+
+TEST(BenchResources, PointsDroppedForNaNAreInTheReportsWarnings) {
+  // Found by a hostile-input audit: bench frame printed the points dropped for NaN on stderr, but
+  // its JSON said "warnings": [] (a report read without the terminal hid the loss).
+  const std::string cloud = temp_path("nan_cloud.xyz");
+  {
+    std::ofstream out(cloud);
+    for (int i = 0; i < 200; ++i)
+      out << std::cos(i * 0.05) << " " << std::sin(i * 0.05) << " 0\n";
+    out << "nan 0 0\n0 inf 0\n";
+  }
+  const std::string json_path = temp_path("nan_cloud.json");
+  const CliResult r           = run_voxhash(
+      tiny_frame({"--model-a", cloud, "--frames", "1", "--warmup", "0", "--json", json_path}));
+  std::filesystem::remove(cloud);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::filesystem::path file = std::filesystem::path(cloud).filename();
+  const std::string said           = "model '" + file.stem().string() + "' (" + file.string() +
+                           "): 2 points with a NaN or infinite coordinate dropped";
+  ASSERT_EQ(lines_with(r.err, said).size(), 1u) << r.err;
+  const nlohmann::json warnings = read_json(json_path)["warnings"];
+  const auto found = std::find_if(warnings.begin(), warnings.end(), [&](const nlohmann::json& w) {
+    return w["kind"] == "scene" && w["message"].get<std::string>().find(said) != std::string::npos;
+  });
+  EXPECT_NE(found, warnings.end()) << warnings.dump(2);
 }
 
 TEST(Resources, HostMemoryCheckHonoursTheProcessLimit) {

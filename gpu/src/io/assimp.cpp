@@ -144,6 +144,17 @@ void check_off_indices(const std::filesystem::path& path, std::string_view text)
   const std::optional<std::uint64_t> vertices = parse_count((*header)[0]);
   const std::optional<std::uint64_t> faces    = parse_count((*header)[1]);
   if (!vertices || !faces) return;
+  // The counts against the bytes after them, before assimp reserves for them: a vertex takes at
+  // least 6 ("0 0 0" and a line end), a face 2 (a 53-byte file claiming 4294967295 vertices asked
+  // for 51 GB).
+  const std::uint64_t left = text.size() - std::min(text.size(), lines.offset());
+  if (*vertices > left / 6 || *faces > (left - *vertices * 6) / 2) {
+    fail(path,
+         "line " + std::to_string(lines.line_number()) + ": the header promises " +
+             std::to_string(*vertices) + " vertices and " + std::to_string(*faces) +
+             " faces, but only " + std::to_string(left) +
+             " bytes follow it (a vertex takes at least 6, a face 2)");
+  }
   for (std::uint64_t v = 0; v < *vertices; ++v) {
     if (!next()) return;  // truncated: assimp says so
   }

@@ -800,7 +800,9 @@ PlyModel parse_ply(const std::filesystem::path& path,
                    std::string_view bytes,
                    std::span<const std::size_t> pieces) {
   MemorySource source(bytes, pieces);
-  return read_ply(path, source, bytes.size(), std::size_t{1} << 20);
+  // The buffer no larger than the bytes: the fuzzers read thousands of small files a second.
+  return read_ply(
+      path, source, bytes.size(), std::clamp<std::size_t>(bytes.size(), 1, std::size_t{1} << 20));
 }
 
 }  // namespace voxhash::io
