@@ -1097,6 +1097,11 @@ TEST_F(IoTest, OffFaceIndexPastTheVerticesIsAnError) {
       "follow it",
       load_error(
           write("bomb.off", "OFF\n4294967295 4 6\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n3 0 1 2\n")));
+  // And a count that is not a number as a whole (assimp read its leading digits, wrapped: 64 GB).
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring,
+      "word.off: line 2: the face count '22222222222222222222222222str' is not a count",
+      load_error(write("word.off", "OFF\n4 22222222222222222222222222str 6\n0 0 0\n1 0 0\n")));
 }
 
 TEST_F(IoTest, GlbChunkLongerThanTheFileIsAnErrorUpFront) {
