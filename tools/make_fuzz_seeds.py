@@ -201,6 +201,7 @@ def mesh_seeds():
     # Regressions: OFF counts beyond the file, or not numbers as a whole, made assimp reserve 51 and 64 GB.
     seeds["many_vertices.off"] = b"\x04" + b"OFF\n4294967295 4 6\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n3 0 1 2\n"
     seeds["word_count.off"] = b"\x04" + b"OFF\n4 22222222222222222222222222str 6\n0 0 0\n1 0 0\n"
+    seeds["bare_counts.off"] = b"\x04" + b"\r\n60\r\n04294967295429294967295\nformaemees\r\n"
     return seeds
 
 

@@ -1094,14 +1094,23 @@ TEST_F(IoTest, OffFaceIndexPastTheVerticesIsAnError) {
   EXPECT_PRED_FORMAT2(
       testing::IsSubstring,
       "bomb.off: line 2: the header promises 4294967295 vertices and 4 faces, but only 34 bytes "
-      "follow it",
+      "follow it (a vertex or a face takes at least 2)",
       load_error(
           write("bomb.off", "OFF\n4294967295 4 6\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n3 0 1 2\n")));
-  // And a count that is not a number as a whole (assimp read its leading digits, wrapped: 64 GB).
+  // And a count that is not a number as a whole (assimp read its leading digits, wrapped: 64 GB),
+  // also in a file without the OFF keyword, whose counts assimp reads across lines (8.4 GB).
   EXPECT_PRED_FORMAT2(
       testing::IsSubstring,
       "word.off: line 2: the face count '22222222222222222222222222str' is not a count",
       load_error(write("word.off", "OFF\n4 22222222222222222222222222str 6\n0 0 0\n1 0 0\n")));
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring,
+      "bare.off: line 3: the face count '04294967295429294967295' is not a count",
+      load_error(write("bare.off", "\r\n60\r\n04294967295429294967295\nformaemees\r\n")));
+  EXPECT_PRED_FORMAT2(
+      testing::IsSubstring,
+      "bare_counts.off: line 1: the header promises 4000 vertices and 1 faces, but only 12 bytes",
+      load_error(write("bare_counts.off", "4000 1 0\n0 0 0\n1 0 0\n")));
 }
 
 TEST_F(IoTest, GlbChunkLongerThanTheFileIsAnErrorUpFront) {

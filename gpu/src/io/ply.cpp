@@ -535,7 +535,8 @@ void read_ascii(const std::filesystem::path& path,
     CornerSink sink(path, element, vertices, data.triangles);
     for (std::uint64_t i = 0; i < element.count; ++i) {
       std::optional<std::string_view> line = reader.line();
-      while (line && split_whitespace(*line).empty())
+      std::vector<std::string_view> fields;
+      while (line && (fields = split_whitespace(*line)).empty())
         line = reader.line();
       if (!line) {
         fail(path,
@@ -544,8 +545,7 @@ void read_ascii(const std::filesystem::path& path,
       }
       if (element.role == Role::Skipped) continue;
 
-      const std::vector<std::string_view> fields = split_whitespace(*line);
-      const std::string where                    = at_line(reader.line_number());
+      const std::string where = at_line(reader.line_number());
       std::array<double, 3> xyz{};
       std::size_t field = 0;
       sink.start(i);
@@ -631,7 +631,8 @@ void read_binary(const std::filesystem::path& path,
           }
           // Against the bytes left before reading it: a 220-byte file may claim 2^30 indices.
           const std::uint64_t items = static_cast<std::uint64_t>(length);
-          if (items > (size - reader.consumed()) / type_size(property.type)) truncated();
+          const std::uint64_t left  = size - std::min(size, reader.consumed());
+          if (items > left / type_size(property.type)) truncated();
           if (!is_faces(element) || p != element.indices) {
             if (!reader.skip(items * type_size(property.type))) truncated();
             continue;
