@@ -152,7 +152,7 @@ void warn_about_labels(const std::vector<FrameStats>& frames,
                 << 100 * t.coverage << " % of its surface voxels at " << resolution << "^3 ("
                 << 100 * kMinPointCoverage << " % needed): its labels may leak through the gaps; "
                 << "it needs about " << t.recommended << " points at this grid, or a mesh"
-                << std::defaultfloat << std::endl;
+                << std::defaultfloat << std::setprecision(6) << std::endl;
     }
     if (t.thin_features) {
       std::cerr << "[frame] warning: model " << (m ? 'B' : 'A') << " (" << names[m] << "): up to "
