@@ -262,6 +262,19 @@ TEST(ViewerCli, OutputsIntoAMissingDirectoryFailBeforeAnyFrame) {
   }
 }
 
+TEST(ViewerCli, OutputsToAFullDeviceFailSayingWhy) {
+  // A screenshot to a full disk once printed "wrote", exit 0, and left an empty PNG; then it said
+  // "cannot write screenshot" without the reason. Now: the file, the system's reason, exit 1.
+  for (const char* flag : {"--screenshot", "--export"}) {
+    const CommandResult r =
+        run_voxhash(kSmallScene + " --offscreen --frames 2 --no-panel " + flag + " /dev/full");
+    EXPECT_EQ(r.exit_code, 1) << flag << ": " << r.output;
+    EXPECT_NE(r.output.find("voxhash: error: /dev/full: cannot write it: No space left on device"),
+              std::string::npos)
+        << flag << ": " << r.output;
+  }
+}
+
 TEST(ViewerCli, ZeroPointsAndEmptyModelPathsAreUsageErrors) {
   // Without a display, a command line taken for a good one fails later with exit code 1.
   for (const char* args : {"--frames 1 --points 0",
