@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -506,23 +507,12 @@ TEST(Resources, HostMemoryCheckHonoursTheProcessLimit) {
 #endif
 }
 
-TEST(Resources, PlyModelBeyondTheProcessLimitIsRefusedBeforeItIsRead) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  GTEST_SKIP() << "a sanitizer's shadow memory does not fit an address-space limit";
-#else
-  // A PLY whose counts fit its size (3 GiB of 3-byte vertices, a sparse file taking no disk) but
-  // whose points do not fit the memory the process may take: refused from its header, naming the
-  // file, before a byte of its data is read or anything allocated for it (the whole file used to
-  // be read into one string first, and under ulimit -v that ended in std::bad_alloc).
-  const std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                     ("voxhash_test_sparse_" + std::to_string(::getpid()) + ".ply");
-  const std::string header =
-      "ply\nformat binary_little_endian 1.0\nelement vertex 1073741824\nproperty char x\n"
-      "property char y\nproperty char z\nend_header\n";
-  { std::ofstream(path, std::ios::binary) << header; }
-  std::filesystem::resize_file(path, header.size() + (std::uint64_t{3} << 30));
+/// Runs load_point_cloud(path) in a child process with 512 MiB of address space to spare; its
+/// exit code: 0 when it threw OutOfMemory starting with `expected`, else what went wrong (10:
+/// setrlimit, 12: no error, 13: another message, 14: another exception).
+int load_under_a_memory_limit(const std::filesystem::path& path, const std::string& expected) {
   const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
+  if (child < 0) return -1;
   if (child == 0) {
     std::ifstream status("/proc/self/status");
     std::string line;
@@ -537,19 +527,57 @@ TEST(Resources, PlyModelBeyondTheProcessLimitIsRefusedBeforeItIsRead) {
       (void)load_point_cloud(path, 0);
       ::_exit(12);
     } catch (const OutOfMemory& e) {
-      const std::string expected =
-          path.string() + ": its 1073741824 vertices need 12.0 GiB of host memory; ";
       ::_exit(std::string(e.what()).starts_with(expected) ? 0 : 13);
     } catch (...) {
       ::_exit(14);
     }
   }
   int code = 0;
-  ASSERT_EQ(::waitpid(child, &code, 0), child);
-  std::filesystem::remove(path);
-  ASSERT_TRUE(WIFEXITED(code));
-  EXPECT_EQ(WEXITSTATUS(code), 0) << "10: setrlimit, 12: no error, 13: another message, 14: "
-                                     "another exception";
+  if (::waitpid(child, &code, 0) != child || !WIFEXITED(code)) return -1;
+  return WEXITSTATUS(code);
+}
+
+TEST(Resources, ModelsBeyondTheProcessLimitAreRefusedBeforeTheyAreRead) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer's shadow memory does not fit an address-space limit";
+#else
+  // Files whose counts fit their size (sparse files: gigabytes that take no disk) but whose points
+  // do not fit the memory the process may take: refused from their headers, naming the file,
+  // before their data is read or anything allocated for it. A PLY used to be read into one string
+  // first; under ulimit -v both ended in std::bad_alloc naming nothing.
+  const std::string stem          = "voxhash_test_sparse_" + std::to_string(::getpid());
+  const std::filesystem::path ply = std::filesystem::temp_directory_path() / (stem + ".ply");
+  const std::string ply_header =
+      "ply\nformat binary_little_endian 1.0\nelement vertex 1073741824\nproperty char x\n"
+      "property char y\nproperty char z\nend_header\n";
+  std::ofstream(ply, std::ios::binary) << ply_header;
+  std::filesystem::resize_file(ply, ply_header.size() + (std::uint64_t{3} << 30));
+  EXPECT_EQ(load_under_a_memory_limit(
+                ply, ply.string() + ": its 1073741824 vertices need 12.0 GiB of host memory; "),
+            0);
+  std::filesystem::remove(ply);
+
+  // LAS 1.2, point format 0 (20-byte records), 2^30 points.
+  const std::filesystem::path las = std::filesystem::temp_directory_path() / (stem + ".las");
+  std::string las_header(227, '\0');
+  const auto put = [&](std::size_t at, auto value) {
+    std::memcpy(las_header.data() + at, &value, sizeof value);
+  };
+  las_header.replace(0, 4, "LASF");
+  las_header[24] = 1;
+  las_header[25] = 2;
+  put(94, std::uint16_t{227});
+  put(96, std::uint32_t{227});
+  put(105, std::uint16_t{20});
+  put(107, std::uint32_t{1} << 30);
+  for (int a = 0; a < 3; ++a)
+    put(131 + 8 * a, 0.01);
+  std::ofstream(las, std::ios::binary) << las_header;
+  std::filesystem::resize_file(las, 227 + (std::uint64_t{20} << 30));
+  EXPECT_EQ(load_under_a_memory_limit(
+                las, las.string() + ": its 1073741824 points need 16.0 GiB of host memory; "),
+            0);
+  std::filesystem::remove(las);
 #endif
 }
 
