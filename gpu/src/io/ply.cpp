@@ -1,13 +1,9 @@
-// PLY point clouds and meshes, read in pieces, never whole: the header is parsed in full (elements,
-// scalar and list properties of every standard type; lines it does not know are skipped, as
-// assimp's reader does) and its counts checked against the bytes after it and against the host's
-// memory before anything is allocated; then one pass over the data, ASCII or binary (either byte
-// order), in the file's element order. The vertex element's x/y/z are the points, or, with a face
-// or tristrips element, the mesh's vertices (identical positions welded), its polygons
-// fan-triangulated and its strips unrolled.
+// PLY point clouds and meshes, read a piece at a time, never whole: the header (unknown lines
+// skipped, as assimp skips them) and its counts checked against the bytes after it and the host's
+// memory first, then one pass over the ASCII or binary data in the file's element order; polygons
+// fan-triangulated, strips unrolled, identical positions welded.
 #include "io/io_common.hpp"
 
-#include <voxhash/backend.hpp>
 #include <voxhash/io.hpp>
 
 #include <algorithm>
@@ -15,12 +11,15 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <string>
-#include <tuple>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 namespace voxhash::io {
 namespace {
