@@ -177,6 +177,8 @@ int finish(const ViewerOptions& options,
            int height) {
   glFinish();
   if (options.timing) timing.print_summary();
+  for (const std::string& warning : session.state().scene_warnings())
+    std::fprintf(stderr, "voxhash: warning: %s\n", warning.c_str());
   for (const std::string& warning : session.state().grid_warnings()) {
     if (!warning.empty()) std::fprintf(stderr, "voxhash: warning: %s\n", warning.c_str());
   }
