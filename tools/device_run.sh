@@ -22,8 +22,16 @@ final=${OUT:-/tmp/voxhash-out}
 out=$final/results  # packed into $final/results.tar.gz at the end (the tool returns <= 8 files)
 mkdir -p "$out"
 [ -f .gl/setup.sh ] && source .gl/setup.sh
+# Binaries packed by tools/pack_device.sh, when build/ itself was not carried.
+if [ ! -x build/app/voxhash ] && [ -f .carry/build.tar.xz ]; then tar xJf .carry/build.tar.xz; fi
 # Debian libraries the GPU machine lacks beyond the GL runtime (oneTBB, assimp), copied here.
 [ -d .gl/lib ] && export LD_LIBRARY_PATH=$PWD/.gl/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# OpenCASCADE (STEP) is not carried: its libraries are 64 MB (18 MB xz) beside voxhash's own.
+if [ -x build/app/voxhash ] && ldd build/app/voxhash | grep -q 'libTK.*not found'; then
+  echo "device_run: build/ links OpenCASCADE, which this machine lacks: configure the device" \
+    "build with -DVOXHASH_STEP=OFF" >&2
+  exit 1
+fi
 nvidia-smi -L | tee "$out/device.txt"
 steps=${*:-tests tables frame}
 for step in $steps; do

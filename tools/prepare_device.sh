@@ -17,6 +17,6 @@ lib=/usr/lib/x86_64-linux-gnu
 for name in libtbb.so.12 libassimp.so.5 libzip.so.4 libpugixml.so.1; do
   cp -L "$lib/$name" .gl/lib/
   ldd "$lib/$name" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' |
-    grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux-x86-64)\.so' | xargs -r cp -L -t .gl/lib/
+    { grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux-x86-64)\.so' || true; } | xargs -r cp -L -t .gl/lib/
 done
 echo "prepare_device: .gl/ ready; carry [\"build\", \".gl\"] and run tools/device_run.sh"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's viewer screenshots (docs/screenshots/*.png), rendered under Xvfb with Mesa on the
-# CPU backend so that anyone can make them again: the placement tools and the clash list on a
-# placed scene of two models in different units, X-ray, the clipping plane and the overlay on the
-# demo. Usage: tools/screenshots.sh [BUILD_DIR] (default build-cpu, else build).
+# CPU backend so that anyone can make them again: the placement tools and the clash list (with a
+# status file) on a placed scene of two models in different units, X-ray, the clipping plane and
+# the overlay on the demo. Usage: tools/screenshots.sh [BUILD_DIR] (default build-cpu, else build).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -45,7 +45,14 @@ shot() {
 }
 
 shot placement --scene "$work/placed.json" --frames 3 --tab scene --select b
-shot clash-list --scene "$work/placed.json" --frames 3 --tab clash --clash-every 1
+# The clash list with a status file: one run of `voxhash clash --status`, then a person's review.
+"$voxhash" clash "$work/placed.json" --backend cpu --points 200000 --status "$work/status.json" \
+  >/dev/null
+sed -i -e '0,/"status": "new"/s//"status": "reviewed"/' \
+  -e '0,/"assignee": ""/s//"assignee": "structure"/' \
+  -e '0,/"comment": ""/s//"comment": "ring to be raised 50 mm"/' "$work/status.json"
+shot clash-list --scene "$work/placed.json" --frames 3 --tab clash --clash-every 1 \
+  --status "$work/status.json"
 shot xray --res 192 --frames 100 --tab view --xray
 shot clipping --res 192 --frames 100 --tab view --clip z:0.05
 shot overlay --res 192 --frames 100 --tab stats

@@ -22,7 +22,8 @@ cd "$root"
 packages=(build-essential cmake ninja-build git pkg-config libgtest-dev libglfw3-dev libglm-dev
   libimgui-dev libtinyobjloader-dev libassimp-dev libtbb-dev python3-glad libstb-dev libegl-dev
   libgl-dev xvfb xauth python3-matplotlib libcli11-dev nlohmann-json3-dev libcgal-dev
-  libpugixml-dev libzip-dev)
+  libpugixml-dev libzip-dev libocct-data-exchange-dev libocct-foundation-dev
+  libocct-modeling-algorithms-dev libocct-modeling-data-dev)
 if [ "$mode" = sanitize ]; then packages+=(clang libclang-rt-dev); fi  # libFuzzer
 missing=()
 for p in "${packages[@]}"; do

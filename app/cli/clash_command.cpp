@@ -1,11 +1,13 @@
-// `voxhash clash`: loads and places the scene's models (memory checked first), runs one frame at
-// the scene's time with no instances, groups the intersection into clash regions on the backend
-// (compute_clash_report, with each model's part ids) and writes the report: a summary on stdout,
-// and JSON, CSV and the clash band's PLY through the writers in app/clash.
+// `voxhash clash`: per scene, loads and places the models once (memory checked first), runs a
+// frame at each time asked for (posed by pose_scene, no instances), computes the clash report on
+// the backend (compute_clash_report, with each model's part ids) and writes it: a summary on
+// stdout and the files through app/clash's writers, named per run in a batch; or folds the
+// times' reports into a sweep and writes that.
 #include "clash/clash_bcf.hpp"
 #include "clash/clash_html.hpp"
 #include "clash/clash_report.hpp"
 #include "clash/clash_status.hpp"
+#include "clash/clash_sweep.hpp"
 #include "cli/clash_command.hpp"
 
 #include <voxhash/clash.hpp>
@@ -17,12 +19,24 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace voxhash::cli {
 namespace {
+
+/// A time or a length to 9 significant digits, as the outputs' labels and the text write them:
+/// 0.05 * 3 reads 0.15, not 0.15000000000000002.
+std::string figure(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value + 0.0);
+  return text;
+}
 
 /// "(x, y, z)" to a tenth of a voxel of `voxel` (what the grid resolves), in fixed notation: a
 /// georeferenced 4512003.5 stays that (not %g's 4.512e+06), and a centroid on a symmetry plane
@@ -43,21 +57,17 @@ std::string position(Float3 p, double voxel) {
   return out;
 }
 
-void print_summary(const LoadedScene& loaded,
-                   const Pipeline& pipeline,
-                   const FrameStats& stats,
-                   const ClashReport& report,
-                   const clash::ClashNames& names,
-                   double time) {
+/// The run's first lines: the scene, when (`when`: "time 1.5 s" or the sweep's times), the
+/// backend and algorithm, and the grid.
+void print_scene(const LoadedScene& loaded, const Pipeline& pipeline, const std::string& when) {
   const Scene& scene     = loaded.scene;
   const std::string unit = std::string(to_string(scene.unit));
   const Grid& grid       = pipeline.grid();
-  const double voxel     = grid.voxel_size.x;
-  std::printf("scene %s (%s), unit %s, time %g s, %s backend, %s\n",
+  std::printf("scene %s (%s), unit %s, %s, %s backend, %s\n",
               scene.name.c_str(),
               scene.file.c_str(),
               unit.c_str(),
-              time,
+              when.c_str(),
               std::string(to_string(pipeline.backend())).c_str(),
               std::string(to_string(pipeline.config().algorithm)).c_str());
   std::printf("grid %d x %d x %d, voxel %g %s\n",
@@ -66,6 +76,17 @@ void print_summary(const LoadedScene& loaded,
               grid.resolution.z,
               grid.voxel_size.x,
               unit.c_str());
+}
+
+void print_summary(const LoadedScene& loaded,
+                   const Pipeline& pipeline,
+                   const FrameStats& stats,
+                   const ClashReport& report,
+                   const clash::ClashNames& names,
+                   double time) {
+  const std::string unit = std::string(to_string(loaded.scene.unit));
+  const double voxel     = pipeline.grid().voxel_size.x;
+  print_scene(loaded, pipeline, "time " + figure(time) + " s");
   for (int i = 0; i < 2; ++i) {
     const ModelFrameStats& m = stats.model[i];
     std::printf(
@@ -125,34 +146,52 @@ void print_summary(const LoadedScene& loaded,
   }
 }
 
-}  // namespace
-
-int run_clash(const ClashCommand& command) {
-  const Scene& scene = command.scene;
-  const OpenScene open =
-      open_scene(scene, {.backend = command.backend, .defaults = command.defaults});
-  const LoadedScene& loaded = open.loaded;
-  const double time         = command.time.value_or(scene.time);
-  const std::unique_ptr<Pipeline> owned =
-      make_scene_pipeline(command.backend, open.configs.front(), loaded, time);
-  Pipeline& pipeline     = *owned;
-  const FrameStats stats = pipeline.run_frame(time, {.write_instances = false});
-
-  clash::ClashNames names;
-  ClashOptions options;
-  options.voxels     = !command.ply_path.empty();
-  options.gpu_budget = command.gpu_budget;
-  options.tolerance  = scene.tolerance;
-  options.clearance  = scene.clearance;
-  options.touching   = !command.no_touching;
-  for (int i = 0; i < 2; ++i) {
-    names.models[i]        = loaded.models[i].name;
-    names.parts[i]         = loaded.models[i].cloud.part_names;
-    options.model_names[i] = names.model(i);
-    options.part_names[i]  = names.parts[i];
+/// The sweep: per pair of parts, each interval it clashes over and its worst figures.
+void print_sweep(const clash::ClashSweep& sweep, const clash::ClashNames& names, LengthUnit unit) {
+  const std::vector<double>& times       = sweep.times();
+  const std::vector<clash::SweepPair> ps = sweep.pairs();
+  const std::string u                    = std::string(to_string(unit));
+  std::printf("sweep: %zu times from %s to %s s; %zu pair(s) of parts clash\n",
+              times.size(),
+              figure(times.front()).c_str(),
+              figure(times.back()).c_str(),
+              ps.size());
+  for (const clash::SweepPair& p : ps) {
+    std::printf("  %s x %s: first contact at %s s, %zu interval(s), %s s in all\n",
+                names.part(0, p.part_a).c_str(),
+                names.part(1, p.part_b).c_str(),
+                figure(p.intervals.front().start).c_str(),
+                p.intervals.size(),
+                figure(p.clashing_time()).c_str());
+    for (const clash::SweepInterval& i : p.intervals) {
+      std::string line = "    from " + figure(i.start) + " s " +
+                         (i.end ? "to " + figure(*i.end) + " s (" + figure(i.duration()) + " s)"
+                                : "on, still clashing at " + figure(i.last) + " s (the last time)");
+      line += ": " + std::string(to_string(i.kind));
+      if (!std::isnan(i.max_depth)) {
+        line += ", depth " + figure(i.max_depth) + " " + u + " at " + figure(i.max_depth_time) +
+                " s, volume " + figure(i.max_volume) + " " + u + "^3 at " +
+                figure(i.max_volume_time) + " s";
+      }
+      if (!std::isnan(i.min_distance)) {
+        line += ", gap " + figure(i.min_distance) + " " + u + " at " + figure(i.min_distance_time) +
+                " s";
+      }
+      std::printf("%s\n", line.c_str());
+    }
   }
-  const ClashReport report = compute_clash_report(pipeline, options);
+}
 
+/// What the report was run on, for its files.
+clash::ClashRun describe_run(const ClashCommand& command,
+                             const LoadedScene& loaded,
+                             const Pipeline& pipeline,
+                             const FrameStats& stats,
+                             const ClashReport& report,
+                             const ClashOptions& options,
+                             const clash::ClashNames& names,
+                             double time) {
+  const Scene& scene = loaded.scene;
   clash::ClashRun run;
   run.command_line = command.command_line;
   run.scene_file   = scene.file;
@@ -173,24 +212,137 @@ int run_clash(const ClashCommand& command) {
     run.paths[i]  = scene.models[i].path.string();
     run.models[i] = stats.model[i];
   }
-  for (const std::string& warning : run.warnings)
-    std::cerr << "voxhash: warning: " << warning << std::endl;
-  print_summary(loaded, pipeline, stats, report, names, time);
-  if (!command.json_path.empty()) clash::write_clash_json(report, command.json_path, names, &run);
-  if (!command.csv_path.empty()) clash::write_clash_csv(report, command.csv_path, names);
+  return run;
+}
+
+/// One report's files, each at its path for the run named `label`.
+void write_report(const ClashCommand& command,
+                  const std::string& label,
+                  const ClashReport& report,
+                  const clash::ClashNames& names,
+                  const clash::ClashRun& run) {
+  const auto path = [&](const std::string& p) { return run_output_path(p, label); };
+  if (!command.json_path.empty())
+    clash::write_clash_json(report, path(command.json_path), names, &run);
+  if (!command.csv_path.empty()) clash::write_clash_csv(report, path(command.csv_path), names);
   if (!command.regions_csv_path.empty()) {
-    clash::write_clash_regions_csv(report, command.regions_csv_path, names);
+    clash::write_clash_regions_csv(report, path(command.regions_csv_path), names);
   }
-  if (!command.ply_path.empty()) clash::write_clash_ply(report, command.ply_path);
-  if (!command.bcf_path.empty()) clash::write_clash_bcf(report, command.bcf_path, names, &run);
-  if (!command.html_path.empty()) clash::write_clash_html(report, command.html_path, names, &run);
+  if (!command.ply_path.empty()) clash::write_clash_ply(report, path(command.ply_path));
+  if (!command.bcf_path.empty())
+    clash::write_clash_bcf(report, path(command.bcf_path), names, &run);
+  if (!command.html_path.empty()) {
+    clash::write_clash_html(report, path(command.html_path), names, &run);
+  }
   if (!command.status_path.empty()) {
-    const clash::StatusCounts s =
-        clash::update_clash_status(report, command.status_path, names, run);
+    const std::string status    = path(command.status_path);
+    const clash::StatusCounts s = clash::update_clash_status(report, status, names, run);
     std::cout << "status: " << s.fresh << " new, " << s.active << " active, " << s.resolved
-              << " resolved (run " << s.run << " of " << command.status_path << ")\n";
+              << " resolved (run " << s.run << " of " << status << ")\n";
   }
-  return command.exit_code && !report.clashes.empty() ? kClashesFound : 0;
+}
+
+/// Scene `index` of the batch: its models loaded once, a frame and a report at each time, each
+/// report written (or, for a sweep, folded and the sweep written). Returns whether any report
+/// listed a clash.
+bool run_scene(const ClashCommand& command, std::size_t index) {
+  const Scene& scene = command.scenes[index];
+  const OpenScene open =
+      open_scene(scene, {.backend = command.backend, .defaults = command.defaults});
+  const LoadedScene& loaded = open.loaded;
+  const std::vector<double> times =
+      command.times.empty() ? std::vector{command.time.value_or(scene.time)} : command.times;
+  const std::unique_ptr<Pipeline> owned =
+      make_scene_pipeline(command.backend, open.configs.front(), loaded, times.front());
+  Pipeline& pipeline = *owned;
+
+  clash::ClashNames names;
+  ClashOptions options;
+  options.voxels     = !command.ply_path.empty();
+  options.gpu_budget = scene.gpu_budget.value_or(GpuBudget{});
+  options.tolerance  = scene.tolerance;
+  options.clearance  = scene.clearance;
+  options.touching   = !command.no_touching;
+  for (int i = 0; i < 2; ++i) {
+    names.models[i]        = loaded.models[i].name;
+    names.parts[i]         = loaded.models[i].cloud.part_names;
+    options.model_names[i] = names.model(i);
+    options.part_names[i]  = names.parts[i];
+  }
+
+  clash::ClashSweep sweep;
+  clash::ClashRun sweep_run;
+  std::set<std::string> warned;  // each warning once per scene, however many times repeat it
+  bool clashes = false;
+  for (std::size_t t = 0; t < times.size(); ++t) {
+    const double time = times[t];
+    pose_scene(pipeline, loaded.scene, time);
+    const FrameStats stats   = pipeline.run_frame(time, {.write_instances = false});
+    const ClashReport report = compute_clash_report(pipeline, options);
+    clashes                  = clashes || !report.clashes.empty();
+    clash::ClashRun run =
+        describe_run(command, loaded, pipeline, stats, report, options, names, time);
+    for (const std::string& warning : run.warnings) {
+      if (!warned.insert(warning).second) continue;
+      std::cerr << "voxhash: warning: " << warning << std::endl;
+      if (command.sweep) sweep_run.warnings.push_back(warning);
+    }
+    if (command.sweep) {
+      sweep.add(time, report);
+      if (t == 0) {
+        std::vector<std::string> warnings = std::move(sweep_run.warnings);
+        sweep_run                         = run;
+        sweep_run.warnings                = std::move(warnings);
+      }
+      continue;
+    }
+    if (t > 0) std::printf("\n");
+    print_summary(loaded, pipeline, stats, report, names, time);
+    write_report(command,
+                 run_label(command, index, times.size() > 1 ? std::optional(time) : std::nullopt),
+                 report,
+                 names,
+                 run);
+  }
+  if (command.sweep) {
+    print_scene(
+        loaded, pipeline, "times " + figure(times.front()) + " to " + figure(times.back()) + " s");
+    print_sweep(sweep, names, scene.unit);
+    const std::string label = run_label(command, index, std::nullopt);
+    if (!command.json_path.empty()) {
+      clash::write_sweep_json(sweep, run_output_path(command.json_path, label), names, &sweep_run);
+    }
+    if (!command.csv_path.empty()) {
+      clash::write_sweep_csv(sweep, run_output_path(command.csv_path, label), names);
+    }
+  }
+  return clashes;
+}
+
+}  // namespace
+
+std::string run_output_path(const std::string& path, const std::string& label) {
+  if (label.empty()) return path;
+  const std::filesystem::path p(path);
+  return (p.parent_path() / (p.stem().string() + "." + label + p.extension().string())).string();
+}
+
+std::string run_label(const ClashCommand& command, std::size_t scene, std::optional<double> time) {
+  std::string label;
+  if (command.scenes.size() > 1) {
+    label = std::filesystem::path(command.scenes[scene].file).stem().string();
+  }
+  if (time) label += (label.empty() ? "t" : ".t") + figure(*time);
+  return label;
+}
+
+int run_clash(const ClashCommand& command) {
+  bool clashes = false;
+  for (std::size_t s = 0; s < command.scenes.size(); ++s) {
+    if (s > 0) std::printf("\n");
+    clashes = run_scene(command, s) || clashes;
+  }
+  return command.exit_code && clashes ? kClashesFound : 0;
 }
 
 }  // namespace voxhash::cli

@@ -133,6 +133,84 @@ CLI::Validator number_in(double min, double max) {
       "NUMBER");
 }
 
+/// The most poses `voxhash clash --times` checks in one run.
+constexpr std::size_t kMaxTimes = 100'000;
+
+/// A finite number filling all of `text`, else nothing.
+std::optional<double> parse_number(std::string_view text) {
+  const std::string s(text);
+  char* end      = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+/// --times: "T0:T1:STEP" (T0, T0 + STEP, ... up to T1, T1 itself when STEP divides the range) or a
+/// list "0,0.5,1" of increasing times; at most kMaxTimes. What is wrong, or the times.
+std::variant<std::string, std::vector<double>> parse_times(const std::string& text) {
+  std::vector<std::string_view> fields;
+  const char separator = text.find(':') != std::string::npos ? ':' : ',';
+  for (std::size_t at = 0;;) {
+    const std::size_t next = text.find(separator, at);
+    fields.emplace_back(std::string_view(text).substr(at, next - at));
+    if (next == std::string::npos) break;
+    at = next + 1;
+  }
+  std::vector<double> values;
+  for (const std::string_view field : fields) {
+    const std::optional<double> v = parse_number(field);
+    if (!v)
+      return "'" + std::string(field) + "' in '" + text + "' is not a finite number of seconds";
+    values.push_back(*v);
+  }
+  if (separator == ',') {
+    if (values.size() > kMaxTimes) {
+      return "'" + text + "' lists " + std::to_string(values.size()) + " times (at most " +
+             std::to_string(kMaxTimes) + ")";
+    }
+    for (std::size_t i = 1; i < values.size(); ++i) {
+      if (!(values[i] > values[i - 1])) {
+        return "'" + text + "': the times must increase (" + std::string(fields[i]) + " follows " +
+               std::string(fields[i - 1]) + ")";
+      }
+    }
+    return values;
+  }
+  if (values.size() != 3) return "'" + text + "' is not T0:T1:STEP (three numbers)";
+  const double from = values[0], to = values[1], step = values[2];
+  if (!(step > 0)) return "'" + text + "': STEP must be more than 0";
+  if (to < from) return "'" + text + "': T1 is before T0";
+  // The last time within a millionth of a step of T1 counts as T1 (0:1:0.1 ends at 1).
+  const double steps = std::floor((to - from) / step + 1e-6);
+  if (!(steps + 1 <= static_cast<double>(kMaxTimes))) {
+    char count[32];
+    std::snprintf(count, sizeof count, "%.15g", steps + 1);
+    return "'" + text + "' is " + count + " times (at most " + std::to_string(kMaxTimes) +
+           "): give a larger STEP";
+  }
+  // Each time as its 12 significant digits read back: 0 + 46 * 0.1 is 4.6, not 4.6000000000000005.
+  for (std::size_t i = 0; i <= static_cast<std::size_t>(steps); ++i) {
+    char time[32];
+    std::snprintf(time, sizeof time, "%.12g", from + static_cast<double>(i) * step);
+    values.push_back(std::strtod(time, nullptr));
+    if (values.size() > 4 && !(values.back() > values[values.size() - 2])) {
+      return "'" + text + "': STEP is too small to tell times of this size apart (12 digits)";
+    }
+  }
+  values.erase(values.begin(), values.begin() + 3);
+  return values;
+}
+
+CLI::Validator times() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        const auto parsed = parse_times(text);
+        return std::holds_alternative<std::string>(parsed) ? std::get<std::string>(parsed) : "";
+      },
+      "",
+      "TIMES");
+}
+
 /// A length above 0 with an optional unit (a voxel's size).
 CLI::Validator positive_length() {
   return CLI::Validator(
@@ -228,7 +306,8 @@ CLI::Validator translation() {
 /// The flags that choose and change a scene, as given (empty / 0: not given).
 struct SceneFlags {
   std::string scene, model_a, model_b, translate_a, translate_b;
-  std::string voxel_size;  // a length ("2cm", "0.05": the scene's unit)
+  std::vector<std::string> scenes;  // `voxhash clash`'s positional scenes (scene: each in turn)
+  std::string voxel_size;           // a length ("2cm", "0.05": the scene's unit)
   std::size_t gpu_budget_bytes = 0;
   bool files_outside_folder    = false;
 };
@@ -251,7 +330,11 @@ void add_scene_flags(CLI::App& app, SceneFlags& flags, bool positional) {
       "scene file (JSON, docs/SCENES.md); default: the bundled demo\n"
       "(assets/demo.json), or the models given by --model-a/-b";
   if (positional) {
-    app.add_option("scene", flags.scene, scene_help)->check(input_file())->option_text("SCENE");
+    app.add_option("scene",
+                   flags.scenes,
+                   scene_help + ";\nseveral: each in turn, its files named after it (out.a.json)")
+        ->check(input_file())
+        ->option_text("SCENE...");
   } else {
     app.add_option("--scene", flags.scene, scene_help)->check(input_file())->option_text("FILE");
   }
@@ -447,6 +530,11 @@ class CommandLine {
               1 << 30,
               "compute the clash report (the panel's clash list) every N frames\n"
               "(default 0: only when asked)");
+    add_output(*m_view,
+               "--status",
+               o.status_path,
+               "the clashes' status file (as `voxhash clash --status` keeps it): the clash\n"
+               "tab shows each clash's status, assignee and comment, edits and saves them");
     add_count(*m_view, "--width", o.width, 64, 16384, "window or image width (default 1280)");
     add_count(*m_view, "--height", o.height, 64, 16384, "window or image height (default 800)");
     m_view->footer(
@@ -649,6 +737,19 @@ class CommandLine {
                      "the scene's, else 0)")
         ->check(number_in(-1e9, 1e9))
         ->option_text("SECONDS");
+    m_clash
+        ->add_option("--times",
+                     m_clash_times,
+                     "the poses to check, the models loaded once: T0:T1:STEP (T0, T0 + STEP,\n"
+                     "... to T1) or a list 0,0.5,1 of increasing seconds; at most 100000;\n"
+                     "a report per time, its files named after it (out.t0.5.json)")
+        ->check(times())
+        ->excludes("--time");
+    m_clash->add_flag("--sweep",
+                      m_clash_command.sweep,
+                      "with --times: per pair of parts, when it starts and stops clashing\n"
+                      "(each interval), for how long, and its worst depth, volume and gap\n"
+                      "and when; --json and --csv write the sweep");
     add_output(*m_clash, "--json", m_clash_command.json_path, "write the report as JSON");
     add_output(
         *m_clash, "--csv", m_clash_command.csv_path, "write the clashes as CSV, one row each");
@@ -755,7 +856,9 @@ class CommandLine {
     c.defaults.points = given(*m_clash, "--points") ? m_clash_points : cuda ? 1'000'000 : 200'000;
     c.defaults.resolution = given(*m_clash, "--res") ? m_clash_resolution : cuda ? 512 : 256;
     if (given(*m_clash, "--time")) c.time = m_clash_time;
-    if (m_clash_scene.scene.empty() &&
+    if (given(*m_clash, "--times"))
+      c.times = std::get<std::vector<double>>(parse_times(m_clash_times));
+    if (m_clash_scene.scenes.empty() &&
         given(*m_clash, "--model-a") != given(*m_clash, "--model-b")) {
       throw UsageError(
           "voxhash clash: " +
@@ -763,17 +866,78 @@ class CommandLine {
           (given(*m_clash, "--model-a") ? "--model-b" : "--model-a") +
           ": a clash check takes two models (or a scene) (see `voxhash clash --help`)");
     }
-    c.scene      = resolve_scene(*m_clash,
-                            m_clash_scene,
-                            parse_table_kind(m_clash_algorithm),
-                            m_clash_points,
-                            m_clash_resolution);
-    c.gpu_budget = c.scene.gpu_budget.value_or(GpuBudget{});
-    if (given(*m_clash, "--tolerance"))
-      c.scene.tolerance = *parse_length(m_clash_tolerance, c.scene.unit);
-    if (given(*m_clash, "--clearance"))
-      c.scene.clearance = *parse_length(m_clash_clearance, c.scene.unit);
+    if (c.sweep && c.times.empty()) {
+      throw UsageError(
+          "voxhash clash: --sweep needs --times (the motion's times to sweep) (see "
+          "`voxhash clash --help`)");
+    }
+    if (c.sweep) {
+      for (const char* flag : {"--regions-csv", "--export-ply", "--bcf", "--html", "--status"}) {
+        if (!given(*m_clash, flag)) continue;
+        throw UsageError("voxhash clash: " + std::string(flag) +
+                         " does not go with --sweep (a sweep writes its intervals: --json, "
+                         "--csv) (see `voxhash clash --help`)");
+      }
+    }
+    const std::vector<std::string> files =
+        m_clash_scene.scenes.empty() ? std::vector<std::string>{""} : m_clash_scene.scenes;
+    for (const std::string& file : files) {
+      SceneFlags flags = m_clash_scene;
+      flags.scene      = file;
+      Scene scene      = resolve_scene(
+          *m_clash, flags, parse_table_kind(m_clash_algorithm), m_clash_points, m_clash_resolution);
+      if (given(*m_clash, "--tolerance"))
+        scene.tolerance = *parse_length(m_clash_tolerance, scene.unit);
+      if (given(*m_clash, "--clearance"))
+        scene.clearance = *parse_length(m_clash_clearance, scene.unit);
+      if (c.times.size() > 1 && scene.motion.kind == MotionKind::None) {
+        const std::string what = m_clash_scene.scenes.empty()
+                                     ? std::string("models given without a scene have")
+                                     : scene.file + " has";
+        throw UsageError("voxhash clash: --times: " + what +
+                         " no motion (\"motion\" none: every time is the same pose); give "
+                         "--time, or a scene with a swing or keyframes (see `voxhash clash "
+                         "--help`)");
+      }
+      c.scenes.push_back(std::move(scene));
+    }
+    check_run_outputs(c);
     return c;
+  }
+
+  /// Every run of a batch writes files of its own: no two scenes with one stem, no two times with
+  /// one label; and each path given is one the runs can write next to.
+  void check_run_outputs(const ClashCommand& c) const {
+    const std::vector<std::string> outputs = {c.json_path,
+                                              c.csv_path,
+                                              c.regions_csv_path,
+                                              c.ply_path,
+                                              c.bcf_path,
+                                              c.html_path,
+                                              c.status_path};
+    const bool writes                      = std::any_of(
+        outputs.begin(), outputs.end(), [](const std::string& p) { return !p.empty(); });
+    if (!writes) return;
+    std::map<std::string, std::string> labels;  // label -> what it names
+    const std::size_t per_scene = c.sweep || c.times.size() < 2 ? 1 : c.times.size();
+    for (std::size_t s = 0; s < c.scenes.size(); ++s) {
+      for (std::size_t t = 0; t < per_scene; ++t) {
+        const std::optional<double> time = per_scene > 1 ? std::optional(c.times[t]) : std::nullopt;
+        char at_time[48]                 = "";
+        if (time) std::snprintf(at_time, sizeof at_time, " at %.17g s", *time);
+        const std::string what = c.scenes[s].file + at_time;
+        const auto [at, fresh] = labels.emplace(run_label(c, s, time), what);
+        if (fresh) continue;
+        throw UsageError(
+            "voxhash clash: " + what + " and " + at->second + " would write the same files (" +
+            run_output_path(*std::find_if(outputs.begin(),
+                                          outputs.end(),
+                                          [](const std::string& p) { return !p.empty(); }),
+                            at->first) +
+            "): give the scene files different names, or times further apart (see "
+            "`voxhash clash --help`)");
+      }
+    }
   }
 
   [[nodiscard]] viewer::ViewerOptions view_options() const {
@@ -883,7 +1047,7 @@ class CommandLine {
   CLI::App* m_clash = nullptr;
   ClashCommand m_clash_command;
   std::string m_clash_backend = "auto", m_clash_algorithm = "cuckoo";
-  std::string m_clash_tolerance, m_clash_clearance;
+  std::string m_clash_tolerance, m_clash_clearance, m_clash_times;
   std::size_t m_clash_points = 0;
   int m_clash_resolution     = 0;
   double m_clash_time        = 0;

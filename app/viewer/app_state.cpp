@@ -316,7 +316,76 @@ bool AppState::run_clash() {
     }
     m_clash      = compute_clash_report(*m_pipeline, options);
     m_clash_time = m_time;
+    merge_clash_status();
   });
+}
+
+void AppState::merge_clash_status() {
+  if (!m_status || !m_clash) return;
+  clash::ClashNames names;
+  clash::ClashRun run;
+  for (int i = 0; i < 2; ++i) {
+    names.models[i] = m_loaded.models[i].name;
+    names.parts[i]  = m_loaded.models[i].cloud.part_names;
+  }
+  run.scene_file  = m_loaded.scene.file;
+  run.time        = m_clash_time;
+  m_status->shown = m_status->saved;
+  (void)m_status->shown.update(*m_clash, names, run);
+  m_status->unsaved = true;
+}
+
+bool AppState::open_clash_status(const std::string& path) {
+  StatusFile file;
+  if (!attempt("cannot open the status file",
+               [&] { file.saved = clash::ClashStatus::read(path); })) {
+    return false;
+  }
+  file.shown    = file.saved;
+  m_status      = std::move(file);
+  m_status_path = path;
+  merge_clash_status();
+  report("clash status: " + path + " (" + std::to_string(m_status->saved.runs()) + " run(s))",
+         false);
+  return true;
+}
+
+bool AppState::edit_clash_status(const std::string& id,
+                                 const std::string& status,
+                                 const std::string& assignee,
+                                 const std::string& comment) {
+  if (!m_status) {
+    report("cannot edit the clash status: no status file open", true);
+    return false;
+  }
+  clash::ClashStatus edited = m_status->shown;
+  if (!attempt("cannot edit the clash status", [&] {
+        edited.edit(id, status, assignee, comment);
+        edited.write(m_status_path);
+      })) {
+    return false;
+  }
+  m_status->saved   = edited;
+  m_status->shown   = std::move(edited);
+  m_status->unsaved = false;
+  report("clash " + id + ": " + status + ", saved to " + m_status_path, false);
+  return true;
+}
+
+bool AppState::save_clash_status() {
+  if (!m_status) {
+    report("cannot save the clash status: no status file open", true);
+    return false;
+  }
+  if (!attempt("cannot save the clash status", [&] { m_status->shown.write(m_status_path); })) {
+    return false;
+  }
+  m_status->saved   = m_status->shown;
+  m_status->unsaved = false;
+  report("saved the clash status to " + m_status_path + " (run " +
+             std::to_string(m_status->saved.runs()) + ")",
+         false);
+  return true;
 }
 
 std::string AppState::part_name(int index, std::uint32_t part) const {

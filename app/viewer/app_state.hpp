@@ -1,11 +1,13 @@
 // The viewer's scene state, free of GL and UI: the scene and its two placed models, the pipeline,
 // the settings the panel edits, animation time (pause, single step, reset, a chosen time), each
 // model's placement, the last frame's statistics and their history, the clash report (on demand
-// or every N frames), saving the scene, and the messages shown to the user (per model for loads).
-// Changes that need memory are checked against free memory first; a frame that fails after a change
-// goes back to the scene before it. Tests drive it headlessly through a BufferBridge.
+// or every N frames) and the clashes' status file (clash::ClashStatus: shown, edited, saved),
+// saving the scene, and the messages shown to the user (per model for loads). Changes that need
+// memory are checked against free memory first; a frame that fails after a change goes back to the
+// scene before it. Tests drive it headlessly through a BufferBridge.
 #pragma once
 
+#include "clash/clash_status.hpp"
 #include "viewer/placement.hpp"
 #include "viewer/render_buffer.hpp"
 
@@ -138,6 +140,29 @@ class AppState {
   [[nodiscard]] std::string part_name(int index, std::uint32_t part) const;
   static constexpr std::size_t kClashRegions = 100;
 
+  /// Keeps the clashes' status in the file at `path` (the format `voxhash clash --status` reads
+  /// and writes, clash::ClashStatus): read now when it exists, else started empty. Each clash
+  /// report is then merged into it as the next run (new / active / resolved; what a person wrote
+  /// kept), shown by clash_status() and written on save_clash_status() and on every edit. A file
+  /// that is not a status file is the message and false, and the status kept before stays.
+  bool open_clash_status(const std::string& path);
+  [[nodiscard]] const std::string& clash_status_path() const { return m_status_path; }
+  /// The status file with the current report merged in (what saving writes); null without one.
+  [[nodiscard]] const clash::ClashStatus* clash_status() const {
+    return m_status ? &m_status->shown : nullptr;
+  }
+  /// Whether the shown status holds a report that is not written yet.
+  [[nodiscard]] bool clash_status_unsaved() const { return m_status && m_status->unsaved; }
+  /// A person's edit of clash `id` (status, assignee, comment), written to the file at once
+  /// (atomically, through write_file) with the report merged in. A bad status, an id the file
+  /// does not list or a failed write is the message and false; nothing changes then.
+  bool edit_clash_status(const std::string& id,
+                         const std::string& status,
+                         const std::string& assignee,
+                         const std::string& comment);
+  /// Writes the shown status (the current report as a run) to the file.
+  bool save_clash_status();
+
   void toggle_pause() { m_paused = !m_paused; }
   [[nodiscard]] bool paused() const { return m_paused; }
   /// Advances one 1/60 s step on the next update, even while paused.
@@ -203,6 +228,8 @@ class AppState {
   void update_grid_warnings();
   /// Computes the clash report from the pipeline's last frame.
   bool run_clash();
+  /// The saved status with the current report merged in as the next run.
+  void merge_clash_status();
   /// Runs f(); an exception becomes the error message "what: ..." and false.
   template <class F>
   bool attempt(const std::string& what, F&& f);
@@ -219,6 +246,13 @@ class AppState {
   std::array<std::string, 2> m_model_errors;
   std::array<std::optional<RestModel>, 2> m_rest;  // made on the first placement after a load
   std::optional<ClashReport> m_clash;
+  /// The status file: as written, and as shown (with the current report merged in).
+  struct StatusFile {
+    clash::ClashStatus saved, shown;
+    bool unsaved = false;
+  };
+  std::optional<StatusFile> m_status;
+  std::string m_status_path;
   double m_clash_time    = 0;
   int m_clash_interval   = 0;
   int m_frames_to_clash  = 0;

@@ -4,7 +4,9 @@
 //                 models' outside-the-grid warnings (always shown)
 //   tab scene:    [models] load a model by path or drop (errors beside it); [placement] the
 //                 selected model's translate / rotate / scale, mouse mode, pose time; [scene file]
-//   tab clash:    [clash] the report on demand or every N frames, regions ranked by size
+//   tab clash:    [clash] the report on demand or every N frames, its clashes with their status
+//                 (a status file opened, saved and edited: status, assignee, comment), regions
+//                 ranked by size
 //   tab view:     [layers] points, intersection, inside / outside voxels per model with editable
 //                 colours, sizes, lighting, X-ray, the clipping plane
 //   tab stats:    [algorithm], [rates] against the device limits, [times], [counts]
@@ -37,8 +39,10 @@ ImVec4 to_imvec(const palette::Rgb& c) {
   return {c[0], c[1], c[2], 1.0f};
 }
 
-void copy_path(std::array<char, 512>& dst, const std::string& src) {
-  const std::size_t n = std::min(src.size(), dst.size() - 1);
+/// `src` into a text field's buffer, cut to fit.
+template <std::size_t N>
+void copy_text(std::array<char, N>& dst, const std::string& src) {
+  const std::size_t n = std::min(src.size(), N - 1);
   std::memcpy(dst.data(), src.data(), n);
   dst[n] = '\0';
 }
@@ -157,9 +161,10 @@ Panel::Panel(const AppState& state, PanelTab tab)
       m_load(static_cast<float>(state.settings().load)) {
   for (int i = 0; i < 2; ++i) {
     m_shown_paths[i] = state.models()[i].path;
-    copy_path(m_paths[i], m_shown_paths[i]);
+    copy_text(m_paths[i], m_shown_paths[i]);
   }
-  copy_path(m_scene_path, "scene.json");
+  copy_text(m_scene_path, "scene.json");
+  copy_text(m_status_path, "clashes.json");
 }
 
 void Panel::draw_overlay(const AppState& state,
@@ -567,7 +572,7 @@ void Panel::draw_models(AppState& state, ViewControls& controls) {
     const ModelInfo& model = state.models()[i];
     if (model.path != m_shown_paths[i]) {  // loaded some other way (a drop)
       m_shown_paths[i] = model.path;
-      copy_path(m_paths[i], model.path);
+      copy_text(m_paths[i], model.path);
     }
     ImGui::RadioButton(kModelNames[i], &controls.selected_model, i);
     ImGui::SameLine();
@@ -656,6 +661,7 @@ void Panel::draw_clash(AppState& state, PanelRequests& requests) {
   int every = state.clash_interval();
   ImGui::SetNextItemWidth(100);
   if (ImGui::InputInt("every N frames", &every)) state.set_clash_interval(every);
+  draw_clash_status_file(state);
   const std::optional<ClashReport>& report = state.clash();
   if (!report) {
     ImGui::TextColored(kDimColor, "no report yet");
@@ -675,25 +681,31 @@ void Panel::draw_clash(AppState& state, PanelRequests& requests) {
                      state.scene().clearance,
                      unit);
   ImGui::PopStyleColor();
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+  const clash::ClashStatus* status = state.clash_status();
+  const ImGuiTableFlags flags      = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
-  const float room = ImGui::GetContentRegionAvail().y - 40;
-  if (ImGui::BeginTable("clashes", 4, flags, ImVec2(0, room * 0.55f))) {
+  const float room = ImGui::GetContentRegionAvail().y - (status ? 150 : 40);
+  if (ImGui::BeginTable("clashes", status ? 5 : 4, flags, ImVec2(0, room * 0.55f))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("kind");
     ImGui::TableSetupColumn("parts (A x B)", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("volume");
     ImGui::TableSetupColumn("depth / gap");
+    if (status) ImGui::TableSetupColumn("status");
     ImGui::TableHeadersRow();
     const ImVec4 kind_colour[kClashKinds] = {kErrorColor, kWarningColor, kDimColor};
     for (std::size_t i = 0; i < report->clashes.size(); ++i) {
-      const Clash& c = report->clashes[i];
+      const Clash& c       = report->clashes[i];
+      const std::string id = clash::id_text(c.id);
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::PushID(static_cast<int>(i));
       ImGui::PushStyleColor(ImGuiCol_Text, kind_colour[static_cast<int>(c.kind)]);
-      if (ImGui::Selectable(to_string(c.kind).data(), false, ImGuiSelectableFlags_SpanAllColumns)) {
+      if (ImGui::Selectable(to_string(c.kind).data(),
+                            status && id == m_clash_id,
+                            ImGuiSelectableFlags_SpanAllColumns)) {
         requests.focus = c.bounds;
+        if (status) select_clash(state, id);
       }
       ImGui::PopStyleColor();
       ImGui::PopID();
@@ -712,8 +724,46 @@ void Panel::draw_clash(AppState& state, PanelRequests& requests) {
       } else if (!std::isnan(c.depth)) {
         ImGui::Text("%.3g %s", c.depth, unit);
       }
+      if (!status) continue;
+      ImGui::TableNextColumn();
+      const std::optional<clash::StatusEntry> entry = status->find(id);
+      if (entry) {
+        ImGui::TextUnformatted(entry->status.c_str());
+        if (!entry->comment.empty() && ImGui::IsItemHovered()) {
+          ImGui::SetTooltip("%s", entry->comment.c_str());
+        }
+      }
+    }
+    // The status file's clashes this report no longer finds.
+    if (status) {
+      int row = static_cast<int>(report->clashes.size());
+      for (const clash::StatusEntry& entry : status->entries()) {
+        if (entry.resolved_run == 0) continue;
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::PushID(row++);
+        ImGui::PushStyleColor(ImGuiCol_Text, kDimColor);
+        if (ImGui::Selectable(
+                "gone", entry.id == m_clash_id, ImGuiSelectableFlags_SpanAllColumns)) {
+          select_clash(state, entry.id);
+        }
+        ImGui::TableNextColumn();
+        ImGui::Text("%s x %s", entry.part_a.c_str(), entry.part_b.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TableNextColumn();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(entry.status.c_str());
+        ImGui::PopStyleColor();
+        ImGui::PopID();
+      }
     }
     ImGui::EndTable();
+  }
+  if (status) {
+    if (m_clash_id.empty() && !report->clashes.empty()) {
+      select_clash(state, clash::id_text(report->clashes.front().id));
+    }
+    draw_clash_status_editor(state);
   }
   ImGui::TextWrapped("%zu region(s) of the contact band, %zu voxels, %.4g %s^3",
                      report->total_regions,
@@ -755,6 +805,80 @@ void Panel::draw_clash(AppState& state, PanelRequests& requests) {
     ImGui::TextUnformatted(parts.c_str());
   }
   ImGui::EndTable();
+}
+
+void Panel::draw_clash_status_file(AppState& state) {
+  if (state.clash_status_path() != m_shown_status_path) {
+    m_shown_status_path = state.clash_status_path();
+    copy_text(m_status_path, m_shown_status_path);
+  }
+  ImGui::SetNextItemWidth(-110);
+  const bool enter = ImGui::InputText(
+      "##status", m_status_path.data(), m_status_path.size(), ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if (ImGui::Button("Open") || enter) {
+    if (state.open_clash_status(m_status_path.data()) && !m_clash_id.empty()) {
+      select_clash(state, m_clash_id);
+    }
+  }
+  ImGui::SameLine();
+  ImGui::BeginDisabled(state.clash_status() == nullptr);
+  if (ImGui::Button(state.clash_status_unsaved() ? "Save*" : "Save")) state.save_clash_status();
+  ImGui::EndDisabled();
+  if (!state.clash_status()) {
+    ImGui::TextColored(kDimColor, "status file: none (open one to keep status and comments)");
+  }
+}
+
+void Panel::select_clash(const AppState& state, const std::string& id) {
+  m_clash_id                                    = id;
+  m_clash_status                                = 0;
+  const clash::ClashStatus* status              = state.clash_status();
+  const std::optional<clash::StatusEntry> entry = status ? status->find(id) : std::nullopt;
+  copy_text(m_assignee, entry ? entry->assignee : "");
+  copy_text(m_comment, entry ? entry->comment : "");
+  if (!entry) return;
+  for (std::size_t s = 0; s < clash::kClashStatuses.size(); ++s) {
+    if (clash::kClashStatuses[s] == entry->status) m_clash_status = static_cast<int>(s);
+  }
+}
+
+void Panel::draw_clash_status_editor(AppState& state) {
+  const clash::ClashStatus* status = state.clash_status();
+  const std::optional<clash::StatusEntry> entry =
+      m_clash_id.empty() ? std::nullopt : status->find(m_clash_id);
+  if (!entry) {
+    ImGui::TextColored(kDimColor, "click a clash to edit its status and comment");
+    return;
+  }
+  ImGui::TextWrapped("%s x %s: first found in run %zu%s",
+                     entry->part_a.c_str(),
+                     entry->part_b.c_str(),
+                     entry->first_run,
+                     entry->resolved_run ? ", no longer found" : "");
+  ImGui::SetNextItemWidth(120);
+  const auto status_name = [](void*, int i, const char** out) {
+    *out = clash::kClashStatuses[static_cast<std::size_t>(i)].data();
+    return true;
+  };
+  ImGui::Combo("##clash-status",
+               &m_clash_status,
+               status_name,
+               nullptr,
+               static_cast<int>(clash::kClashStatuses.size()));
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-1);
+  ImGui::InputTextWithHint("##assignee", "assignee", m_assignee.data(), m_assignee.size());
+  ImGui::InputTextMultiline(
+      "##comment", m_comment.data(), m_comment.size(), ImVec2(-70, ImGui::GetTextLineHeight() * 3));
+  ImGui::SameLine();
+  if (ImGui::Button("Apply")) {
+    state.edit_clash_status(
+        m_clash_id,
+        std::string(clash::kClashStatuses[static_cast<std::size_t>(m_clash_status)]),
+        m_assignee.data(),
+        m_comment.data());
+  }
 }
 
 // [output] -------------------------------------------------------------------------------------

@@ -140,6 +140,12 @@ class Panel {
   void draw_placement(AppState& state, ViewControls& controls);
   void draw_scene_file(AppState& state);
   void draw_clash(AppState& state, PanelRequests& requests);
+  /// The status file's path, open and save; with one open, the selected clash's status,
+  /// assignee and comment to edit.
+  void draw_clash_status_file(AppState& state);
+  void draw_clash_status_editor(AppState& state);
+  /// Makes `id` the clash the editor shows, its fields loaded from the status file.
+  void select_clash(const AppState& state, const std::string& id);
   void draw_output(PanelRequests& requests);
 
   std::optional<PanelTab> m_open_tab;  // selected on the next frame
@@ -147,6 +153,12 @@ class Panel {
   std::array<std::array<char, 512>, 2> m_paths{};
   std::array<std::string, 2> m_shown_paths;  // the models' paths when m_paths was last set
   std::array<char, 512> m_scene_path{};
+  std::array<char, 512> m_status_path{};
+  std::string m_shown_status_path;  // the state's status file when m_status_path was last set
+  std::string m_clash_id;           // the clash the status editor shows; empty: none
+  int m_clash_status = 0;           // its status, an index into clash::kClashStatuses
+  std::array<char, 256> m_assignee{};
+  std::array<char, 2048> m_comment{};
   int m_points         = 0;
   int m_resolution     = 0;
   float m_cuckoo_space = 0;

@@ -19,20 +19,21 @@ struct ViewerOptions {
   int resolution      = 256;     // voxels along the grid's longest axis, where the scene gives none
   TableKind algorithm = TableKind::Cuckoo;
   Backend backend     = Backend::Cpu;
-  std::optional<int> frames;     // render this many frames (fixed 1/60 s steps), then exit
-  std::string screenshot;        // PNG written after the last frame
-  std::string export_path;       // PLY of the last frame's labelled voxels, written after it
-  bool offscreen     = false;    // EGL device platform, no window
-  bool timing        = false;    // per-frame transfer timings on stdout
-  bool no_interop    = false;    // force the host-upload path
-  bool no_panel      = false;    // hide the ImGui panel
-  std::string tab    = "scene";  // the panel's tab open at first (kPanelTabNames)
-  int clash_every    = 0;        // compute the clash report every N frames; 0: on demand
-  int selected_model = 0;        // what the placement tools edit at first (0: A, 1: B)
-  bool cuda_draw     = false;    // draw points and voxels with CUDA (needs CUDA-GL interop)
-  bool xray          = false;    // outside voxels shown, translucent
-  int clip_axis      = -1;       // a clipping plane across x (0), y (1) or z (2); -1: none
-  float clip_offset  = 0;        // where it cuts that axis (world units); beyond it is cut away
+  std::optional<int> frames;   // render this many frames (fixed 1/60 s steps), then exit
+  std::string screenshot;      // PNG written after the last frame
+  std::string export_path;     // PLY of the last frame's labelled voxels, written after it
+  bool offscreen  = false;     // EGL device platform, no window
+  bool timing     = false;     // per-frame transfer timings on stdout
+  bool no_interop = false;     // force the host-upload path
+  bool no_panel   = false;     // hide the ImGui panel
+  std::string tab = "scene";   // the panel's tab open at first (kPanelTabNames)
+  int clash_every = 0;         // compute the clash report every N frames; 0: on demand
+  std::string status_path;     // the clashes' status file the clash tab shows and edits
+  int selected_model = 0;      // what the placement tools edit at first (0: A, 1: B)
+  bool cuda_draw     = false;  // draw points and voxels with CUDA (needs CUDA-GL interop)
+  bool xray          = false;  // outside voxels shown, translucent
+  int clip_axis      = -1;     // a clipping plane across x (0), y (1) or z (2); -1: none
+  float clip_offset  = 0;      // where it cuts that axis (world units); beyond it is cut away
   int width          = 1280;
   int height         = 800;
 };

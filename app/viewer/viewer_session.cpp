@@ -53,6 +53,10 @@ ViewerSession::ViewerSession(const ViewerOptions& options, GLFWwindow* window)
       m_ui(window),
       m_panel(m_state, tab_named(options.tab)) {
   m_state.set_clash_interval(options.clash_every);
+  // A bad status file is refused before the window runs, as a bad scene is.
+  if (!options.status_path.empty() && !m_state.open_clash_status(options.status_path)) {
+    throw InvalidInput(m_state.message());
+  }
   fit_view();
   m_controls.selected_model = options.selected_model;
   m_controls.show_panel     = !options.no_panel;

@@ -2,10 +2,13 @@
 // and against the analytic ring where two unit spheres meet, ranking of separate contacts, part
 // pairs of a two-part model (mesh and point cloud) and of voxels holding several parts of each
 // model (against the host's crossing), the size error of a crossing too large, options (the part
-// pairs joined over pages under a GPU budget), and the JSON / CSV / PLY writers.
+// pairs joined over pages under a GPU budget), the JSON / CSV / PLY / HTML / BCF writers, the
+// status file's edits and runs, and the sweep's intervals.
 #include "clash/clash_bcf.hpp"
 #include "clash/clash_html.hpp"
 #include "clash/clash_report.hpp"
+#include "clash/clash_status.hpp"
+#include "clash/clash_sweep.hpp"
 #include "common/clash_checks.hpp"
 
 #include <voxhash/error.hpp>
@@ -486,6 +489,141 @@ TEST_F(ClashFiles, BcfHasWhatTheBcf21SchemasRequireForEveryClash) {
     second.push_back(name);
   EXPECT_EQ(first, second);
   EXPECT_THROW(clash::write_clash_bcf(r, (m_dir / "no" / "r.bcfzip").string(), {}), Error);
+}
+
+/// A report of the given clashes, each with an id of its part ids.
+ClashReport fabricated_report(const std::vector<Clash>& clashes) {
+  ClashReport r;
+  r.solids = true;
+  for (Clash c : clashes) {
+    c.id = clash_id("blocks.obj",
+                    "part " + std::to_string(c.part_a),
+                    "probe",
+                    "part " + std::to_string(c.part_b));
+    r.clashes.push_back(c);
+    ++r.kind_counts[static_cast<int>(c.kind)];
+  }
+  return r;
+}
+
+Clash hard(std::uint32_t a, std::uint32_t b, double depth, double volume) {
+  Clash c;
+  c.part_a = a;
+  c.part_b = b;
+  c.kind   = ClashKind::Hard;
+  c.depth  = depth;
+  c.volume = volume;
+  return c;
+}
+
+TEST_F(ClashFiles, StatusIsReadEditedAndWrittenAsThePersonLeftIt) {
+  const std::string file    = path("status.json");
+  clash::ClashStatus status = clash::ClashStatus::read(file);
+  EXPECT_EQ(status.runs(), 0u) << "no file: no runs";
+  const ClashReport first = fabricated_report({hard(0, 1, 0.2, 0.01), hard(1, 2, 0.1, 0.02)});
+  clash::ClashRun run;
+  run.scene_file                   = "site.json";
+  const clash::StatusCounts counts = status.update(first, names(), run);
+  EXPECT_EQ(counts.fresh, 2u);
+  EXPECT_EQ(counts.run, 1u);
+  const std::string id = clash::id_text(first.clashes[0].id);
+  status.edit(id, "approved", "ana", "accepted: the sleeve is sized for it");
+  // A bad edit changes nothing.
+  EXPECT_THROW(status.edit(id, "done", "", ""), InvalidInput);
+  EXPECT_THROW(status.edit("0123456789abcdef", "approved", "", ""), InvalidInput);
+  status.write(file);
+
+  clash::ClashStatus again = clash::ClashStatus::read(file);
+  ASSERT_EQ(again.entries().size(), 2u);
+  std::optional<clash::StatusEntry> entry = again.find(id);
+  ASSERT_TRUE(entry.has_value());
+  EXPECT_EQ(entry->status, "approved");
+  EXPECT_EQ(entry->assignee, "ana");
+  EXPECT_EQ(entry->comment, "accepted: the sleeve is sized for it");
+  EXPECT_EQ(entry->part_a, "a") << "named as the run named it";
+  EXPECT_EQ(entry->part_b, "c1");
+  EXPECT_EQ(entry->kind, "hard");
+  EXPECT_EQ(entry->first_run, 1u);
+  EXPECT_EQ(entry->resolved_run, 0u);
+  EXPECT_FALSE(again.find("0123456789abcdef").has_value());
+
+  // The next run finds only the approved clash: it stays approved, the other is resolved.
+  const ClashReport second       = fabricated_report({hard(0, 1, 0.25, 0.01)});
+  const clash::StatusCounts next = clash::update_clash_status(second, file, names(), run);
+  EXPECT_EQ(next.active, 1u);
+  EXPECT_EQ(next.resolved, 1u);
+  EXPECT_EQ(next.run, 2u);
+  const clash::ClashStatus third = clash::ClashStatus::read(file);
+  EXPECT_EQ(third.runs(), 2u);
+  EXPECT_EQ(third.find(id)->status, "approved");
+  EXPECT_EQ(third.find(id)->comment, "accepted: the sleeve is sized for it");
+  EXPECT_EQ(third.find(clash::id_text(first.clashes[1].id))->status, "resolved");
+  EXPECT_EQ(third.find(clash::id_text(first.clashes[1].id))->resolved_run, 2u);
+
+  // Not a status file: one line naming it.
+  std::ofstream(path("bad.json")) << R"({"schema": "voxhash-clash-status/1", "runs": 1,
+      "clashes": [{"id": "00", "status": "done"}]})";
+  try {
+    (void)clash::ClashStatus::read(path("bad.json"));
+    ADD_FAILURE() << "a status of \"done\" was read";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find(path("bad.json") +
+                                         ": not a clash status file "
+                                         "(clashes[0].status \"done\" is not one of new, "
+                                         "active, reviewed, approved, resolved)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ClashSweep, IntervalsOpenCloseAndReopenWithTheirWorstFigures) {
+  // Parts (0, 1) clash at 1 and 2, not at 3, again at 4 (the sweep's last time); (0, 2) is a
+  // clearance clash at 2 only.
+  Clash gap;
+  gap.part_a   = 0;
+  gap.part_b   = 2;
+  gap.kind     = ClashKind::Clearance;
+  gap.distance = 0.03;
+  clash::ClashSweep sweep;
+  sweep.add(0, fabricated_report({}));
+  sweep.add(1, fabricated_report({hard(0, 1, 0.1, 0.5)}));
+  sweep.add(2, fabricated_report({hard(0, 1, 0.3, 0.4), gap}));
+  sweep.add(3, fabricated_report({}));
+  sweep.add(4, fabricated_report({hard(0, 1, 0.2, 0.9)}));
+  EXPECT_THROW(sweep.add(4, fabricated_report({})), InvalidInput) << "times must increase";
+  EXPECT_TRUE(sweep.any());
+  const std::vector<clash::SweepPair> pairs = sweep.pairs();
+  ASSERT_EQ(pairs.size(), 2u);
+  const clash::SweepPair& p = pairs[0];
+  EXPECT_EQ(p.part_b, 1u) << "first contact first";
+  ASSERT_EQ(p.intervals.size(), 2u);
+  EXPECT_EQ(p.intervals[0].start, 1.0);
+  EXPECT_EQ(p.intervals[0].end, 3.0);
+  EXPECT_EQ(p.intervals[0].samples, 2u);
+  EXPECT_EQ(p.intervals[0].max_depth, 0.3);
+  EXPECT_EQ(p.intervals[0].max_depth_time, 2.0);
+  EXPECT_EQ(p.intervals[0].max_volume, 0.5);
+  EXPECT_EQ(p.intervals[0].max_volume_time, 1.0);
+  EXPECT_TRUE(std::isnan(p.intervals[0].min_distance));
+  EXPECT_EQ(p.intervals[1].start, 4.0);
+  EXPECT_FALSE(p.intervals[1].end.has_value()) << "still clashing at the last time";
+  EXPECT_EQ(p.intervals[1].duration(), 0.0);
+  EXPECT_EQ(p.clashing_time(), 2.0);
+  const clash::SweepInterval worst = p.worst();
+  EXPECT_EQ(worst.max_depth, 0.3);
+  EXPECT_EQ(worst.max_volume, 0.9);
+  EXPECT_EQ(worst.max_volume_time, 4.0);
+  EXPECT_EQ(worst.kind, ClashKind::Hard);
+  const clash::SweepPair& q = pairs[1];
+  ASSERT_EQ(q.intervals.size(), 1u);
+  EXPECT_EQ(q.intervals[0].kind, ClashKind::Clearance);
+  EXPECT_EQ(q.intervals[0].end, 3.0);
+  EXPECT_EQ(q.intervals[0].min_distance, 0.03);
+  EXPECT_EQ(q.intervals[0].min_distance_time, 2.0);
+  EXPECT_TRUE(std::isnan(q.intervals[0].max_depth));
+  ASSERT_EQ(sweep.counts().size(), 5u);
+  EXPECT_EQ(sweep.counts()[2][0], 1u);
+  EXPECT_EQ(sweep.counts()[2][2], 1u);
 }
 
 }  // namespace

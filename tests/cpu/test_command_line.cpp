@@ -233,19 +233,47 @@ TEST(CommandLine, ClashTakesASceneAndItsOutputs) {
   const Outcome r        = run({"clash", "--backend", "cpu", "--json", json, "--time", "1.5"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(r.clash.has_value());
-  EXPECT_TRUE(r.clash->scene.file.ends_with("assets/demo.json")) << r.clash->scene.file;
+  ASSERT_EQ(r.clash->scenes.size(), 1u);
+  EXPECT_TRUE(r.clash->scenes[0].file.ends_with("assets/demo.json")) << r.clash->scenes[0].file;
   EXPECT_EQ(r.clash->json_path, json);
   EXPECT_EQ(r.clash->time, 1.5);
   EXPECT_EQ(r.clash->defaults.points, 200'000u);
   EXPECT_EQ(r.clash->defaults.resolution, 256);
   EXPECT_EQ(r.clash->command_line, "voxhash clash --backend cpu --json " + json + " --time 1.5");
-  EXPECT_EQ(r.clash->gpu_budget, 0u) << "no budget unless given";
+  EXPECT_FALSE(r.clash->scenes[0].gpu_budget.has_value()) << "no budget unless given";
+  EXPECT_TRUE(r.clash->times.empty());
+
+  // Several scenes, each in turn; --times as a range (T1 included) or a list.
+  const std::string demo  = std::string(VOXHASH_SOURCE_DIR) + "/assets/demo.json";
+  const std::string paged = std::string(VOXHASH_SOURCE_DIR) + "/assets/paged_clouds.json";
+  const Outcome batch     = run({"clash", demo, paged, "--backend", "cpu"});
+  ASSERT_EQ(batch.exit_code, 0) << batch.err;
+  ASSERT_EQ(batch.clash->scenes.size(), 2u);
+  EXPECT_EQ(batch.clash->scenes[1].file, paged);
+  EXPECT_EQ(cli::run_label(*batch.clash, 1, 0.25), "paged_clouds.t0.25");
+  EXPECT_EQ(cli::run_label(*batch.clash, 0, std::nullopt), "demo");
+  const Outcome range = run({"clash", demo, "--backend", "cpu", "--times", "0:1:0.25"});
+  ASSERT_EQ(range.exit_code, 0) << range.err;
+  EXPECT_EQ(range.clash->times, (std::vector<double>{0, 0.25, 0.5, 0.75, 1}));
+  const Outcome list = run({"clash", demo, "--backend", "cpu", "--times", "3,0.5", "--sweep"});
+  EXPECT_EQ(list.exit_code, 2) << "a list must increase";
+  const Outcome sweep = run({"clash", demo, "--backend", "cpu", "--times", "0.5,3", "--sweep"});
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  EXPECT_TRUE(sweep.clash->sweep);
+  EXPECT_EQ(sweep.clash->times, (std::vector<double>{0.5, 3}));
+  EXPECT_EQ(cli::run_label(*sweep.clash, 0, 3.0), "t3") << "one scene: the time alone";
+
+  // The viewer keeps a status file too, in a folder that exists.
+  const Outcome view = run({"--backend", "cpu", "--status", json});
+  ASSERT_TRUE(view.view.has_value()) << view.err;
+  EXPECT_EQ(view.view->status_path, json);
+  expect_usage_error({"view", "--status", "/nonexistent/s.json"}, "--status");
 }
 
 TEST(CommandLine, GpuBudgetOfTheJoins) {
   const Outcome clash = run({"clash", "--backend", "cpu", "--gpu-budget", "64MiB"});
   ASSERT_TRUE(clash.clash.has_value()) << clash.err;
-  EXPECT_EQ(clash.clash->gpu_budget, std::size_t{64} << 20);
+  EXPECT_EQ(clash.clash->scenes[0].gpu_budget, std::size_t{64} << 20);
   const Outcome join = run({"bench", "join", "--backend", "cpu", "--gpu-budget", "1GiB"});
   ASSERT_TRUE(join.bench.has_value()) << join.err;
   EXPECT_EQ(join.bench->command, bench::Command::Join);
@@ -277,8 +305,8 @@ TEST(CommandLine, GpuBudgetOfTheFrameOverridesTheScenes) {
   EXPECT_EQ(view.view->scene.gpu_budget, std::size_t{512} << 20);
   const Outcome clash = run({"clash", "--backend", "cpu", "--gpu-budget", "2GB"});
   ASSERT_TRUE(clash.clash.has_value()) << clash.err;
-  EXPECT_EQ(clash.clash->scene.gpu_budget, 2'000'000'000u) << "the frame's tables";
-  EXPECT_EQ(clash.clash->gpu_budget, 2'000'000'000u) << "and the part pairs' join";
+  EXPECT_EQ(clash.clash->scenes[0].gpu_budget, 2'000'000'000u)
+      << "the frame's tables and the part pairs' join";
   const Outcome none = run({"bench", "frame", "--backend", "cpu"});
   ASSERT_TRUE(none.bench.has_value()) << none.err;
   EXPECT_FALSE(none.bench->scene.gpu_budget.has_value()) << "the demo has no budget";
@@ -290,7 +318,7 @@ TEST(CommandLine, GpuBudgetOfTheFrameOverridesTheScenes) {
   EXPECT_EQ(scenes.bench->scene.gpu_budget, kGiB);
   const Outcome clash_scenes = run({"clash", scene, "--backend", "cpu"});
   ASSERT_TRUE(clash_scenes.clash.has_value()) << clash_scenes.err;
-  EXPECT_EQ(clash_scenes.clash->gpu_budget, kGiB);
+  EXPECT_EQ(clash_scenes.clash->scenes[0].gpu_budget, kGiB);
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"bench", "frame", "--scene", scene},
         std::vector<std::string>{"view", "--scene", scene},
@@ -299,7 +327,7 @@ TEST(CommandLine, GpuBudgetOfTheFrameOverridesTheScenes) {
     with_flag.insert(with_flag.end(), {"--backend", "cpu", "--gpu-budget", "64MiB"});
     const Outcome r = run(with_flag);
     ASSERT_EQ(r.exit_code, 0) << joined(with_flag) << ": " << r.err;
-    const Scene& s = r.bench ? r.bench->scene : r.view ? r.view->scene : r.clash->scene;
+    const Scene& s = r.bench ? r.bench->scene : r.view ? r.view->scene : r.clash->scenes[0];
     EXPECT_EQ(s.gpu_budget, std::size_t{64} << 20) << joined(with_flag);
   }
 
@@ -358,7 +386,6 @@ TEST(CommandLine, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
   expect_usage_error({"bench", "frame", "--soak", "1", "--soak-every", "nan"}, "--soak-every");
   expect_usage_error({"bench", "tables", "--paged", "--page-space", "nan"}, "--page-space");
   expect_usage_error({"bench", "frame", "--translate-b", "1,2,x"}, "--translate-b");
-  expect_usage_error({"clash", "a.json", "b.json"}, "'b.json'");
   expect_usage_error({"clash", "--bogus"}, "unknown option '--bogus'");
 }
 

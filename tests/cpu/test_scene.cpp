@@ -5,7 +5,9 @@
 // regions, volumes and the models' part names) and `voxhash bench frame --scene` writing reports
 // with model names, integer counts and the GPU budget with the frame's paging; "gpu_budget" and
 // models read "as" points; the big scene of issue 13 parsed (never run here); open_scene, the one
-// way the front ends open a scene.
+// way the front ends open a scene; the status file across runs (resolved, new, a person's fields
+// kept), a batch's files per scene and time, the sweep's contacts against an analytic motion, and
+// the bad --times / --sweep inputs.
 #include "bench/bench.hpp"
 #include "cli/command_line.hpp"
 
@@ -14,6 +16,7 @@
 #include <voxhash/scene.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -1393,6 +1396,305 @@ TEST(Scene, ClashStatusSurvivesRunsAndKeepsWhatAPersonWrote) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(bad + ": not a clash status file"), std::string::npos) << r.err;
   EXPECT_EQ(read_text(status), R"({"schema": "other"})");
+}
+
+TEST(Scene, ClashStatusResolvesAPartThatMovedAwayAndAddsOneThatMovedIn) {
+  // Model A: one box "pump"; model B: "pipe" over it and "valve" 3 m along x. Moving B by -3 m
+  // takes the pipe away and brings the valve in.
+  const std::string a =
+      write_file("status_pump.obj", boxes_obj({{"pump", {{0, 0, 0}, {1, 1, 1}}}}));
+  const std::string b =
+      write_file("status_pipes.obj",
+                 boxes_obj({{"pipe", {{0.5f, 0.2f, 0.2f}, {1.5f, 0.8f, 0.8f}}},
+                            {"valve", {{3.5f, 0.2f, 0.2f}, {4.5f, 0.8f, 0.8f}}}}));
+  const std::string status = (temp_dir() / "moves.status.json").string();
+  std::filesystem::remove(status);
+  const auto clash_run = [&](const std::string& translate_b) {
+    return run({"clash",
+                "--model-a",
+                a,
+                "--model-b",
+                b,
+                "--translate-b",
+                translate_b,
+                "--backend",
+                "cpu",
+                "--voxel-size",
+                "0.1",
+                "--points",
+                "2000",
+                "--status",
+                status});
+  };
+  const auto entries = [&] {
+    std::map<std::string, json> by_part;
+    const json doc = json::parse(read_text(status));
+    for (const json& e : doc["clashes"])
+      by_part[e["part_b"].get<std::string>()] = e;
+    return by_part;
+  };
+  Outcome r = clash_run("0,0,0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(entries().size(), 1u);
+  EXPECT_EQ(entries()["pipe"]["status"], "new");
+  // A person approves the pipe and writes to whom it goes.
+  json doc                      = json::parse(read_text(status));
+  doc["clashes"][0]["status"]   = "approved";
+  doc["clashes"][0]["assignee"] = "mep team";
+  (void)write_file("moves.status.json", doc.dump(2));
+  r = clash_run("-3,0,0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("status: 1 new, 0 active, 1 resolved (run 2"), std::string::npos) << r.out;
+  auto e = entries();
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e["pipe"]["status"], "resolved");
+  EXPECT_EQ(e["pipe"]["resolved_run"], 2);
+  EXPECT_EQ(e["pipe"]["assignee"], "mep team");
+  EXPECT_EQ(e["valve"]["status"], "new");
+  EXPECT_EQ(e["valve"]["first_run"], 2);
+  EXPECT_EQ(e["valve"]["part_a"], "pump");
+  // Run 3: back: the pipe active again (its approval was superseded by resolved), the valve
+  // resolved.
+  r = clash_run("0,0,0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  e = entries();
+  EXPECT_EQ(e["pipe"]["status"], "active");
+  EXPECT_EQ(e["pipe"]["assignee"], "mep team");
+  EXPECT_EQ(e["valve"]["status"], "resolved");
+  EXPECT_EQ(e["valve"]["resolved_run"], 3);
+}
+
+/// A unit cube (part "cube") keyframed along x at 1 m/s from x in [-1, 0] at t = 0 through a unit
+/// box (part "wall", x in [1, 2]) to t = 4, then back at 2 m/s to where it started at t = 6: the
+/// solids overlap while 1 < t < 3 and 4.5 < t < 5.5, fully (1 m^3) at t = 2 and t = 5.
+std::string moving_cube_scene(const std::string& name) {
+  const std::string cube =
+      write_file("moving_cube.obj", boxes_obj({{"cube", {{-1, 0, 0}, {0, 1, 1}}}}));
+  const std::string wall =
+      write_file("moving_wall.obj", boxes_obj({{"wall", {{1, 0, 0}, {2, 1, 1}}}}));
+  return write_file(
+      name,
+      R"({"voxhash_scene": 1, "grid": {"voxel_size": 0.05}, "motion": {"kind": "keyframes"},
+          "models": [{"path": ")" +
+          cube +
+          R"(", "keyframes": [{"time": 0, "translate": [0, 0, 0]},
+                                     {"time": 4, "translate": [4, 0, 0]},
+                                     {"time": 6, "translate": [0, 0, 0]}]},
+                     {"path": ")" +
+          wall + R"("}]})");
+}
+
+TEST(Scene, ClashSweepFindsEachContactOfAnAnalyticMotionWithinOneStep) {
+  const std::string scene     = moving_cube_scene("sweep.json");
+  const std::string json_path = (temp_dir() / "sweep.report.json").string();
+  const std::string csv_path  = (temp_dir() / "sweep.report.csv").string();
+  const double step = 0.1, voxel = 0.05;
+  const Outcome r = run({"clash",
+                         scene,
+                         "--backend",
+                         "cpu",
+                         "--points",
+                         "2000",
+                         "--times",
+                         "0:6:0.1",
+                         "--sweep",
+                         "--json",
+                         json_path,
+                         "--csv",
+                         csv_path,
+                         "--exit-code"});
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.out.find("sweep: 61 times from 0 to 6 s; 1 pair(s) of parts clash"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("cube x wall: first contact at "), std::string::npos) << r.out;
+  const json sweep = json::parse(read_text(json_path));
+  EXPECT_EQ(sweep["schema"], "voxhash-clash-sweep/1");
+  EXPECT_EQ(sweep["times"]["count"], 61);
+  ASSERT_EQ(sweep["frames"].size(), 61u);
+  ASSERT_EQ(sweep["pairs"].size(), 1u) << sweep.dump(2);
+  const json& pair = sweep["pairs"][0];
+  EXPECT_EQ(pair["part_a"], "cube");
+  EXPECT_EQ(pair["part_b"], "wall");
+  ASSERT_EQ(pair["intervals"].size(), 2u) << pair.dump(2);
+  // The exact contacts: (1, 3) at 1 m/s and (4.5, 5.5) at 2 m/s. A sampled start is the first
+  // time after the true one (the columns a voxel apart may see the overlap up to half a voxel of
+  // travel late), a sampled end the first time at or after the true one.
+  const std::array<std::array<double, 3>, 2> exact = {{{1, 3, 1}, {4.5, 5.5, 2}}};
+  for (std::size_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE("interval " + std::to_string(i + 1));
+    const json& interval         = pair["intervals"][i];
+    const auto [from, to, speed] = exact[i];
+    const double start = interval["start"], end = interval["end"];
+    EXPECT_GT(start, from);
+    EXPECT_LE(start, from + step + voxel / speed + 1e-9);
+    EXPECT_GE(end, to - 1e-9);
+    EXPECT_LE(end, to + step + 1e-9);
+    EXPECT_NEAR(interval["duration"].get<double>(), to - from, step + voxel / speed);
+    EXPECT_EQ(interval["kind"], "hard");
+    EXPECT_NEAR(interval["max_volume"].get<double>(), 1.0, 0.02);
+    EXPECT_NEAR(interval["max_volume_time"].get<double>(), i == 0 ? 2.0 : 5.0, 1e-9);
+    EXPECT_TRUE(interval["min_distance"].is_null());
+  }
+  EXPECT_EQ(pair["first_contact"], pair["intervals"][0]["start"]);
+  EXPECT_NEAR(pair["clashing_time"].get<double>(), 3.0, 2 * (step + voxel));
+  EXPECT_NEAR(pair["worst"]["max_volume"].get<double>(), 1.0, 0.02);
+  // Frames between the contacts list nothing; at t = 2 the one hard clash.
+  EXPECT_EQ(sweep["frames"][35]["clashes"], 0) << sweep["frames"][35].dump();
+  EXPECT_EQ(sweep["frames"][20]["hard"], 1) << sweep["frames"][20].dump();
+
+  std::istringstream rows(read_text(csv_path));
+  std::string line;
+  ASSERT_TRUE(std::getline(rows, line));
+  EXPECT_TRUE(
+      line.starts_with("model_a,part_a_id,part_a,model_b,part_b_id,part_b,interval,start,end,"))
+      << line;
+  std::vector<std::string> lines;
+  while (std::getline(rows, line))
+    lines.push_back(line);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(lines[0].starts_with("moving_cube,0,cube,moving_wall,0,wall,1,")) << lines[0];
+  EXPECT_TRUE(lines[1].starts_with("moving_cube,0,cube,moving_wall,0,wall,2,")) << lines[1];
+
+  // A sweep that ends inside a contact: the interval has no end, and says so.
+  const Outcome open = run({"clash",
+                            scene,
+                            "--backend",
+                            "cpu",
+                            "--points",
+                            "2000",
+                            "--times",
+                            "0:2.5:0.5",
+                            "--sweep",
+                            "--json",
+                            json_path});
+  ASSERT_EQ(open.exit_code, 0) << open.err;
+  EXPECT_NE(open.out.find("from 1.5 s on, still clashing at 2.5 s (the last time)"),
+            std::string::npos)
+      << open.out;
+  const json still = json::parse(read_text(json_path));
+  ASSERT_EQ(still["pairs"].size(), 1u);
+  EXPECT_TRUE(still["pairs"][0]["intervals"][0]["end"].is_null());
+  EXPECT_EQ(still["pairs"][0]["intervals"][0]["start"], 1.5);
+  EXPECT_EQ(still["pairs"][0]["intervals"][0]["samples"], 3);
+}
+
+TEST(Scene, ClashBatchWritesEachSceneAndTimeUnderItsOwnName) {
+  const std::string first  = moving_cube_scene("batch_first.json");
+  const std::string second = moving_cube_scene("batch_second.json");
+  const fs::path out       = temp_dir() / "batch";
+  fs::create_directories(out);
+  const Outcome r = run({"clash",
+                         first,
+                         second,
+                         "--backend",
+                         "cpu",
+                         "--points",
+                         "2000",
+                         "--times",
+                         "0,2",
+                         "--json",
+                         (out / "r.json").string(),
+                         "--csv",
+                         (out / "r.csv").string(),
+                         "--exit-code"});
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_FALSE(fs::exists(out / "r.json")) << "a batch writes only its runs' files";
+  for (const std::string scene : {"batch_first", "batch_second"}) {
+    for (const auto& [label, clashes] : {std::pair{"t0", 0}, std::pair{"t2", 1}}) {
+      const fs::path json_path = out / ("r." + scene + "." + label + ".json");
+      SCOPED_TRACE(json_path.string());
+      ASSERT_TRUE(fs::exists(json_path));
+      ASSERT_TRUE(fs::exists(out / ("r." + scene + "." + label + ".csv")));
+      const json report = json::parse(read_text(json_path.string()));
+      EXPECT_EQ(report["scene"]["name"], scene);
+      EXPECT_EQ(report["time"], label == std::string("t0") ? 0.0 : 2.0);
+      EXPECT_EQ(report["clashes"].size(), static_cast<std::size_t>(clashes));
+    }
+  }
+  // One scene over several times: the time alone names the files; a sweep: the scene alone.
+  const Outcome times = run({"clash",
+                             first,
+                             "--backend",
+                             "cpu",
+                             "--points",
+                             "2000",
+                             "--times",
+                             "0.5,1.5",
+                             "--json",
+                             (out / "one.json").string()});
+  ASSERT_EQ(times.exit_code, 0) << times.err;
+  EXPECT_TRUE(fs::exists(out / "one.t0.5.json"));
+  EXPECT_TRUE(fs::exists(out / "one.t1.5.json"));
+  const Outcome sweeps = run({"clash",
+                              first,
+                              second,
+                              "--backend",
+                              "cpu",
+                              "--points",
+                              "2000",
+                              "--times",
+                              "0:2:1",
+                              "--sweep",
+                              "--csv",
+                              (out / "s.csv").string()});
+  ASSERT_EQ(sweeps.exit_code, 0) << sweeps.err;
+  EXPECT_TRUE(fs::exists(out / "s.batch_first.csv"));
+  EXPECT_TRUE(fs::exists(out / "s.batch_second.csv"));
+  EXPECT_EQ(cli::run_output_path("dir/out.bcfzip", "a.t1"), "dir/out.a.t1.bcfzip");
+  EXPECT_EQ(cli::run_output_path("out", "a"), "out.a");
+  EXPECT_EQ(cli::run_output_path("out.json", ""), "out.json");
+}
+
+TEST(Scene, ClashTimesAndSweepRefuseBadInputsInOneLine) {
+  const std::string scene = moving_cube_scene("bad_times.json");
+  const std::string still = write_file("still.json", scene_text());
+  fs::create_directories(temp_dir() / "again");
+  const std::string twin = (temp_dir() / "again" / "bad_times.json").string();
+  fs::copy_file(scene, twin, fs::copy_options::overwrite_existing);
+  const std::string json_path = (temp_dir() / "never.json").string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--times", "0:1:0"}, "--times: '0:1:0': STEP must be more than 0"},
+      {{"--times", "0:1:-0.5"}, "STEP must be more than 0"},
+      {{"--times", "2:1:0.1"}, "'2:1:0.1': T1 is before T0"},
+      {{"--times", "0:1e9:0.001"}, "is 1000000000001 times (at most 100000): give a larger STEP"},
+      {{"--times", "-1e308:1e308:1"}, "is inf times (at most 100000)"},
+      {{"--times", "1e6:1.0000000001e6:1e-7"},
+       "STEP is too small to tell times of this size apart"},
+      {{"--times", "0:1"}, "'0:1' is not T0:T1:STEP"},
+      {{"--times", "0,1,1"}, "the times must increase (1 follows 1)"},
+      {{"--times", "0,nan"}, "'nan' in '0,nan' is not a finite number"},
+      {{"--times", "0,1", "--time", "1"}, "--time excludes --times"},
+      {{"--sweep"}, "--sweep needs --times"},
+      {{"--times", "0,1", "--sweep", "--bcf", json_path}, "--bcf does not go with --sweep"},
+      {{"--times", "0,1", "--sweep", "--status", json_path}, "--status does not go with --sweep"}};
+  for (const auto& [flags, expected] : cases) {
+    std::vector<std::string> args = {"clash", scene, "--backend", "cpu", "--points", "100"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const Outcome r = run(args);
+    SCOPED_TRACE(expected);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  // A scene without motion, given several times; two scenes of one name writing files.
+  Outcome r = run({"clash", still, "--backend", "cpu", "--times", "0,1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--times: " + still + " has no motion"), std::string::npos) << r.err;
+  r = run({"clash",
+           "--model-a",
+           asset("sphere.obj"),
+           "--model-b",
+           asset("torus.obj"),
+           "--times",
+           "0,1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("models given without a scene have no motion"), std::string::npos) << r.err;
+  r = run({"clash", scene, twin, "--backend", "cpu", "--json", json_path});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("would write the same files"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(json_path));
 }
 
 TEST(Scene, EveryFrameAlgorithmIsAValidSceneAlgorithmAndReadsBack) {

@@ -31,8 +31,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Scene scene = parse_scene(fuzz::as_text(data, size), std::string(kPath));
     std::array<PlacedModel, 2> models;
     for (int i = 0; i < 2; ++i) {
-      const double scale =
-          scene.models[i].scale * meters_per(scene.models[i].unit) / meters_per(scene.unit);
+      const double scale = scene.models[i].scale *
+                           meters_per(scene.models[i].unit.value_or(scene.unit)) /
+                           meters_per(scene.unit);
       for (int c = 0; c < 8; ++c) {
         const Float3 p{static_cast<float>((c & 1) * scale),
                        static_cast<float>((c >> 1 & 1) * scale),

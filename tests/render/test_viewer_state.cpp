@@ -8,7 +8,9 @@
 // the frame and frames the camera on a region, dropped files load as models, meshes read "as"
 // points stay points and a file loaded over an "as": "mesh" model is read as it is; X-ray, the
 // clipping plane, edited colours, per-model inside colours and lighting each change the picture as
-// they should.
+// they should; the clash tab's status file is shown, edited and saved in `voxhash clash --status`'s
+// format.
+#include "clash/clash_status.hpp"
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
 #include "viewer/context.hpp"
@@ -31,6 +33,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
 #include <memory>
 #include <unistd.h>
 #include <utility>
@@ -609,6 +612,72 @@ TEST_F(ViewerStateTest, ClashListMatchesTheFrameOnDemandAndEveryNFrames) {
   EXPECT_EQ(m_state->clash_time(), 1.5);
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST_F(ViewerStateTest, ClashStatusIsShownEditedAndSavedInTheClashCommandsFormat) {
+  namespace fs       = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("voxhash_status_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "clashes.json").string();
+  ASSERT_TRUE(m_state->open_clash_status(path)) << m_state->message();
+  ASSERT_NE(m_state->clash_status(), nullptr);
+  EXPECT_EQ(m_state->clash_status()->runs(), 0u) << "no file yet: an empty status";
+  run_frame_at(1.7);
+  ASSERT_TRUE(m_state->compute_clash()) << m_state->message();
+  ASSERT_FALSE(m_state->clash()->clashes.empty());
+  const std::string id                    = clash::id_text(m_state->clash()->clashes[0].id);
+  std::optional<clash::StatusEntry> entry = m_state->clash_status()->find(id);
+  ASSERT_TRUE(entry.has_value());
+  EXPECT_EQ(entry->status, "new") << "the report merged in as the next run";
+  EXPECT_TRUE(m_state->clash_status_unsaved());
+  EXPECT_FALSE(fs::exists(path)) << "nothing written before a save or an edit";
+
+  // An edit is written at once, in the file `voxhash clash --status` reads.
+  ASSERT_TRUE(m_state->edit_clash_status(id, "reviewed", "ana", "the torus moves up"))
+      << m_state->message();
+  EXPECT_FALSE(m_state->clash_status_unsaved());
+  const std::string written = read_text(path);
+  entry                     = clash::ClashStatus::read(path).find(id);
+  ASSERT_TRUE(entry.has_value());
+  EXPECT_EQ(entry->status, "reviewed");
+  EXPECT_EQ(entry->assignee, "ana");
+  EXPECT_EQ(entry->comment, "the torus moves up");
+  EXPECT_EQ(entry->first_run, 1u);
+  // A bad edit is a message, and the file stays as it was.
+  EXPECT_FALSE(m_state->edit_clash_status(id, "done", "", ""));
+  EXPECT_NE(m_state->message().find("\"done\" is not one of new, active, reviewed, approved, "
+                                    "resolved"),
+            std::string::npos)
+      << m_state->message();
+  EXPECT_FALSE(m_state->edit_clash_status("0123456789abcdef", "approved", "", ""));
+  EXPECT_NE(m_state->message().find("is not in the status file"), std::string::npos);
+  EXPECT_EQ(read_text(path), written);
+
+  // The models apart: the clash is resolved in the next run, what the person wrote kept.
+  run_frame_at(0.0);
+  ASSERT_TRUE(m_state->compute_clash()) << m_state->message();
+  ASSERT_TRUE(m_state->clash()->clashes.empty()) << "the swing starts apart";
+  EXPECT_EQ(m_state->clash_status()->find(id)->status, "resolved");
+  ASSERT_TRUE(m_state->save_clash_status()) << m_state->message();
+  const clash::ClashStatus saved = clash::ClashStatus::read(path);
+  EXPECT_EQ(saved.runs(), 2u);
+  EXPECT_EQ(saved.find(id)->status, "resolved");
+  EXPECT_EQ(saved.find(id)->resolved_run, 2u);
+  EXPECT_EQ(saved.find(id)->comment, "the torus moves up");
+
+  // A file that is not a status file: a message; the open one stays.
+  const std::string bad = (dir / "bad.json").string();
+  std::ofstream(bad) << "{\"schema\": \"other\"}";
+  EXPECT_FALSE(m_state->open_clash_status(bad));
+  EXPECT_NE(m_state->message().find(bad + ": not a clash status file"), std::string::npos)
+      << m_state->message();
+  EXPECT_EQ(m_state->clash_status_path(), path);
+  fs::remove_all(dir);
+}
+
 TEST_F(ViewerStateTest, DroppedFilesLoadAsModelsAndErrorsStayBesideTheModel) {
   const auto session                 = static_session();
   viewer::AppState& state            = session->state();
@@ -793,6 +862,10 @@ TEST_F(ViewerStateTest, EveryPanelTabFitsA1280x800Window) {
   options.resolution = 128;
   options.width      = 1280;
   options.height     = 800;
+  // The clash tab with a status file open (its status column and editor) fits too.
+  const std::string status = std::filesystem::temp_directory_path() /
+                             ("voxhash_fit_status_" + std::to_string(getpid()) + ".json");
+  options.status_path = status;
   {
     viewer::ViewerSession session(options, nullptr);
     const viewer::OffscreenFramebuffer target(1280, 800);
@@ -804,6 +877,7 @@ TEST_F(ViewerStateTest, EveryPanelTabFitsA1280x800Window) {
       EXPECT_EQ(session.panel().overflow(), 0.0f) << viewer::kPanelTabNames[tab];
     }
   }
+  std::filesystem::remove(status);
   // The measurement sees a panel that does not fit: 1280 x 400.
   viewer::ViewerSession small(options, nullptr);
   const viewer::OffscreenFramebuffer target(1280, 400);

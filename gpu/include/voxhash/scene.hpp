@@ -82,13 +82,15 @@ enum class ModelAs {
 struct SceneModel {
   std::string name;            // "name", else the file's stem
   std::filesystem::path path;  // a relative path in a scene file is relative to the file's folder
-  LengthUnit unit = LengthUnit::Meter;  // the file's length unit, converted to the scene's
-  Pose pose;                            // transform.translate and .rotate / .quaternion
-  double scale       = 1;               // transform.scale: uniform, > 0
-  std::size_t points = 0;               // surface samples; 0: the scene's (or front end's) count
-  ModelAs as         = ModelAs::File;   // "as": "mesh" or "points"
-  std::vector<Keyframe> keyframes;      // MotionKind::Keyframes: poses by increasing time
-  bool files_outside_folder = false;    // the file may refer to files outside its folder
+  /// The file's length unit, converted to the scene's; empty: the unit the file declares (a STEP
+  /// file's, PointCloud::meters_per_unit), else the scene's.
+  std::optional<LengthUnit> unit;
+  Pose pose;                           // transform.translate and .rotate / .quaternion
+  double scale       = 1;              // transform.scale: uniform, > 0
+  std::size_t points = 0;              // surface samples; 0: the scene's (or front end's) count
+  ModelAs as         = ModelAs::File;  // "as": "mesh" or "points"
+  std::vector<Keyframe> keyframes;     // MotionKind::Keyframes: poses by increasing time
+  bool files_outside_folder = false;   // the file may refer to files outside its folder
 };
 
 struct SceneGrid {
@@ -186,6 +188,12 @@ struct LoadedScene {
     return {models[0].cloud.points.size(), models[1].cloud.points.size()};
   }
 };
+
+/// How model `index` is read: its files_outside_folder, its unit, and the deflection exact geometry
+/// (STEP) is tessellated at, a quarter of a voxel (docs/SCENES.md).
+[[nodiscard]] LoadOptions load_options(const Scene& scene,
+                                       int index,
+                                       const SceneDefaults& defaults);
 
 /// Reads both models and places them, fits the grid and checks that it holds each model (more than
 /// 1 % of a model's points outside gives a warning). A model `as` ModelAs::Points keeps no mesh.

@@ -15,6 +15,7 @@
 #include "core/clash.hpp"
 #include "join/join_impl.hpp"
 #include "pipeline/frame_steps.hpp"
+#include "pipeline/model_lanes.hpp"
 #include "pipeline/pipeline_backend.hpp"
 #include "pipeline/voxel_list.hpp"
 #include "tables/slot_table_impl.hpp"
@@ -31,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -46,6 +48,45 @@ template <class Exec>
 struct VoxelParts {
   Buffer<Key> keys{Exec::kBackend, 0};
   Buffer<std::uint32_t> ids{Exec::kBackend, 0}, parts{Exec::kBackend, 0};
+};
+
+/// The clash pass's memory, kept by the pipeline from one report to the next
+/// (PipelineBackend::clash_state), so that a report on a moving scene allocates nothing once the
+/// sizes have settled: the executor's temporary storage, the scratch slots (taken in the same order
+/// every report), the intersection voxels' table at each key width, the part rows, the lanes the
+/// two solids are built on and their scratch, the solids and the distance fields.
+template <class Exec>
+struct ClashWorkspace final : detail::PassState {
+  Buffer<std::byte> temp{Exec::kBackend, 0};
+  pipeline::Scratch<Exec> scratch;
+  std::optional<tables::CuckooTableImpl<Exec, Key>> table32;
+  std::optional<tables::CuckooTableImpl<Exec, Key64>> table64;
+  std::array<VoxelParts<Exec>, 2> sides;
+  Buffer<std::uint32_t> part_scratch{Exec::kBackend, 0};
+  pipeline::ModelLanes<Exec> lanes;                      // the two solids' lanes
+  std::array<pipeline::Scratch<Exec>, 2> solid_scratch;  // each lane's scratch slots
+  std::array<pipeline::ModelSolid<Exec>, 2> solids;
+  FieldScratch<Exec> fields;
+
+  /// The intersection voxels' table on keys of width K: each key stored with its rank.
+  template <class K>
+  tables::CuckooTableImpl<Exec, K>& table() {
+    auto& slot = [this]() -> auto& {
+      if constexpr (std::is_same_v<K, Key>) {
+        return table32;
+      } else {
+        return table64;
+      }
+    }
+    ();
+    if (!slot) {
+      BuildOptions options;
+      options.unique_ids     = false;
+      options.multiplicities = false;
+      slot.emplace(options);
+    }
+    return *slot;
+  }
 };
 
 template <class Exec>
@@ -96,47 +137,50 @@ void distinct_voxel_parts(Exec& exec,
                           const K* id_keys,
                           std::uint32_t voxel_count,
                           detail::PartPairs pairs,
+                          pipeline::Scratch<Exec>& scratch,
                           VoxelParts<Exec>& out) {
-  constexpr Backend B = Exec::kBackend;
-  const std::size_t n = pairs.count;
-  Buffer<std::uint32_t> id(B, n), selected(B, n);
-  Buffer<std::uint8_t> flags(B, n);
+  const std::size_t n     = pairs.count;
+  std::uint32_t* id       = scratch.template take<std::uint32_t>(n);
+  std::uint32_t* selected = scratch.template take<std::uint32_t>(n);
+  std::uint8_t* flags     = scratch.template take<std::uint8_t>(n);
   {
-    std::uint32_t* pid = id.data();
-    std::uint8_t* f    = flags.data();
+    std::uint32_t* pid = id;
+    std::uint8_t* f    = flags;
     const K* keys      = pairs.keys_as<K>();
     exec.for_each(n, [=] VOXHASH_LAMBDA(std::uint32_t j) {
       pid[j] = ids.find_id(keys[j]);
       f[j]   = pid[j] != kNotFound;
     });
   }
-  const std::size_t k = exec.select_flagged_indices(flags.data(), selected.data(), n);
-  Buffer<std::uint32_t> vid(B, k), part(B, k), vid_tmp(B, k), part_tmp(B, k);
-  gather(exec, id.data(), selected.data(), k, vid.data());
+  const std::size_t k     = exec.select_flagged_indices(flags, selected, n);
+  std::uint32_t* vid      = scratch.template take<std::uint32_t>(k);
+  std::uint32_t* part     = scratch.template take<std::uint32_t>(k);
+  std::uint32_t* vid_tmp  = scratch.template take<std::uint32_t>(k);
+  std::uint32_t* part_tmp = scratch.template take<std::uint32_t>(k);
+  gather(exec, id, selected, k, vid);
   {
-    std::uint32_t* p          = part.data();
+    std::uint32_t* p          = part;
     const std::uint32_t* from = pairs.parts;
-    const std::uint32_t* sel  = selected.data();
+    const std::uint32_t* sel  = selected;
     exec.for_each(k, [=] VOXHASH_LAMBDA(std::uint32_t i) { p[i] = from ? from[sel[i]] : 0u; });
   }
-  sort_in_place(exec, part.data(), vid.data(), part_tmp.data(), vid_tmp.data(), k, 32);
-  sort_in_place(
-      exec, vid.data(), part.data(), vid_tmp.data(), part_tmp.data(), k, bits_for(voxel_count));
+  sort_in_place(exec, part, vid, part_tmp, vid_tmp, k, 32);
+  sort_in_place(exec, vid, part, vid_tmp, part_tmp, k, bits_for(voxel_count));
 
-  std::uint8_t* first    = flags.data();
-  const std::uint32_t* v = vid.data();
-  const std::uint32_t* p = part.data();
+  std::uint8_t* first    = flags;
+  const std::uint32_t* v = vid;
+  const std::uint32_t* p = part;
   exec.for_each(k, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     first[i] = i == 0 || v[i] != v[i - 1] || p[i] != p[i - 1];
   });
-  const std::size_t unique = exec.select_flagged_indices(first, selected.data(), k);
+  const std::size_t unique = exec.select_flagged_indices(first, selected, k);
   out.keys.resize(unique);
   out.ids.resize(unique);
   out.parts.resize(unique);
   Key* keys                = out.keys.data();
   std::uint32_t* out_ids   = out.ids.data();
   std::uint32_t* out_parts = out.parts.data();
-  const std::uint32_t* sel = selected.data();
+  const std::uint32_t* sel = selected;
   exec.for_each(unique, [=] VOXHASH_LAMBDA(std::uint32_t i) {
     out_ids[i]   = v[sel[i]];
     out_parts[i] = p[sel[i]];
@@ -184,9 +228,10 @@ RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
                                TableKind join_table,
                                GpuBudget join_budget,
                                bool with_voxels,
-                               Stream stream) {
-  constexpr Backend B = Exec::kBackend;
-  Exec exec(stream);
+                               Stream stream,
+                               ClashWorkspace<Exec>& work) {
+  Exec exec(stream, &work.temp);
+  pipeline::Scratch<Exec>& scratch = work.scratch;
   RawClash raw;
 
   // The intersection voxels: model 0's voxels labelled Intersection (model 1 has the same set).
@@ -199,61 +244,58 @@ RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
   const auto labels   = pipeline.labels(0);
   const std::size_t n = voxels.size();
   if (n == 0) return raw;
-  Buffer<std::uint8_t> flags(B, n);
-  Buffer<std::uint32_t> selected(B, n);
+  std::uint8_t* flags     = scratch.template take<std::uint8_t>(n);
+  std::uint32_t* selected = scratch.template take<std::uint32_t>(n);
   {
-    std::uint8_t* f     = flags.data();
+    std::uint8_t* f     = flags;
     const VoxelLabel* l = labels.data();
     exec.for_each(n,
                   [=] VOXHASH_LAMBDA(std::uint32_t i) { f[i] = l[i] == VoxelLabel::Intersection; });
   }
-  const auto m =
-      static_cast<std::uint32_t>(exec.select_flagged_indices(flags.data(), selected.data(), n));
+  const auto m = static_cast<std::uint32_t>(exec.select_flagged_indices(flags, selected, n));
   if (m == 0) return raw;
-  Buffer<K> keys(B, m);
-  gather(exec, voxels.data(), selected.data(), m, keys.data());
+  K* keys = scratch.template take<K>(m);
+  gather(exec, voxels.data(), selected, m, keys);
 
   // The frame's voxels ascend, so these keys do too, each once: a voxel's id is its rank here, as
   // in the frame (what the union-find's +x compare needs), and their own table, each key stored
   // with its rank, answers the neighbour probes.
-  BuildOptions options;
-  options.unique_ids     = false;
-  options.multiplicities = false;
-  tables::CuckooTableImpl<Exec, K> table(options);
-  table.build(keys.data(), nullptr, m, stream);
+  tables::CuckooTableImpl<Exec, K>& table = work.template table<K>();
+  table.build(keys, nullptr, m, stream);
   const pipeline::VoxelIdRef<BasicCuckooRef<K>> ids{table.ref()};
-  const K* id_keys = keys.data();
+  const K* id_keys = keys;
 
   // Regions: union-find over the 26-neighbours (no voxel is a barrier here), roots numbered.
-  Buffer<std::uint8_t> no_barrier(B, m);
-  Buffer<std::uint32_t> parent(B, m), region(B, m), common(B, 2);
-  exec.fill(no_barrier.data(), m, std::uint8_t{0});
+  std::uint8_t* no_barrier = scratch.template take<std::uint8_t>(m);
+  std::uint32_t* parent    = scratch.template take<std::uint32_t>(m);
+  std::uint32_t* region    = scratch.template take<std::uint32_t>(m);
+  std::uint32_t* common    = scratch.template take<std::uint32_t>(2);
+  exec.fill(no_barrier, m, std::uint8_t{0});
   pipeline::connect_components(exec,
                                ids,
                                g,
                                id_keys,
                                m,
-                               no_barrier.data(),
-                               parent.data(),
-                               common.data(),
-                               region.data());  // scratch until the regions are numbered
-  pipeline::flag_roots(exec, m, no_barrier.data(), parent.data(), flags.data());
-  const auto regions =
-      static_cast<std::uint32_t>(exec.select_flagged_indices(flags.data(), selected.data(), m));
+                               no_barrier,
+                               parent,
+                               common,
+                               region);  // scratch until the regions are numbered
+  pipeline::flag_roots(exec, m, no_barrier, parent, flags);
+  const auto regions = static_cast<std::uint32_t>(exec.select_flagged_indices(flags, selected, m));
   {
-    std::uint32_t* r          = region.data();
-    const std::uint32_t* root = selected.data();
-    const std::uint32_t* p    = parent.data();
+    std::uint32_t* r          = region;
+    const std::uint32_t* root = selected;
+    const std::uint32_t* p    = parent;
     exec.for_each(regions, [=] VOXHASH_LAMBDA(std::uint32_t i) { r[root[i]] = i; });
     exec.for_each(m, [=] VOXHASH_LAMBDA(std::uint32_t v) {
       if (p[v] != v) r[v] = r[p[v]];
     });
   }
-  Buffer<core::RegionSums> sums(B, regions);
-  exec.fill(sums.data(), regions, core::RegionSums{});
+  core::RegionSums* sums = scratch.template take<core::RegionSums>(regions);
+  exec.fill(sums, regions, core::RegionSums{});
   {
-    core::RegionSums* s    = sums.data();
-    const std::uint32_t* r = region.data();
+    core::RegionSums* s    = sums;
+    const std::uint32_t* r = region;
     exec.for_each(m, [=] VOXHASH_LAMBDA(std::uint32_t v) {
       core::add_to_region(s, r[v], g.cell(id_keys[v]));
     });
@@ -262,23 +304,25 @@ RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
   // Part pairs: each model's distinct (voxel, part) rows inner-joined with the other's on the
   // voxel key; each output row, one part of A and one of B in one voxel, becomes a (region,
   // part A, part B) record.
-  std::array<VoxelParts<Exec>, 2> sides;
+  std::array<VoxelParts<Exec>, 2>& sides = work.sides;
   for (int i = 0; i < 2; ++i) {
-    Buffer<std::uint32_t> scratch(B, 0);
-    distinct_voxel_parts(exec, ids, id_keys, m, pipeline.part_pairs(i, scratch), sides[i]);
+    distinct_voxel_parts(
+        exec, ids, id_keys, m, pipeline.part_pairs(i, work.part_scratch), scratch, sides[i]);
   }
-  std::size_t t = 0;
-  Buffer<std::uint32_t> rec_region(B, 0), rec_a(B, 0), rec_b(B, 0);
+  std::size_t t             = 0;
+  std::uint32_t* rec_region = nullptr;
+  std::uint32_t* rec_a      = nullptr;
+  std::uint32_t* rec_b      = nullptr;
   {
     const JoinResult joined = cross_parts<Exec>(sides, join_table, join_budget, stream);
     t                       = joined.rows;
-    rec_region.resize(t);
-    rec_a.resize(t);
-    rec_b.resize(t);
-    std::uint32_t *rr = rec_region.data(), *ra = rec_a.data(), *rb = rec_b.data();
+    rec_region              = scratch.template take<std::uint32_t>(t);
+    rec_a                   = scratch.template take<std::uint32_t>(t);
+    rec_b                   = scratch.template take<std::uint32_t>(t);
+    std::uint32_t *rr = rec_region, *ra = rec_a, *rb = rec_b;
     const Value* row_a       = joined.left.data();
     const Value* row_b       = joined.right.data();
-    const std::uint32_t* r   = region.data();
+    const std::uint32_t* r   = region;
     const std::uint32_t* ida = sides[0].ids.data();
     const std::uint32_t* pa  = sides[0].parts.data();
     const std::uint32_t* pb  = sides[1].parts.data();
@@ -291,36 +335,39 @@ RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
   }
   // Sort the records by (region, part A, part B): stable sorts of a permutation, least
   // significant field first; then count each run.
-  Buffer<std::uint32_t> order(B, t), sort_keys(B, t), keys_tmp(B, t), order_tmp(B, t);
-  iota(exec, order.data(), t);
+  std::uint32_t* order     = scratch.template take<std::uint32_t>(t);
+  std::uint32_t* sort_keys = scratch.template take<std::uint32_t>(t);
+  std::uint32_t* keys_tmp  = scratch.template take<std::uint32_t>(t);
+  std::uint32_t* order_tmp = scratch.template take<std::uint32_t>(t);
+  iota(exec, order, t);
   const std::array<std::pair<const std::uint32_t*, int>, 3> fields{
-      {{rec_b.data(), 32}, {rec_a.data(), 32}, {rec_region.data(), bits_for(regions)}}};
+      {{rec_b, 32}, {rec_a, 32}, {rec_region, bits_for(regions)}}};
   for (const auto& [field, bits] : fields) {
-    gather(exec, field, order.data(), t, sort_keys.data());
-    sort_in_place(exec, sort_keys.data(), order.data(), keys_tmp.data(), order_tmp.data(), t, bits);
+    gather(exec, field, order, t, sort_keys);
+    sort_in_place(exec, sort_keys, order, keys_tmp, order_tmp, t, bits);
   }
-  Buffer<std::uint8_t> starts(B, t);
-  Buffer<std::uint32_t> start_index(B, t + 1);
+  std::uint8_t* starts       = scratch.template take<std::uint8_t>(t);
+  std::uint32_t* start_index = scratch.template take<std::uint32_t>(t + 1);
   {
-    std::uint8_t* s         = starts.data();
-    const std::uint32_t* o  = order.data();
-    const std::uint32_t* rr = rec_region.data();
-    const std::uint32_t* ra = rec_a.data();
-    const std::uint32_t* rb = rec_b.data();
+    std::uint8_t* s         = starts;
+    const std::uint32_t* o  = order;
+    const std::uint32_t* rr = rec_region;
+    const std::uint32_t* ra = rec_a;
+    const std::uint32_t* rb = rec_b;
     exec.for_each(t, [=] VOXHASH_LAMBDA(std::uint32_t i) {
       s[i] = i == 0 || rr[o[i]] != rr[o[i - 1]] || ra[o[i]] != ra[o[i - 1]] ||
              rb[o[i]] != rb[o[i - 1]];
     });
   }
-  const std::size_t u = exec.select_flagged_indices(starts.data(), start_index.data(), t);
-  Buffer<core::PartTriple> triples(B, u);
+  const std::size_t u       = exec.select_flagged_indices(starts, start_index, t);
+  core::PartTriple* triples = scratch.template take<core::PartTriple>(u);
   {
-    core::PartTriple* out   = triples.data();
-    const std::uint32_t* st = start_index.data();
-    const std::uint32_t* o  = order.data();
-    const std::uint32_t* rr = rec_region.data();
-    const std::uint32_t* ra = rec_a.data();
-    const std::uint32_t* rb = rec_b.data();
+    core::PartTriple* out   = triples;
+    const std::uint32_t* st = start_index;
+    const std::uint32_t* o  = order;
+    const std::uint32_t* rr = rec_region;
+    const std::uint32_t* ra = rec_a;
+    const std::uint32_t* rb = rec_b;
     const auto total        = static_cast<std::uint32_t>(t);
     const auto runs         = static_cast<std::uint32_t>(u);
     exec.for_each(u, [=] VOXHASH_LAMBDA(std::uint32_t i) {
@@ -331,14 +378,14 @@ RawClash find_clash_regions_as(const detail::PipelineBackend& pipeline,
   }
 
   raw.regions.resize(regions);
-  exec.copy_to_host(raw.regions.data(), sums.data(), regions);
+  exec.copy_to_host(raw.regions.data(), sums, regions);
   raw.parts.resize(u);
-  exec.copy_to_host(raw.parts.data(), triples.data(), u);
+  exec.copy_to_host(raw.parts.data(), triples, u);
   if (with_voxels) {
     std::vector<K> host_keys(m);
     raw.key_regions.resize(m);
     exec.copy_to_host(host_keys.data(), id_keys, m);
-    exec.copy_to_host(raw.key_regions.data(), region.data(), m);
+    exec.copy_to_host(raw.key_regions.data(), region, m);
     raw.keys.assign(host_keys.begin(), host_keys.end());
   }
   exec.synchronize();
@@ -354,24 +401,29 @@ RawClash find_clashes(const detail::PipelineBackend& pipeline,
                       const Grid& g,
                       const ClashPass& pass) {
   Stopwatch clock;
-  RawClash raw =
-      pipeline.key_bits() == 64
-          ? find_clash_regions_as<Exec, Key64>(
-                pipeline, g, pass.join_table, pass.join_budget, pass.with_voxels, pass.stream)
-          : find_clash_regions_as<Exec, Key>(
-                pipeline, g, pass.join_table, pass.join_budget, pass.with_voxels, pass.stream);
-  raw.ms.regions                   = clock.lap();
-  const detail::MeshView meshes[2] = {pipeline.mesh(0), pipeline.mesh(1)};
-  if (meshes[0].triangle_count == 0 || meshes[1].triangle_count == 0) {
-    raw.ms.total = raw.ms.regions;
-    return raw;
-  }
   std::unique_ptr<detail::PassState>& state = pipeline.clash_state();
   if (!dynamic_cast<ClashWorkspace<Exec>*>(state.get())) {
     state = std::make_unique<ClashWorkspace<Exec>>();
   }
   auto& work = static_cast<ClashWorkspace<Exec>&>(*state);
   work.scratch.restart();
+  RawClash raw =
+      pipeline.key_bits() == 64
+          ? find_clash_regions_as<Exec, Key64>(
+                pipeline, g, pass.join_table, pass.join_budget, pass.with_voxels, pass.stream, work)
+          : find_clash_regions_as<Exec, Key>(pipeline,
+                                             g,
+                                             pass.join_table,
+                                             pass.join_budget,
+                                             pass.with_voxels,
+                                             pass.stream,
+                                             work);
+  raw.ms.regions                   = clock.lap();
+  const detail::MeshView meshes[2] = {pipeline.mesh(0), pipeline.mesh(1)};
+  if (meshes[0].triangle_count == 0 || meshes[1].triangle_count == 0) {
+    raw.ms.total = raw.ms.regions;
+    return raw;
+  }
   Exec exec(pass.stream, &work.temp);
   std::uint32_t parts[2];
   for (int i = 0; i < 2; ++i) {  // the frame's part counts and open edges where it has them
@@ -380,9 +432,21 @@ RawClash find_clashes(const detail::PipelineBackend& pipeline,
   }
   raw.solids  = true;
   raw.samples = pipeline::sample_grid(g, pass.columns_per_voxel, std::max(parts[0], parts[1]));
+  // The two solids side by side (on the GPU each on a lane of its own, so one model's waits for
+  // sizes never hold the other's launches); the part clashes read both after the join.
+  work.lanes.fork(exec);
+  work.lanes.run(Exec::kBackend == Backend::Cuda, [&](int i) {
+    work.solid_scratch[i].restart();
+    pipeline::build_solid(work.lanes.exec(i),
+                          raw.samples,
+                          meshes[i],
+                          parts[i],
+                          work.solids[i],
+                          work.solid_scratch[i],
+                          meshes[i].open_edges);
+  });
+  work.lanes.join(exec);
   for (int i = 0; i < 2; ++i) {
-    pipeline::build_solid(
-        exec, raw.samples, meshes[i], parts[i], work.solids[i], work.scratch, meshes[i].open_edges);
     for (std::uint32_t p = 0; p < work.solids[i].parts; ++p) {
       if (work.solids[i].open[p]) raw.open_parts[i].push_back(p);
     }

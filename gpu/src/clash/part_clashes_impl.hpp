@@ -68,25 +68,34 @@ struct FieldScratch {
                                       Buffer<float>{Exec::kBackend, 0}};
 };
 
-/// Into `f`: a distance field over `box` of part `part` of `solid` (squared world units): inside
-/// fields hold each sample's distance to the part's boundary inside the part (0 outside), outside
-/// fields the distance to the part's solid (0 inside).
+/// One distance field of a pass of distance_fields: part `part` of `solid` into `out`.
 template <class Exec>
-void distance_field(Exec& exec,
-                    const ModelSolid<Exec>& solid,
-                    std::uint32_t part,
-                    const core::FieldBox& box,
-                    bool inside,
-                    Buffer<float>& f,
-                    FieldScratch<Exec>& scratch) {
+struct FieldJob {
+  const ModelSolid<Exec>* solid = nullptr;
+  std::uint32_t part            = 0;
+  Buffer<float>* out            = nullptr;
+};
+
+/// Into each job's buffer: a distance field over `box` of the job's part of its solid (squared
+/// world units): inside fields hold each sample's distance to the part's boundary inside the part
+/// (0 outside), outside fields the distance to the part's solid (0 inside). The fields' lines are
+/// transformed together, a thread a line, so that two fields keep twice the lines in flight.
+template <class Exec, std::size_t N>
+void distance_fields(Exec& exec,
+                     const std::array<FieldJob<Exec>, N>& jobs,
+                     const core::FieldBox& box,
+                     bool inside,
+                     FieldScratch<Exec>& scratch) {
+  static_assert(N == 1 || N == 2, "one or two fields a pass");
   const std::uint64_t size = box.size();
-  f.resize(size);
-  exec.fill(f.data(), size, inside ? 0.0f : core::kFarSquared);
-  const core::SampleGrid s = solid.grid;
-  {
-    float* field               = f.data();
-    const core::Interval* list = solid.intervals.data();
-    const auto total           = static_cast<std::uint32_t>(solid.intervals.size());
+  const core::SampleGrid s = jobs[0].solid->grid;
+  for (const FieldJob<Exec>& job : jobs) {
+    job.out->resize(size);
+    exec.fill(job.out->data(), size, inside ? 0.0f : core::kFarSquared);
+    float* field               = job.out->data();
+    const core::Interval* list = job.solid->intervals.data();
+    const auto total           = static_cast<std::uint32_t>(job.solid->intervals.size());
+    const std::uint32_t part   = job.part;
     exec.for_each(total, [=] VOXHASH_LAMBDA(std::uint32_t r) {
       const core::Interval iv = list[r];
       if (s.part_of(iv.key) != part) return;
@@ -109,23 +118,28 @@ void distance_field(Exec& exec,
                            s.step[2]);
     });
   }
-  // Along y, then x, a thread a line. Its scratch is contiguous on the CPU (one core walks one
-  // line) and interleaved across lines on the GPU (neighbouring threads, neighbouring words).
+  float* field0 = jobs[0].out->data();
+  float* field1 = jobs[N - 1].out->data();
+  // Along y, then x, a thread a line of either field. Its scratch is contiguous on the CPU (one
+  // core walks one line) and interleaved across lines on the GPU (neighbouring threads,
+  // neighbouring words).
   for (const int axis : {1, 0}) {
     const std::uint32_t len   = box.n[axis];
     const std::uint64_t lines = size / len;
-    if (lines > 0xFFFFFFFFull) throw InvalidInput("clash report: a distance field too large");
-    scratch.v.resize(size);
-    scratch.z.resize(size + lines);
-    scratch.g.resize(size);
+    const std::uint64_t all   = lines * N;
+    if (all > 0xFFFFFFFFull) throw InvalidInput("clash report: a distance field too large");
+    scratch.v.resize(size * N);
+    scratch.z.resize((size + lines) * N);
+    scratch.g.resize(size * N);
     constexpr bool interleave = Exec::kBackend == Backend::Cuda;
-    float* field              = f.data();
     std::uint32_t* sv         = scratch.v.data();
     double* sz                = scratch.z.data();
     float* sg                 = scratch.g.data();
     const double h            = box.stride * s.step[axis];
     const std::uint32_t n0 = box.n[0], n1 = box.n[1];
-    exec.for_each(lines, [=] VOXHASH_LAMBDA(std::uint32_t l) {
+    exec.for_each(all, [=] VOXHASH_LAMBDA(std::uint32_t global) {
+      const std::uint32_t l = static_cast<std::uint32_t>(global % lines);
+      float* field          = global < lines ? field0 : field1;
       std::uint64_t base, stride;
       if (axis == 1) {  // lines (a, c) along b
         const std::uint32_t a = l % n0, c = l / n0;
@@ -135,9 +149,9 @@ void distance_field(Exec& exec,
         base   = std::uint64_t{l} * n0;
         stride = 1;
       }
-      const std::uint64_t at   = interleave ? l : std::uint64_t{l} * len;
-      const std::uint64_t at_z = interleave ? l : std::uint64_t{l} * (len + 1);
-      const std::uint64_t step = interleave ? lines : 1;
+      const std::uint64_t at   = interleave ? global : std::uint64_t{global} * len;
+      const std::uint64_t at_z = interleave ? global : std::uint64_t{global} * (len + 1);
+      const std::uint64_t step = interleave ? all : 1;
       core::distance_transform_line(
           field + base, stride, len, h, sv + at, sz + at_z, sg + at, step);
     });
@@ -185,8 +199,11 @@ double overlap_depth(Exec& exec,
                      std::uint32_t* deepest,
                      FieldScratch<Exec>& scratch) {
   const core::SampleGrid s = a.grid;
-  distance_field(exec, a, part_a, box, true, scratch.fields[0], scratch);
-  distance_field(exec, b, part_b, box, true, scratch.fields[1], scratch);
+  distance_fields<Exec, 2>(exec,
+                           {{{&a, part_a, &scratch.fields[0]}, {&b, part_b, &scratch.fields[1]}}},
+                           box,
+                           true,
+                           scratch);
   const Buffer<float>& fa = scratch.fields[0];
   const Buffer<float>& fb = scratch.fields[1];
   exec.fill(deepest, 2, 0u);
@@ -498,7 +515,7 @@ void find_part_clashes(Exec& exec,
     if (by_part == nullptr) sort_by_part();
     const std::uint32_t first = host_run_start[pa];
     const std::uint32_t count = host_run_start[pa + 1] - first;
-    distance_field(exec, b, pb, box, false, fields.fields[1], fields);
+    distance_fields<Exec, 1>(exec, {{{&b, pb, &fields.fields[1]}}}, box, false, fields);
     const Buffer<float>& fb = fields.fields[1];
     exec.fill(nearest, 1, ~std::uint64_t{0});
     {
@@ -565,16 +582,5 @@ void find_part_clashes(Exec& exec,
   }
   raw.ms.gaps = clock.lap();
 }
-
-/// The clash pass's memory, kept by the pipeline from one report to the next
-/// (PipelineBackend::clash_state): the executor's temporary storage, the scratch slots, the solids
-/// and the distance fields.
-template <class Exec>
-struct ClashWorkspace final : detail::PassState {
-  Buffer<std::byte> temp{Exec::kBackend, 0};
-  Scratch<Exec> scratch;
-  std::array<ModelSolid<Exec>, 2> solids;
-  FieldScratch<Exec> fields;
-};
 
 }  // namespace voxhash::clash

@@ -322,8 +322,10 @@ VOXHASH_HD void write_interval(float* f,
 /// The squared-distance transform of one line of n values at spacing h (world units), in place:
 /// f[q] = min over p of (h (q - p))^2 + f[p] (Felzenszwalb & Huttenlocher's lower envelope), values
 /// of kFarSquared or more standing for "no boundary". `stride` steps between the line's values;
-/// v (n), z (n + 1) and g (n) are the caller's scratch, `step` apart (a GPU interleaves its
-/// threads' scratch so that neighbouring lines' accesses coalesce).
+/// v (n), g (n) and z (n + 1) are the caller's scratch, `step` apart (a GPU interleaves its
+/// threads' scratch so that neighbouring lines' accesses coalesce): the envelope's k-th parabola
+/// has its vertex at v[k], its height f[v[k]] in g[k] and starts at z[k], so that one step of
+/// either walk loads v, g and z of the same k at once rather than one after another.
 VOXHASH_HD void distance_transform_line(float* f,
                                         std::uint64_t stride,
                                         std::uint32_t n,
@@ -338,18 +340,19 @@ VOXHASH_HD void distance_transform_line(float* f,
   const double hh = h * h;
   int k           = -1;
   for (std::uint32_t q = 0; q < n; ++q) {
-    g(q) = f[q * stride];
-    if (g(q) >= kFarSquared) continue;
-    const double fq = g(q) + hh * q * q;
+    const float gq = f[q * stride];
+    if (gq >= kFarSquared) continue;
+    const double fq = gq + hh * q * q;
     double s        = -1e300;
     while (k >= 0) {
       const std::uint32_t p = v(k);
-      s                     = (fq - (g(p) + hh * p * p)) / (2.0 * hh * (q - p));
+      s                     = (fq - (g(k) + hh * p * p)) / (2.0 * hh * (q - p));
       if (s > z(k)) break;
       --k;
     }
     ++k;
     v(k)     = q;
+    g(k)     = gq;
     z(k)     = k == 0 ? -1e300 : s;
     z(k + 1) = 1e300;
   }
@@ -359,7 +362,7 @@ VOXHASH_HD void distance_transform_line(float* f,
     while (z(k + 1) < q)
       ++k;
     const double d = h * (static_cast<double>(q) - v(k));
-    f[q * stride]  = static_cast<float>(d * d + g(v(k)));
+    f[q * stride]  = static_cast<float>(d * d + g(k));
   }
 }
 

@@ -82,6 +82,22 @@ void add_point(PointCloud& cloud, double x, double y, double z);
 /// Whether the Open Asset Import Library has a reader for this extension (".stl", any case).
 [[nodiscard]] bool assimp_reads_extension(const std::string& extension);
 
+/// A STEP model's triangles and what the file says about them.
+struct StepMesh {
+  Mesh mesh;                          // one part per leaf shape instance of the assembly tree
+  double meters_per_unit = 0.001;     // the unit of the coordinates: the file's length unit
+  std::vector<std::string> warnings;  // faces that could not be tessellated, naming their parts
+};
+
+/// Reads a STEP file (AP203, AP214, AP242) through OpenCASCADE into an XCAF document and
+/// tessellates each distinct shape once at the deflection `options` give; every leaf shape
+/// instance of the assembly tree is a part, placed by its instances' locations and named by its
+/// instance (else its product), with its assembly path where names repeat. Throws InvalidInput
+/// naming the file when the file is not valid STEP, holds no shapes or no face could be
+/// tessellated, refers to a file outside its folder, or when STEP support is not built.
+[[nodiscard]] StepMesh load_step_mesh(const std::filesystem::path& path,
+                                      const LoadOptions& options);
+
 /// A file's bytes, handed out a piece at a time.
 class ByteSource {
  public:

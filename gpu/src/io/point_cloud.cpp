@@ -1,8 +1,8 @@
 // load_point_cloud: picks the reader by file extension (any letter case) and makes sure the result
 // holds points. OBJ goes to tinyobjloader, text clouds (XYZ, PTS, TXT, CSV) and PLY (points or
-// mesh) to voxhash's readers, and every other mesh (STL, glTF, ...) to the Open Asset Import
-// Library. A mesh with triangles is sampled on its surface, each point keeping its triangle's part;
-// a mesh without triangles contributes its vertices.
+// mesh) to voxhash's readers, STEP to OpenCASCADE, and every other mesh (STL, glTF, ...) to the
+// Open Asset Import Library. A mesh with triangles is sampled on its surface, each point keeping
+// its triangle's part; a mesh without triangles contributes its vertices.
 #include "io/io_common.hpp"
 
 #include <voxhash/error.hpp>
@@ -68,6 +68,12 @@ PointCloud load_point_cloud(const std::filesystem::path& path,
   cloud.source = path.string();
   if (extension == ".obj") {
     points_from_mesh(path, load_obj_mesh(path), samples, seed, cloud);
+  } else if (extension == ".step" || extension == ".stp") {
+    // Before assimp, which claims these extensions for its IFC reader and refuses CAD schemas.
+    io::StepMesh step     = io::load_step_mesh(path, options);
+    cloud.meters_per_unit = step.meters_per_unit;
+    cloud.warnings        = std::move(step.warnings);
+    points_from_mesh(path, std::move(step.mesh), samples, seed, cloud);
   } else if (extension == ".las") {
     io::load_las_points(path, cloud);
   } else if (extension == ".laz" || extension == ".e57") {
@@ -95,8 +101,8 @@ PointCloud load_point_cloud(const std::filesystem::path& path,
   } else {
     io::fail(path,
              "unsupported file extension '" + extension +
-                 "' (expected .obj, .ply, .stl, .gltf, .glb or another format the Open Asset "
-                 "Import Library reads, or a point cloud: .las, .xyz, .pts, .txt, .csv)");
+                 "' (expected .obj, .ply, .stl, .gltf, .glb, .step or another format the Open "
+                 "Asset Import Library reads, or a point cloud: .las, .xyz, .pts, .txt, .csv)");
   }
   if (cloud.points.empty()) {
     io::fail(path,

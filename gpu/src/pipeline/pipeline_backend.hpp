@@ -51,7 +51,7 @@ struct MeshView {
 };
 
 /// What a pass over the pipeline's frames keeps from one call to the next (the clash report's
-/// memory: clash/part_clashes_impl.hpp's ClashWorkspace), freed with the pipeline.
+/// memory: clash/clash_impl.hpp's ClashWorkspace), freed with the pipeline.
 class PassState {
  public:
   virtual ~PassState() = default;

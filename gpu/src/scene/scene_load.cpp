@@ -472,6 +472,29 @@ PipelineConfig scene_memory_config(const Scene& scene, const SceneDefaults& defa
   return config;
 }
 
+LoadOptions load_options(const Scene& scene, int index, const SceneDefaults& defaults) {
+  const SceneModel& model = scene.models[index];
+  LoadOptions options{.files_outside_folder = model.files_outside_folder};
+  if (model.unit) options.meters_per_unit = meters_per(*model.unit);
+  // A quarter of a voxel: from the voxel size where it is known before the models are (given, or
+  // given bounds over a resolution), else a quarter of the resolution's share of the model's own
+  // size (the grid's longest side is at least the model's).
+  const int resolution = scene.grid.resolution > 0 ? scene.grid.resolution : defaults.resolution;
+  double voxel         = scene.grid.voxel_size;
+  if (voxel <= 0 && scene.grid.bounds && resolution > 0) {
+    const Bounds& b = *scene.grid.bounds;
+    voxel           = std::max(
+                {double{b.max.x} - b.min.x, double{b.max.y} - b.min.y, double{b.max.z} - b.min.z}) /
+            resolution;
+  }
+  if (voxel > 0) {
+    options.deflection = voxel / 4 * meters_per(scene.unit) / model.scale;
+  } else if (resolution > 0) {
+    options.relative_deflection = 1.0 / (4.0 * resolution);
+  }
+  return options;
+}
+
 LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults) {
   LoadedScene loaded;
   loaded.scene = scene;
@@ -483,10 +506,8 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
     placed.name              = model.name;
     const std::size_t points = scene_model_points(scene, i, defaults);
     try {
-      placed.cloud = load_point_cloud(model.path,
-                                      points,
-                                      static_cast<std::uint64_t>(i) + 1,
-                                      {.files_outside_folder = model.files_outside_folder});
+      placed.cloud = load_point_cloud(
+          model.path, points, static_cast<std::uint64_t>(i) + 1, load_options(scene, i, defaults));
     } catch (const InvalidInput& e) {
       throw InvalidInput(scene.file + ": " + field + ".path: " + e.what());
     }
@@ -505,8 +526,13 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
                      " triangles that used them"
                : std::string()));
     }
+    for (const std::string& warning : placed.cloud.warnings)
+      loaded.warnings.push_back(scene.file + ": model '" + model.name + "': " + warning);
     if (model.as == ModelAs::Points) placed.cloud.mesh = Mesh{};  // its samples only
-    const double scale = model.scale * meters_per(model.unit) / meters_per(scene.unit);
+    const double file_unit = model.unit                         ? meters_per(*model.unit)
+                             : placed.cloud.meters_per_unit > 0 ? placed.cloud.meters_per_unit
+                                                                : meters_per(scene.unit);
+    const double scale     = model.scale * file_unit / meters_per(scene.unit);
     // Keyframed models are posed by the pipeline every frame; the host only scales them.
     const float read =
         place(placed,

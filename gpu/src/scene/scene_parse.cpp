@@ -241,7 +241,7 @@ Pose read_pose(const Field& f) {
   return pose;
 }
 
-SceneModel read_model(const Field& f, LengthUnit scene_unit, const std::filesystem::path& folder) {
+SceneModel read_model(const Field& f, const std::filesystem::path& folder) {
   f.expect_object(
       {"name", "path", "unit", "as", "transform", "points", "keyframes", "files_outside_folder"});
   SceneModel m;
@@ -259,7 +259,7 @@ SceneModel read_model(const Field& f, LengthUnit scene_unit, const std::filesyst
               "break, an escape)");
     }
   }
-  m.unit = f.has("unit") ? read_unit(f["unit"]) : scene_unit;
+  if (f.has("unit")) m.unit = read_unit(f["unit"]);
   if (f.has("transform")) {
     const Field t = f["transform"];
     t.expect_object({"translate", "rotate", "quaternion", "scale"});
@@ -443,7 +443,7 @@ Scene parse_scene(std::string_view json_text, const std::filesystem::path& file)
   const std::filesystem::path folder = file.parent_path();
   bool any_keyframes                 = false;
   for (int i = 0; i < 2; ++i) {
-    scene.models[i] = read_model(models[i], scene.unit, folder);
+    scene.models[i] = read_model(models[i], folder);
     if (!scene.models[i].keyframes.empty()) {
       any_keyframes = true;
       if (scene.motion.kind != MotionKind::Keyframes) {

@@ -47,10 +47,10 @@ json model_json(const SceneModel& model, const std::filesystem::path& folder) {
   json m;
   m["name"]      = model.name;
   m["path"]      = relative_to(model.path, folder);
-  m["unit"]      = std::string(to_string(model.unit));
   m["transform"] = {{"translate", vec3(model.pose.translate)},
                     {"quaternion", quaternion(model.pose.rotate)},
                     {"scale", model.scale}};
+  if (model.unit) m["unit"] = std::string(to_string(*model.unit));
   if (model.as != ModelAs::File) m["as"] = model.as == ModelAs::Mesh ? "mesh" : "points";
   if (model.points > 0) m["points"] = model.points;
   if (model.files_outside_folder) m["files_outside_folder"] = true;
