@@ -120,6 +120,17 @@ def ascii_ply():
     seeds["big_endian.ply"] = ply_header(
         "binary_big_endian", [("group", 1, ["list uchar int members"]), ("vertex", 1, ["double x", "short y", "float z"])]
     ) + struct.pack(">Bii", 2, 7, -9) + struct.pack(">dhf", 1.5e3, -300, 0.25)
+    # Meshes, now read by voxhash's reader: a cube whose header carries a bare Blender line, a strip.
+    cube = ply_header("ascii", [("vertex", 8, XYZ_PROPS), ("face", 6, ["list uchar uint vertex_indices"])])
+    cube = cube.replace(b"format ascii 1.0\n", b"format ascii 1.0\nCreated by Blender 2.79 - www.blender.org\n")
+    seeds["blender_cube.ply"] = cube + "".join(f"{x} {y} {z}\n" for x, y, z in CUBE_CORNERS).encode() + "".join(
+        "4 " + " ".join(map(str, q)) + "\n" for q in CUBE_QUADS
+    ).encode()
+    seeds["tristrips.ply"] = (
+        ply_header("binary_little_endian", [("vertex", 6, XYZ_PROPS), ("tristrips", 1, ["list int int vertex_indices"])])
+        + b"".join(struct.pack("<3f", v // 2, v % 2, 0) for v in range(6))
+        + struct.pack("<9i", 8, 0, 1, 2, 3, -1, 2, 3, 4)
+    )
     return seeds
 
 
@@ -187,6 +198,10 @@ def mesh_seeds():
     # Regression: a face count far beyond the file made assimp reserve 66 GB; rejected up front now.
     seeds["many_faces.ply"] = b"\x01" + ply.replace(b"element face 6", b"element face 64294967295") + body.encode()
     seeds["tetra.off"] = b"\x04" + b"OFF\n4 4 6\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n"
+    # Regressions: OFF counts beyond the file, or not numbers as a whole, made assimp reserve 51 and 64 GB.
+    seeds["many_vertices.off"] = b"\x04" + b"OFF\n4294967295 4 6\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n3 0 1 2\n"
+    seeds["word_count.off"] = b"\x04" + b"OFF\n4 22222222222222222222222222str 6\n0 0 0\n1 0 0\n"
+    seeds["bare_counts.off"] = b"\x04" + b"\r\n60\r\n04294967295429294967295\nformaemees\r\n"
     return seeds
 
 

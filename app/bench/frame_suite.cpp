@@ -152,7 +152,7 @@ void warn_about_labels(const std::vector<FrameStats>& frames,
                 << 100 * t.coverage << " % of its surface voxels at " << resolution << "^3 ("
                 << 100 * kMinPointCoverage << " % needed): its labels may leak through the gaps; "
                 << "it needs about " << t.recommended << " points at this grid, or a mesh"
-                << std::defaultfloat << std::endl;
+                << std::defaultfloat << std::setprecision(6) << std::endl;
     }
     if (t.thin_features) {
       std::cerr << "[frame] warning: model " << (m ? 'B' : 'A') << " (" << names[m] << "): up to "
@@ -698,7 +698,8 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   const std::array<std::size_t, 2> points    = loaded.point_counts();
   for (const std::string& warning : loaded.warnings)
     std::cerr << "[frame] warning: " << warning << std::endl;
-  report.scene = scene.file;
+  report.scene_warnings = loaded.warnings;
+  report.scene          = scene.file;
   std::cout << "scene " << scene.name << " (" << scene.file << ")";
   for (int m = 0; m < 2; ++m) {
     const PlacedModel& model = loaded.models[m];

@@ -142,6 +142,8 @@ void write_json(const Report& report, const std::string& path) {
     document["host_peak_rss_bytes"] = report.host_peak_rss;
   }
   json warnings = json::array();
+  for (const std::string& message : report.scene_warnings)
+    warnings.push_back({{"kind", "scene"}, {"message", message}});
   for (const OutsideGridWarning& w : report.warnings) {
     warnings.push_back({{"kind", "outside_grid"},
                         {"model", w.model},

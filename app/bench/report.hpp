@@ -87,6 +87,7 @@ struct Report {
   GpuBudget gpu_budget{};                 // frame: PipelineConfig::gpu_budget
   double cuckoo_space       = 0;  // frame: the cuckoo and bucketed cuckoo tables' slots per key
   std::size_t host_peak_rss = 0;  // frame: the process's peak resident set (VmHWM; 0: unknown)
+  std::vector<std::string> scene_warnings;  // frame: the scene's, as loading printed them
   std::vector<OutsideGridWarning> warnings;
   std::optional<SoakReport> soak;
 };

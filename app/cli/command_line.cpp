@@ -116,14 +116,16 @@ CLI::Validator length() {
       "LENGTH");
 }
 
-/// A finite number ("nan", "inf" and overflows such as 1e999 are refused).
-CLI::Validator finite_number() {
+/// A finite number from `min` to `max` (CLI::Range lets NaN through: it fails no comparison).
+CLI::Validator number_in(double min, double max) {
   return CLI::Validator(
-      [](const std::string& text) -> std::string {
+      [=](const std::string& text) -> std::string {
         char* end      = nullptr;
         const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || *end != '\0' || !std::isfinite(v)) {
-          return "'" + text + "' is not a finite number";
+        if (text.empty() || *end != '\0' || !(v >= min && v <= max)) {
+          std::ostringstream range;
+          range << min << " to " << max;
+          return "'" + text + "' is not a number from " + range.str();
         }
         return {};
       },
@@ -615,7 +617,7 @@ class CommandLine {
                     m_bench_options.page_space,
                     "paged: cuckoo slots per pair in a page, 1.05 to 2 (default 1.25); the flat\n"
                     "table it is compared with uses the same")
-        ->check(CLI::Range(1.05, 2.0).description(""))
+        ->check(number_in(1.05, 2.0))
         ->needs(paged);
     paged->excludes(app->get_option("--sweep"));
     add_gpus(*app, "build and find rates of 2^29 and 2^30 keys")->excludes(paged);
@@ -674,7 +676,7 @@ class CommandLine {
                     o.cuckoo_space,
                     "slots per key of the cuckoo and bucketed cuckoo tables, 1.05-4\n"
                     "(default 2: load 0.5); less space, longer probes")
-        ->check(CLI::Range(1.05, 4.0).description(""))
+        ->check(number_in(1.05, 4.0))
         ->option_text("SPACE");
     app->add_flag("--all-algos",
                   o.all_algorithms,
@@ -695,11 +697,11 @@ class CommandLine {
                         "a soak run: frames for MINUTES (fractions allowed) instead of --frames;\n"
                         "host RSS and backend memory at the start, every minute and at the end\n"
                         "(stages: the last --frames frames)")
-            ->check(CLI::Range(1e-3, kMaxSoakMinutes).description(""))
+            ->check(number_in(1e-3, kMaxSoakMinutes))
             ->option_text("MINUTES");
     app->add_option(
            "--soak-every", o.soak_every_s, "seconds between the soak's memory samples (default 60)")
-        ->check(CLI::Range(0.1, 86400.0).description(""))
+        ->check(number_in(0.1, 86400.0))
         ->option_text("SECONDS")
         ->needs(soak);
     app->add_flag("--join",
@@ -731,8 +733,9 @@ class CommandLine {
     m_clash
         ->add_option("--time",
                      m_clash_time,
-                     "seconds: the pose to check (default: the scene's \"time\", else 0)")
-        ->check(finite_number())
+                     "seconds: the pose to check, within +-1e9 as a scene's \"time\" (default:\n"
+                     "the scene's, else 0)")
+        ->check(number_in(-1e9, 1e9))
         ->option_text("SECONDS");
     m_clash
         ->add_option("--times",

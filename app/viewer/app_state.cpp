@@ -52,7 +52,10 @@ AppState::AppState(Backend backend, const SceneSettings& settings, const Scene& 
   m_loaded             = std::move(loaded);
   update_model_info();
   m_pipeline = make_pipeline(config(m_settings));
-  if (!m_loaded.warnings.empty()) report(m_loaded.warnings.front(), false);
+  std::string warnings;  // every one of them: two models may each have dropped points
+  for (const std::string& warning : m_loaded.warnings)
+    warnings += (warnings.empty() ? "" : "\n") + warning;
+  if (!warnings.empty()) report(warnings, false);
 }
 
 AppState::AppState(Backend backend,

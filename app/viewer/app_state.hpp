@@ -192,6 +192,8 @@ class AppState {
   /// Per model, from the last good frame: "model A (path): 37.5 % of its 200000 points are outside
   /// the grid" when more than kOutsideGridWarning of them were; else empty.
   [[nodiscard]] const std::array<std::string, 2>& grid_warnings() const { return m_grid_warnings; }
+  /// What loading the scene warned of (points dropped for NaN / Inf, far coordinates, ...).
+  [[nodiscard]] const std::vector<std::string>& scene_warnings() const { return m_loaded.warnings; }
 
  private:
   /// What a failing frame goes back to: the settings, the scene and its grid, and the placed models

@@ -117,6 +117,7 @@ class Panel {
 
   /// Shown under the screenshot and export buttons (the file written, or the error).
   void set_output_status(std::string status, bool is_error);
+  [[nodiscard]] const std::string& output_status() const { return m_output_status; }
   /// Opens `tab` on the next frame.
   void open_tab(PanelTab tab) { m_open_tab = tab; }
   /// How far the last frame's panel content reached below its window, in pixels (0: it fits).

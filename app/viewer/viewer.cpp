@@ -177,6 +177,8 @@ int finish(const ViewerOptions& options,
            int height) {
   glFinish();
   if (options.timing) timing.print_summary();
+  for (const std::string& warning : session.state().scene_warnings())
+    std::fprintf(stderr, "voxhash: warning: %s\n", warning.c_str());
   for (const std::string& warning : session.state().grid_warnings()) {
     if (!warning.empty()) std::fprintf(stderr, "voxhash: warning: %s\n", warning.c_str());
   }
@@ -186,16 +188,15 @@ int finish(const ViewerOptions& options,
   }
   if (!options.screenshot.empty()) {
     if (!session.save_screenshot(options.screenshot, width, height)) {
-      std::fprintf(
-          stderr, "voxhash: error: cannot write screenshot '%s'\n", options.screenshot.c_str());
+      // The reason, as the panel shows it ("<path>: cannot write it: No space left on device").
+      std::fprintf(stderr, "voxhash: error: %s\n", session.panel().output_status().c_str());
       return 1;
     }
     std::printf("voxhash: wrote %s after %d frames\n", options.screenshot.c_str(), *options.frames);
   }
   if (!options.export_path.empty()) {
     if (!session.export_voxels(options.export_path)) {
-      std::fprintf(
-          stderr, "voxhash: error: cannot write voxels '%s'\n", options.export_path.c_str());
+      std::fprintf(stderr, "voxhash: error: %s\n", session.panel().output_status().c_str());
       return 1;
     }
     std::printf(

@@ -32,8 +32,9 @@ Grid::Grid(const GridParams& params) {
   resolution      = r;
   bits            = {bits_for(r.x), bits_for(r.y), bits_for(r.z)};
   const Float3 lo = params.bounds.min, hi = params.bounds.max;
-  if (!(hi.x > lo.x && hi.y > lo.y && hi.z > lo.z) || !std::isfinite(lo.x + lo.y + lo.z) ||
-      !std::isfinite(hi.x + hi.y + hi.z)) {
+  // Each coordinate and each side on its own: a sum of finite floats near 3.4e38 overflows.
+  if (!(hi.x > lo.x && hi.y > lo.y && hi.z > lo.z) || !std::isfinite(hi.x - lo.x) ||
+      !std::isfinite(hi.y - lo.y) || !std::isfinite(hi.z - lo.z)) {
     throw InvalidInput("grid bounds must be finite with max > min on every axis");
   }
   origin     = lo;

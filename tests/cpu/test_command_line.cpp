@@ -377,9 +377,14 @@ TEST(CommandLine, UsageErrorsExitTwoWithOneLineNamingTheFlag) {
   expect_usage_error({"clash", "--model-b", "b.obj"}, "--model-b needs --model-a");
   expect_usage_error({"--voxel-size", "-1"}, "--voxel-size");
   expect_usage_error({"--translate-a", "1,2"}, "--translate-a");
-  for (const char* time : {"nan", "inf", "-inf", "1e999", "1s"}) {
+  for (const char* time : {"nan", "inf", "-inf", "1e999", "1s", "1e300", "-2e9"}) {
     expect_usage_error({"clash", "--time", time}, "--time");
   }
+  // CLI::Range let NaN through (it fails no comparison): these ran with a NaN setting.
+  expect_usage_error({"bench", "frame", "--cuckoo-space", "nan"}, "--cuckoo-space");
+  expect_usage_error({"bench", "frame", "--soak", "nan"}, "--soak");
+  expect_usage_error({"bench", "frame", "--soak", "1", "--soak-every", "nan"}, "--soak-every");
+  expect_usage_error({"bench", "tables", "--paged", "--page-space", "nan"}, "--page-space");
   expect_usage_error({"bench", "frame", "--translate-b", "1,2,x"}, "--translate-b");
   expect_usage_error({"clash", "--bogus"}, "unknown option '--bogus'");
 }

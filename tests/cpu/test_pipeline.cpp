@@ -248,6 +248,18 @@ TEST(Pipeline, BadInputIsRejectedClearly) {
   EXPECT_THROW(pipeline.set_grid(grid), InvalidInput);
 }
 
+TEST(Pipeline, GridBoundsNearTheFloatLimitAreTakenAndSidesBeyondItRefused) {
+  // Found by a hostile-input audit: a scene whose keyframe moved a model 3e38 away was refused
+  // with "grid bounds must be finite", naming nothing: the check summed the three coordinates,
+  // and finite ones near 3.4e38 overflow. Each coordinate and side is checked on its own now.
+  GridParams grid;
+  grid.resolution = {16, 16, 16};
+  grid.bounds     = {{-1, -1, -1}, {3e38f, 3e38f, 3e38f}};
+  EXPECT_NO_THROW(Grid{grid});
+  grid.bounds.min.x = -3e38f;  // a side of 6e38: more than a float holds
+  EXPECT_THROW(Grid{grid}, InvalidInput);
+}
+
 TEST(Pipeline, VoxelKeysNeverEqualTheSentinelAndRoundTrip) {
   GridParams grid;
   grid.resolution  = {2048, 2048, 512};

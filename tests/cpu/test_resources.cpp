@@ -10,11 +10,14 @@
 
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
+#include <voxhash/io.hpp>
 #include <voxhash/pipeline.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -421,8 +424,13 @@ TEST(BenchResources, ModelOutsideTheGridIsWarnedOnceAndFlagged) {
   EXPECT_NE(warnings[0].find("warning: model b (" + far + "): 100.0 %"), std::string::npos)
       << warnings[0];
   const nlohmann::json json = read_json(json_path);
-  ASSERT_EQ(json["warnings"].size(), 1u) << json["warnings"].dump(2);
-  const nlohmann::json& w = json["warnings"][0];
+  // The scene's own warning first (kind "scene"), then the frames'.
+  ASSERT_EQ(json["warnings"].size(), 2u) << json["warnings"].dump(2);
+  EXPECT_EQ(json["warnings"][0]["kind"], "scene");
+  EXPECT_NE(json["warnings"][0]["message"].get<std::string>().find("outside grid.bounds"),
+            std::string::npos)
+      << json["warnings"][0];
+  const nlohmann::json& w = json["warnings"][1];
   EXPECT_EQ(w["kind"], "outside_grid");
   EXPECT_EQ(w["model"], "b");
   EXPECT_EQ(w["path"], far);
@@ -436,6 +444,32 @@ TEST(BenchResources, ModelOutsideTheGridIsWarnedOnceAndFlagged) {
   ASSERT_EQ(inside.code, 0) << inside.err;
   EXPECT_TRUE(lines_with(inside.err, "warning").empty()) << inside.err;
   EXPECT_TRUE(read_json(inside_path)["warnings"].empty());
+}
+
+TEST(BenchResources, PointsDroppedForNaNAreInTheReportsWarnings) {
+  // Found by a hostile-input audit: bench frame printed the points dropped for NaN on stderr, but
+  // its JSON said "warnings": [] (a report read without the terminal hid the loss).
+  const std::string cloud = temp_path("nan_cloud.xyz");
+  {
+    std::ofstream out(cloud);
+    for (int i = 0; i < 200; ++i)
+      out << std::cos(i * 0.05) << " " << std::sin(i * 0.05) << " 0\n";
+    out << "nan 0 0\n0 inf 0\n";
+  }
+  const std::string json_path = temp_path("nan_cloud.json");
+  const CliResult r           = run_voxhash(
+      tiny_frame({"--model-a", cloud, "--frames", "1", "--warmup", "0", "--json", json_path}));
+  std::filesystem::remove(cloud);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::filesystem::path file = std::filesystem::path(cloud).filename();
+  const std::string said           = "model '" + file.stem().string() + "' (" + file.string() +
+                           "): 2 points with a NaN or infinite coordinate dropped";
+  ASSERT_EQ(lines_with(r.err, said).size(), 1u) << r.err;
+  const nlohmann::json warnings = read_json(json_path)["warnings"];
+  const auto found = std::find_if(warnings.begin(), warnings.end(), [&](const nlohmann::json& w) {
+    return w["kind"] == "scene" && w["message"].get<std::string>().find(said) != std::string::npos;
+  });
+  EXPECT_NE(found, warnings.end()) << warnings.dump(2);
 }
 
 TEST(Resources, HostMemoryCheckHonoursTheProcessLimit) {
@@ -470,6 +504,100 @@ TEST(Resources, HostMemoryCheckHonoursTheProcessLimit) {
   ASSERT_TRUE(WIFEXITED(code));
   EXPECT_EQ(WEXITSTATUS(code), 0) << "10: setrlimit, 11: free memory above the limit, 12: no "
                                      "error, 13: another message";
+#endif
+}
+
+/// Runs load_point_cloud(path) in a child process with `spare` bytes of address space; its
+/// exit code: 0 when it threw OutOfMemory starting with `expected`, else what went wrong (10:
+/// setrlimit, 12: no error, 13: another message, 14: another exception).
+int load_under_a_memory_limit(const std::filesystem::path& path,
+                              const std::string& expected,
+                              std::size_t spare = std::size_t{512} << 20) {
+  const pid_t child = ::fork();
+  if (child < 0) return -1;
+  if (child == 0) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    std::size_t vm_kib = 0;
+    while (std::getline(status, line)) {
+      if (line.starts_with("VmSize:")) vm_kib = std::stoull(line.substr(7));
+    }
+    const rlimit limit{vm_kib * 1024 + spare, vm_kib * 1024 + spare};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(10);
+    try {
+      (void)load_point_cloud(path, 0);
+      ::_exit(12);
+    } catch (const OutOfMemory& e) {
+      ::_exit(std::string(e.what()).starts_with(expected) ? 0 : 13);
+    } catch (...) {
+      ::_exit(14);
+    }
+  }
+  int code = 0;
+  if (::waitpid(child, &code, 0) != child || !WIFEXITED(code)) return -1;
+  return WEXITSTATUS(code);
+}
+
+TEST(Resources, ModelsBeyondTheProcessLimitFailNamingTheFile) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer's shadow memory does not fit an address-space limit";
+#else
+  // Files whose counts fit their size (sparse files: gigabytes that take no disk) but whose points
+  // do not fit the memory the process may take: refused from their headers, naming the file,
+  // before their data is read or anything allocated for it. A PLY used to be read into one string
+  // first; under ulimit -v both ended in std::bad_alloc naming nothing.
+  const std::string stem          = "voxhash_test_sparse_" + std::to_string(::getpid());
+  const std::filesystem::path ply = std::filesystem::temp_directory_path() / (stem + ".ply");
+  const std::string ply_header =
+      "ply\nformat binary_little_endian 1.0\nelement vertex 1073741824\nproperty char x\n"
+      "property char y\nproperty char z\nend_header\n";
+  std::ofstream(ply, std::ios::binary) << ply_header;
+  std::filesystem::resize_file(ply, ply_header.size() + (std::uint64_t{3} << 30));
+  EXPECT_EQ(load_under_a_memory_limit(
+                ply, ply.string() + ": its 1073741824 vertices need 12.0 GiB of host memory; "),
+            0);
+  std::filesystem::remove(ply);
+
+  // LAS 1.2, point format 0 (20-byte records), 2^30 points.
+  const std::filesystem::path las = std::filesystem::temp_directory_path() / (stem + ".las");
+  std::string las_header(227, '\0');
+  const auto put = [&](std::size_t at, auto value) {
+    std::memcpy(las_header.data() + at, &value, sizeof value);
+  };
+  las_header.replace(0, 4, "LASF");
+  las_header[24] = 1;
+  las_header[25] = 2;
+  put(94, std::uint16_t{227});
+  put(96, std::uint32_t{227});
+  put(105, std::uint16_t{20});
+  put(107, std::uint32_t{1} << 30);
+  for (int a = 0; a < 3; ++a)
+    put(131 + 8 * a, 0.01);
+  std::ofstream(las, std::ios::binary) << las_header;
+  std::filesystem::resize_file(las, 227 + (std::uint64_t{20} << 30));
+  EXPECT_EQ(load_under_a_memory_limit(
+                las, las.string() + ": its 1073741824 points need 16.0 GiB of host memory; "),
+            0);
+  std::filesystem::remove(las);
+
+  // A text cloud's count is known only at its end: running out of memory while reading it names
+  // the file (4M points, 24 MB of text, 48 MB of points, with 32 MiB to spare).
+  const std::filesystem::path xyz = std::filesystem::temp_directory_path() / (stem + ".xyz");
+  {
+    std::ofstream out(xyz, std::ios::binary);
+    const std::string lines = [] {
+      std::string block;
+      for (int i = 0; i < 4096; ++i)
+        block += "0 0 0\n";
+      return block;
+    }();
+    for (int i = 0; i < 1024; ++i)
+      out << lines;
+  }
+  EXPECT_EQ(load_under_a_memory_limit(
+                xyz, xyz.string() + ": out of host memory after ", std::size_t{32} << 20),
+            0);
+  std::filesystem::remove(xyz);
 #endif
 }
 

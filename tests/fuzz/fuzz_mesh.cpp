@@ -1,7 +1,7 @@
 // libFuzzer target for the meshes read through the Open Asset Import Library: the first byte picks
 // the format (STL, PLY, glTF, GLB, OFF), the rest is the file. A PLY takes the loader's own path
-// (io::ply_mesh_for_assimp, then assimp or the point reader); the others go to assimp from memory,
-// where they can open no other file. The result must be a sound mesh (fuzz_checks.hpp).
+// (io::parse_ply, voxhash's reader: fuzz_ply cuts it in pieces too); the others go to assimp from
+// memory, where they can open no other file. The result must be a sound mesh (fuzz_checks.hpp).
 #include "fuzz_checks.hpp"
 #include "io/io_common.hpp"
 
@@ -10,7 +10,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -22,9 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view file = fuzz::as_text(data + 1, size - 1);
   try {
     if (format == "ply") {
-      const std::optional<std::string> mesh = io::ply_mesh_for_assimp(path, file);
-      if (!mesh) return 0;  // a point cloud: fuzz_ply's part
-      fuzz::require_sound_mesh(io::parse_assimp_mesh(path, *mesh, format));
+      const io::PlyModel model = io::parse_ply(path, file);
+      if (model.is_mesh) fuzz::require_sound_mesh(model.mesh);
     } else {
       fuzz::require_sound_mesh(io::parse_assimp_mesh(path, file, format));
     }

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -259,6 +260,38 @@ TEST(ViewerCli, OutputsIntoAMissingDirectoryFailBeforeAnyFrame) {
     EXPECT_EQ(lines(r.output), 1u) << flag << ": " << r.output;
     EXPECT_NE(r.output.find(flag), std::string::npos) << r.output;
     EXPECT_NE(r.output.find(output_path("no_such_dir")), std::string::npos) << r.output;
+  }
+}
+
+TEST(ViewerCli, OutputsToAFullDeviceFailSayingWhy) {
+  // A screenshot to a full disk once printed "wrote", exit 0, and left an empty PNG; then it said
+  // "cannot write screenshot" without the reason. Now: the file, the system's reason, exit 1.
+  for (const char* flag : {"--screenshot", "--export"}) {
+    const CommandResult r =
+        run_voxhash(kSmallScene + " --offscreen --frames 2 --no-panel " + flag + " /dev/full");
+    EXPECT_EQ(r.exit_code, 1) << flag << ": " << r.output;
+    EXPECT_NE(r.output.find("voxhash: error: /dev/full: cannot write it: No space left on device"),
+              std::string::npos)
+        << flag << ": " << r.output;
+  }
+}
+
+TEST(ViewerCli, PointsDroppedForNaNAreWarnedOnStderr) {
+  // The viewer showed the first scene warning in its panel and printed none: a second model's
+  // dropped points went unsaid, and a headless run said nothing of either.
+  const std::string a = output_path("nan_a.xyz"), b = output_path("nan_b.xyz");
+  for (const std::string& path : {a, b}) {
+    std::ofstream out(path);
+    for (int i = 0; i < 300; ++i)
+      out << std::cos(i * 0.02) << " " << std::sin(i * 0.02) << " 0\n";
+    out << "nan 0 0\n";
+  }
+  const CommandResult r = run_voxhash(
+      kSmallScene + " --offscreen --frames 2 --no-panel --model-a " + a + " --model-b " + b);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* model :
+       {"model 'nan_a' (nan_a.xyz): 1 points", "model 'nan_b' (nan_b.xyz): 1 points"}) {
+    EXPECT_NE(r.output.find(model), std::string::npos) << model << ": " << r.output;
   }
 }
 

@@ -1,10 +1,10 @@
 // Loading models and point clouds, and writing voxel exports (the voxhash_io target). Meshes are
-// sampled area-weighted into N points: OBJ through tinyobjloader, every other mesh format (PLY with
-// faces, STL, glTF / GLB, FBX, COLLADA, 3DS, OFF, ...) through the Open Asset Import Library, STEP
-// through OpenCASCADE (tessellated at a deflection LoadOptions gives). A vertex-only OBJ or PLY
-// (ASCII or binary, either byte order) and text clouds (XYZ, PTS, TXT, CSV) are point clouds. Every
-// failure throws voxhash::InvalidInput whose message names the file (and the line where there is
-// one); docs/RELIABILITY.md lists them.
+// sampled area-weighted into N points: OBJ through tinyobjloader, PLY (ASCII or binary, either
+// byte order) by voxhash's own reader, STEP through OpenCASCADE (tessellated at a deflection
+// LoadOptions gives), every other mesh format (STL, glTF / GLB, FBX, COLLADA, 3DS, OFF, ...) through
+// the Open Asset Import Library. A vertex-only OBJ or PLY and text clouds (XYZ, PTS, TXT, CSV) are
+// point clouds. Every failure throws voxhash::InvalidInput whose message names the file (and the
+// line where there is one); docs/RELIABILITY.md lists them.
 #pragma once
 
 #include <voxhash/geometry.hpp>

@@ -121,8 +121,9 @@ void check_glb_chunks(const std::filesystem::path& path, std::uint64_t size, Rea
   }
 }
 
-/// An ASCII OFF's face indices against its vertex count, before assimp reads it: its OFF reader
-/// clamps an index past the vertices to the last one, so a broken file became a wrong mesh.
+/// An ASCII OFF's counts against its size and its face indices against its vertex count, before
+/// assimp reads it: its OFF reader reserves what the counts say and clamps an index past the
+/// vertices to the last one, so a broken file became a wrong mesh.
 void check_off_indices(const std::filesystem::path& path, std::string_view text) {
   LineReader lines(text);
   // The lines that hold data: comments ('#' to the end of a line) and blank lines skipped.
@@ -133,31 +134,73 @@ void check_off_indices(const std::filesystem::path& path, std::string_view text)
     }
     return std::nullopt;
   };
-  std::optional<std::vector<std::string_view>> header = next();
-  if (!header || (*header)[0].find("OFF") == std::string_view::npos) return;  // assimp's to judge
-  if (header->size() == 1) {
-    header = next();  // "OFF", "COFF", ...: the counts on the next line
-  } else {
-    header->erase(header->begin());  // "OFF 8 6 12"
+  // The header as assimp reads it, token by token across lines: a keyword ([ST][C][N][4][n]OFF),
+  // with 'n' a dimension after it, then the vertex and face counts; without the keyword (the
+  // format allows that) the counts come first.
+  std::vector<std::string_view> tokens;
+  const auto token = [&](std::size_t i) -> std::optional<std::string_view> {
+    while (tokens.size() <= i) {
+      const std::optional<std::vector<std::string_view>> fields = next();
+      if (!fields) return std::nullopt;
+      tokens.insert(tokens.end(), fields->begin(), fields->end());
+    }
+    return tokens[i];
+  };
+  const std::optional<std::string_view> first = token(0);
+  if (!first) return;  // assimp's to judge
+  std::string_view keyword = *first;
+  for (const std::string_view prefix : {"ST", "C", "N", "4"}) {
+    if (keyword.starts_with(prefix)) keyword.remove_prefix(prefix.size());
   }
-  if (!header || header->size() < 2) return;
-  const std::optional<std::uint64_t> vertices = parse_count((*header)[0]);
-  const std::optional<std::uint64_t> faces    = parse_count((*header)[1]);
-  if (!vertices || !faces) return;
-  for (std::uint64_t v = 0; v < *vertices; ++v) {
+  const bool dimension = keyword.starts_with("n");
+  if (dimension) keyword.remove_prefix(1);
+  std::size_t at = 0;
+  if (keyword.starts_with("OFF")) {
+    at = dimension ? 2 : 1;
+  } else if (first->empty() || first->front() < '0' || first->front() > '9') {
+    return;  // not an OFF header: assimp says so
+  }
+  // A count must be a number as a whole: assimp reads its leading digits and wraps them (found by
+  // fuzz_mesh: a face count of 26 digits and a word asked for 64 GB; a count across a line break
+  // in a file without the keyword, 8.4 GB).
+  const auto count = [&](std::size_t field, const std::string& what) {
+    const std::optional<std::string_view> text_of = token(field);
+    if (!text_of) fail(path, "the header ends before its " + what + " count");
+    const std::optional<std::uint64_t> value = parse_count(*text_of);
+    if (!value) {
+      fail(path,
+           "line " + std::to_string(lines.line_number()) + ": the " + what + " count '" +
+               std::string(*text_of) + "' is not a count");
+    }
+    return *value;
+  };
+  const std::uint64_t vertices = count(at, "vertex");
+  const std::uint64_t faces    = count(at + 1, "face");
+  // The counts against the bytes after them, before assimp reserves for them: a vertex or a face
+  // takes at least 2 (a number and a line end; a vertex of nOFF may have one coordinate). A 53-byte
+  // file claiming 4294967295 vertices asked for 51 GB.
+  const std::uint64_t left = text.size() - std::min(text.size(), lines.offset());
+  if (vertices > left / 2 || faces > left / 2 - vertices) {
+    fail(path,
+         "line " + std::to_string(lines.line_number()) + ": the header promises " +
+             std::to_string(vertices) + " vertices and " + std::to_string(faces) +
+             " faces, but only " + std::to_string(left) +
+             " bytes follow it (a vertex or a face takes at least 2)");
+  }
+  for (std::uint64_t v = 0; v < vertices; ++v) {
     if (!next()) return;  // truncated: assimp says so
   }
-  for (std::uint64_t f = 0; f < *faces; ++f) {
+  for (std::uint64_t f = 0; f < faces; ++f) {
     const std::optional<std::vector<std::string_view>> face = next();
     if (!face) return;
     const std::optional<std::uint64_t> corners = parse_count((*face)[0]);
     if (!corners) continue;
     for (std::uint64_t c = 1; c <= *corners && c < face->size(); ++c) {
       const std::optional<std::uint64_t> index = parse_count((*face)[c]);
-      if (!index || *index >= *vertices) {
+      if (!index || *index >= vertices) {
         fail(path,
              "line " + std::to_string(lines.line_number()) + ": face refers to vertex " +
-                 std::string((*face)[c]) + ", but the file has " + std::to_string(*vertices) +
+                 std::string((*face)[c]) + ", but the file has " + std::to_string(vertices) +
                  " vertices");
       }
     }

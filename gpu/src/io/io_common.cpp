@@ -1,8 +1,10 @@
 // File access, line walking and number parsing for the model loaders, and the one checked file
 // writer (write_file) every output goes through. Every failure names the file first, so a front
 // end can print the exception's message as it is.
+#include "host_memory.hpp"
 #include "io/io_common.hpp"
 
+#include <voxhash/backend.hpp>
 #include <voxhash/error.hpp>
 
 #include <cerrno>
@@ -118,6 +120,16 @@ void add_point(PointCloud& cloud, double x, double y, double z) {
   } else {
     ++cloud.dropped_non_finite;
   }
+}
+
+void require_host_memory(const std::filesystem::path& path,
+                         std::uint64_t bytes,
+                         const std::string& what) {
+  const std::size_t free = detail::host_free_memory();
+  if (bytes <= free) return;
+  throw OutOfMemory(path.string() + ": " + what + " need " +
+                    format_bytes(static_cast<std::size_t>(bytes)) + " of host memory; " +
+                    format_bytes(free) + " is available");
 }
 
 }  // namespace voxhash::io

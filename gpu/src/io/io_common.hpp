@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,20 +98,48 @@ struct StepMesh {
 [[nodiscard]] StepMesh load_step_mesh(const std::filesystem::path& path,
                                       const LoadOptions& options);
 
-/// Appends the vertices of an ASCII or binary (little- or big-endian) PLY file.
-void parse_ply_points(const std::filesystem::path& path, std::string_view bytes, PointCloud& cloud);
+/// A file's bytes, handed out a piece at a time.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  /// Copies up to `max` of the next bytes to `out` and says how many (0: the end of the file).
+  virtual std::size_t read(char* out, std::size_t max) = 0;
+};
 
-/// A PLY is read as a mesh by the Open Asset Import Library when its header declares faces (a
-/// face or tristrips element with items); then this returns the bytes to give assimp: the header
-/// rewritten in the element order assimp 5.2 reads right (vertices, faces, the rest: an element
-/// with data before the vertices would give its values as vertices, one between the vertices and
-/// the faces face indices out of range) and without the comment, obj_info and blank lines it
-/// misreads, and the data moved to match (unchanged when the order already was). Otherwise it
-/// returns nothing: the file is a point cloud for parse_ply_points. The header's faults are
-/// reported as parse_ply_points reports them, every element's count is checked against the file's
-/// size first, and data ending inside an element that must move is an error naming it.
-[[nodiscard]] std::optional<std::string> ply_mesh_for_assimp(const std::filesystem::path& path,
-                                                             std::string_view bytes);
+/// What a PLY file holds: a mesh when its header declares faces (a face or tristrips element with
+/// items), else its vertices as points.
+struct PlyModel {
+  bool is_mesh = false;
+  Mesh mesh;         // is_mesh: vertices welded, triangles, the non-finite counts
+  PointCloud cloud;  // otherwise: the points and dropped_non_finite
+};
+
+/// Reads an ASCII or binary (little- or big-endian) PLY of `size` bytes from `source`, `piece`
+/// bytes at a time, never whole: the header's counts are checked against the bytes after it and
+/// its model against the host's memory (require_host_memory) before anything is allocated, and
+/// every list's length against the bytes left before it is read. Throws InvalidInput naming the
+/// file (and the line, for ASCII data) on any fault.
+[[nodiscard]] PlyModel read_ply(const std::filesystem::path& path,
+                                ByteSource& source,
+                                std::uint64_t size,
+                                std::size_t piece);
+
+/// The same from the file at `path`.
+[[nodiscard]] PlyModel load_ply(const std::filesystem::path& path,
+                                std::size_t piece = std::size_t{1} << 20);
+
+/// The same from bytes in memory, handed to the reader in pieces of the sizes `pieces` lists in
+/// turn (round and round; empty: as much as it asks for), so tests and fuzzers can cut it anywhere.
+[[nodiscard]] PlyModel parse_ply(const std::filesystem::path& path,
+                                 std::string_view bytes,
+                                 std::span<const std::size_t> pieces = {});
+
+/// Throws OutOfMemory ("<path>: <what> need 3.35 GiB of host memory; 512 MiB is available") when
+/// `bytes` exceed the host memory the process can still take: the tightest of MemAvailable, the
+/// process's limits (ulimit -v, -d) and its cgroup's.
+void require_host_memory(const std::filesystem::path& path,
+                         std::uint64_t bytes,
+                         const std::string& what);
 
 /// Appends the points of a text point cloud (XYZ, PTS, TXT, CSV): "x y z [more columns]" per line,
 /// separated by whitespace or commas, '#' and "//" comments, a short header of column names before

@@ -114,6 +114,11 @@ void read_las(const std::filesystem::path& path, std::uint64_t size, Read read, 
              " bytes from byte " + std::to_string(data_offset) + ", but the file holds " +
              std::to_string(size) + " bytes");
   }
+  // The points and their part ids against the host memory the process may take (records are at
+  // least 20 bytes, so a file that fits its count can still be beyond it).
+  require_host_memory(path,
+                      count * (sizeof(Float3) + sizeof(std::uint32_t)),
+                      "its " + std::to_string(count) + " points");
   const bool wide_class = format >= 6;  // formats 6 to 10: a byte of classes; else 5 bits
   std::array<std::uint32_t, 256> part_of{};
   part_of.fill(~0u);

@@ -1,8 +1,8 @@
 // load_point_cloud: picks the reader by file extension (any letter case) and makes sure the result
-// holds points. OBJ goes to tinyobjloader, text clouds (XYZ, PTS, TXT, CSV) and vertex-only PLY to
-// voxhash's point readers, STEP to OpenCASCADE, and every other mesh (a PLY with faces, STL,
-// glTF, ...) to the Open Asset Import Library. A mesh with triangles is sampled on its surface,
-// each point keeping its triangle's part; a mesh without triangles contributes its vertices.
+// holds points. OBJ goes to tinyobjloader, text clouds (XYZ, PTS, TXT, CSV) and PLY (points or
+// mesh) to voxhash's readers, STEP to OpenCASCADE, and every other mesh (STL, glTF, ...) to the
+// Open Asset Import Library. A mesh with triangles is sampled on its surface, each point keeping
+// its triangle's part; a mesh without triangles contributes its vertices.
 #include "io/io_common.hpp"
 
 #include <voxhash/error.hpp>
@@ -86,13 +86,14 @@ PointCloud load_point_cloud(const std::filesystem::path& path,
   } else if (is_text_cloud_extension(extension)) {
     io::load_xyz_points(path, cloud);
   } else if (extension == ".ply") {
-    // Point clouds stay with voxhash's reader: assimp rejects a PLY without faces, and this reader
-    // checks the header's counts against the file's size before it allocates (issue 9).
-    const std::string bytes = io::read_file(path);
-    if (const std::optional<std::string> mesh = io::ply_mesh_for_assimp(path, bytes)) {
-      points_from_mesh(path, io::parse_assimp_mesh(path, *mesh, "ply"), samples, seed, cloud);
+    // voxhash's own reader, a piece at a time, for meshes and point clouds alike: assimp holds the
+    // whole file and reserves what a header or list length claims.
+    io::PlyModel model = io::load_ply(path);
+    if (model.is_mesh) {
+      points_from_mesh(path, std::move(model.mesh), samples, seed, cloud);
     } else {
-      io::parse_ply_points(path, bytes, cloud);
+      cloud.points             = std::move(model.cloud.points);
+      cloud.dropped_non_finite = model.cloud.dropped_non_finite;
     }
   } else if (!extension.empty() && io::assimp_reads_extension(extension)) {
     points_from_mesh(

@@ -8,10 +8,12 @@
 // one block per scan) and is checked against the points that follow it.
 #include "io/io_common.hpp"
 
+#include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
 
 #include <algorithm>
 #include <fstream>
+#include <new>
 #include <string>
 
 namespace voxhash::io {
@@ -138,17 +140,8 @@ class XyzParser {
   Block m_block;
 };
 
-}  // namespace
-
-void parse_xyz_points(const std::filesystem::path& path, std::string_view text, PointCloud& cloud) {
-  XyzParser parser(path, cloud);
-  LineReader lines(text);
-  while (const std::optional<std::string_view> line = lines.next())
-    parser.line(*line, lines.line_number());
-  parser.finish();
-}
-
-void load_xyz_points(const std::filesystem::path& path, PointCloud& cloud, std::size_t chunk) {
+/// load_xyz_points' reading, without its translation of std::bad_alloc.
+void read_xyz_pieces(const std::filesystem::path& path, PointCloud& cloud, std::size_t chunk) {
   std::ifstream stream = open_input(path);
   XyzParser parser(path, cloud);
   std::string buffer;  // the unfinished line, then the next chunk after it
@@ -181,6 +174,28 @@ void load_xyz_points(const std::filesystem::path& path, PointCloud& cloud, std::
     }
   }
   parser.finish();
+}
+
+}  // namespace
+
+void parse_xyz_points(const std::filesystem::path& path, std::string_view text, PointCloud& cloud) {
+  XyzParser parser(path, cloud);
+  LineReader lines(text);
+  while (const std::optional<std::string_view> line = lines.next())
+    parser.line(*line, lines.line_number());
+  parser.finish();
+}
+
+void load_xyz_points(const std::filesystem::path& path, PointCloud& cloud, std::size_t chunk) {
+  // The count is not known before the end, so memory cannot be checked up front: running out
+  // says so, naming the file and how far it got (it was a bare std::bad_alloc).
+  try {
+    read_xyz_pieces(path, cloud, chunk);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(path.string() + ": out of host memory after " +
+                      std::to_string(cloud.points.size()) +
+                      " points: the cloud needs more memory than the process may take");
+  }
 }
 
 }  // namespace voxhash::io

@@ -150,8 +150,9 @@ void check_frame_motion(const AnimationParams& animation, double time) {
         std::isfinite(m.translation.x) && std::isfinite(m.translation.y) &&
         std::isfinite(m.translation.z);
     if (!finite) {
-      throw InvalidInput(std::string("model ") + (i ? 'B' : 'A') + "'s motion at time " +
-                         std::to_string(time) +
+      char when[32];
+      std::snprintf(when, sizeof when, "%g", time);
+      throw InvalidInput(std::string("model ") + (i ? 'B' : 'A') + "'s motion at time " + when +
                          " is not finite (the time, speed, separation, offset or deformation "
                          "amount is too large)");
     }
