@@ -1,15 +1,15 @@
 // The viewer's scene state driven headlessly in a GL context (a GLFW window under Xvfb, CPU
-// backend, host-upload path): switching algorithms between frames leaves every frame output
-// unchanged; the GL buffers hold exactly the pipeline's points and labelled voxels; the layer
-// toggles decide what the renderer draws; a bad model path, a scene too large for memory and a
-// frame whose allocation fails are messages, not exits (the last goes back to the previous scene);
-// a model outside the grid is warned about; placement (panel fields and mouse drags) moves a model
-// exactly and fits the grid again, a saved scene reloads as the same frame, the clash list matches
-// the frame and frames the camera on a region, dropped files load as models, meshes read "as"
-// points stay points and a file loaded over an "as": "mesh" model is read as it is; X-ray, the
-// clipping plane, edited colours, per-model inside colours and lighting each change the picture as
-// they should; the clash tab's status file is shown, edited and saved in `voxhash clash --status`'s
-// format.
+// backend, host-upload path): the demo opens at its time with its models intersecting; switching
+// algorithms between frames leaves every frame output unchanged; the GL buffers hold exactly the
+// pipeline's points and labelled voxels; the layer toggles decide what the renderer draws; a bad
+// model path, a scene too large for memory and a frame whose allocation fails are messages, not
+// exits (the last goes back to the previous scene); a model outside the grid is warned about;
+// placement (panel fields and mouse drags) moves a model exactly and fits the grid again, a saved
+// scene reloads as the same frame, the clash list matches the frame and frames the camera on a
+// region, dropped files load as models, meshes read "as" points stay points and a file loaded over
+// an "as": "mesh" model is read as it is; X-ray, the clipping plane, edited colours, per-model
+// inside colours and lighting each change the picture as they should; the clash tab's status file
+// is shown, edited and saved in `voxhash clash --status`'s format.
 #include "clash/clash_status.hpp"
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
@@ -130,6 +130,23 @@ TEST_F(ViewerStateTest, AlgorithmSwitchBetweenFramesKeepsEveryOutput) {
     }
   }
   EXPECT_GT(intersections, 0u) << "the chosen times should make the models overlap";
+}
+
+TEST_F(ViewerStateTest, DemoOpensWithItsModelsIntersectingAndResetGoesBackThere) {
+  viewer::SceneSettings settings;
+  settings.points_per_model = 20000;
+  settings.resolution       = 128;
+  const Scene demo          = load_scene(asset("demo.json"));
+  ASSERT_GT(demo.time, 0.0) << "the demo's time is the swing's midpoint";
+  m_state = std::make_unique<AppState>(Backend::Cpu, settings, demo);
+  EXPECT_EQ(m_state->time(), demo.time);
+  ASSERT_TRUE(m_state->update(*m_bridge, 0.0)) << m_state->message();
+  EXPECT_GT(m_state->stats().model[0].intersection, 0u) << "the first frame shows the band";
+  EXPECT_GT(m_buffers.voxel_ranges[0].count[2], 0u) << "and the renderer is given it";
+  run_frame_at(demo.time + 0.5);
+  m_state->reset();
+  EXPECT_TRUE(m_state->update(*m_bridge, 0.0));
+  EXPECT_EQ(m_state->time(), demo.time);
 }
 
 TEST_F(ViewerStateTest, GlBuffersHoldThePipelinesPointsAndVoxels) {
