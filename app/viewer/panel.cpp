@@ -503,6 +503,11 @@ void Panel::draw_layers(const AppState& state, ViewControls& controls) {
   ImGui::ColorEdit3("##intersection", colors.intersection.data(), kSwatch);
   ImGui::SameLine();
   ImGui::Checkbox("intersection voxels", &layers.intersection);
+  ImGui::SameLine();
+  ImGui::Checkbox("on top", &draw.band_on_top);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("the contact band drawn larger and over the surfaces just in front of it");
+  }
   if (ImGui::Button("default colours")) colors = Colors{};
   ImGui::SliderFloat("point size", &draw.point_size, 1.0f, 8.0f, "%.0f px");
   ImGui::SliderFloat("voxel size", &draw.voxel_scale, 0.2f, 3.0f, "%.1f x");

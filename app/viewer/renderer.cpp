@@ -170,7 +170,8 @@ Renderer::Renderer()
                        glGetUniformLocation(m_voxels.id(), "u_light_dir"),
                        glGetUniformLocation(m_voxels.id(), "u_ambient"),
                        glGetUniformLocation(m_voxels.id(), "u_clip_plane"),
-                       glGetUniformLocation(m_voxels.id(), "u_alpha")};
+                       glGetUniformLocation(m_voxels.id(), "u_alpha"),
+                       glGetUniformLocation(m_voxels.id(), "u_pull")};
 }
 
 void Renderer::draw(const SceneBuffers& buffers,
@@ -209,15 +210,17 @@ void Renderer::draw(const SceneBuffers& buffers,
   glUniform3fv(m_voxels_uniforms.light_dir, 1, glm::value_ptr(glm::normalize(light_dir)));
   glUniform1f(m_voxels_uniforms.ambient, settings.ambient);
   glUniform4fv(m_voxels_uniforms.clip_plane, 1, glm::value_ptr(plane));
+  glUniform3f(m_voxels_uniforms.pull, 0.0f, 0.0f, 0.0f);
   glBindVertexArray(m_voxels_layout.id());
   glEnable(GL_CULL_FACE);
-  // Opaque labels first; with X-ray the outside voxels after them, blended, without depth writes.
-  const auto draw_labels = [&](bool outside, bool inside_and_intersection) {
+  // Opaque labels first; then the contact band over them; with X-ray the outside voxels last,
+  // blended, without depth writes.
+  const auto draw_labels = [&](bool outside, bool inside, bool band) {
     for (int i = 0; i < 2; ++i) {
       // Intersection voxels belong to both models: drawn once, with model 0's.
       const bool draw_label[3]     = {outside && layers.outside[i],
-                                      inside_and_intersection && layers.inside[i],
-                                      inside_and_intersection && layers.intersection && i == 0};
+                                      inside && layers.inside[i],
+                                      band && layers.intersection && i == 0};
       const palette::Rgb colors[3] = {
           settings.colors.outside[i], settings.colors.inside[i], settings.colors.intersection};
       glUniform3fv(m_voxels_uniforms.label_colors, 3, colors[0].data());
@@ -232,13 +235,33 @@ void Renderer::draw(const SceneBuffers& buffers,
     }
   };
   glUniform1f(m_voxels_uniforms.alpha, 1.0f);
-  draw_labels(!settings.xray, true);
+  draw_labels(!settings.xray, true, false);
+  // The band stands out: its faces turned from the light darkened a third as much as the others',
+  // and, on top, its cubes larger and moved towards the eye by kBandPull of their edges, so that
+  // the surfaces around it do not hide it.
+  const float band_half = settings.band_on_top ? half * kBandScale : half;
+  glUniform3f(m_voxels_uniforms.half_size,
+              voxel_size.x * band_half,
+              voxel_size.y * band_half,
+              voxel_size.z * band_half);
+  glUniform1f(m_voxels_uniforms.ambient, band_ambient(settings.ambient));
+  // The clip w of a point grows along the view's forward axis: its gradient is that axis.
+  const glm::vec3 forward =
+      glm::normalize(glm::vec3(view_proj[0][3], view_proj[1][3], view_proj[2][3]));
+  const float edge = 2.0f * band_half * std::max({voxel_size.x, voxel_size.y, voxel_size.z});
+  const float pull = settings.band_on_top ? kBandPull * edge : 0.0f;
+  glUniform3fv(m_voxels_uniforms.pull, 1, glm::value_ptr(-forward * pull));
+  draw_labels(false, false, true);
+  glUniform3f(m_voxels_uniforms.pull, 0.0f, 0.0f, 0.0f);
   if (settings.xray) {
+    glUniform3f(
+        m_voxels_uniforms.half_size, voxel_size.x * half, voxel_size.y * half, voxel_size.z * half);
+    glUniform1f(m_voxels_uniforms.ambient, settings.ambient);
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glDepthMask(GL_FALSE);
     glUniform1f(m_voxels_uniforms.alpha, settings.xray_opacity);
-    draw_labels(true, false);
+    draw_labels(true, false, false);
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
   }

@@ -113,7 +113,19 @@ struct DrawSettings {
   float xray_opacity = 0.06f;
   ClipPlane clip;
   float ambient = 0.45f;  // voxel faces turned away from the light get this much; 1: unlit
+  /// The contact band over the surfaces just in front of it: its cubes kBandScale larger and moved
+  /// kBandPull of their edges towards the eye. Off: drawn as the other labels are.
+  bool band_on_top = true;
 };
+
+/// The contact band's cubes, relative to the other labels' (DrawSettings::voxel_scale).
+inline constexpr float kBandScale = 1.25f;
+/// How far the band's cubes are moved towards the eye, in their edges.
+inline constexpr float kBandPull = 1.0f;
+/// The light on the band's faces turned from the light: a third of the darkening of the others'.
+[[nodiscard]] constexpr float band_ambient(float ambient) {
+  return 1.0f - (1.0f - ambient) / 3.0f;
+}
 
 class Renderer {
  public:
@@ -141,7 +153,7 @@ class Renderer {
     GLint view_proj, color, clip_plane;
   } m_points_uniforms{};
   struct {
-    GLint view_proj, half_size, label_colors, light_dir, ambient, clip_plane, alpha;
+    GLint view_proj, half_size, label_colors, light_dir, ambient, clip_plane, alpha, pull;
   } m_voxels_uniforms{};
 };
 

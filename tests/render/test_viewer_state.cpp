@@ -8,8 +8,9 @@
 // scene reloads as the same frame, the clash list matches the frame and frames the camera on a
 // region, dropped files load as models, meshes read "as" points stay points and a file loaded over
 // an "as": "mesh" model is read as it is; X-ray, the clipping plane, edited colours, per-model
-// inside colours and lighting each change the picture as they should; the clash tab's status file
-// is shown, edited and saved in `voxhash clash --status`'s format.
+// inside colours and lighting each change the picture as they should; the contact band shows over
+// the surfaces around it, lit bright; the clash tab's status file is shown, edited and saved in
+// `voxhash clash --status`'s format.
 #include "clash/clash_status.hpp"
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
@@ -497,6 +498,33 @@ TEST_F(ViewerStateTest, EditedColoursInsideColoursPerModelAndLighting) {
   const Image inside = render(m_buffers, *m_state, settings);
   EXPECT_GT(inside.count_near(colors.inside[0], 1.0f / 255), 20u);
   EXPECT_GT(inside.count_near(colors.inside[1], 1.0f / 255), 20u);
+}
+
+TEST_F(ViewerStateTest, ContactBandIsDrawnOverTheSurfacesAroundItAndLitBright) {
+  run_frame_at(1.7);
+  viewer::DrawSettings band_only = voxels_only();
+  band_only.layers.inside        = {false, false};
+  band_only.ambient              = 0.2f;
+  const Image band               = render(m_buffers, *m_state, band_only);
+  const std::size_t band_pixels  = band.count(intersection_yellow);
+  ASSERT_GT(band_pixels, 50u);
+  // No face of the band darker than the band's own floor of light.
+  const viewer::palette::Rgb& yellow = viewer::palette::kIntersection;
+  const float floor                  = viewer::band_ambient(band_only.ambient);
+  EXPECT_GT(floor, band_only.ambient);
+  EXPECT_EQ(band.count([&](float r, float g, float b) {
+    return intersection_yellow(r, g, b) && r < floor * yellow[0] - 0.01f;
+  }),
+            0u);
+
+  // On top, the inside voxels around it (the default layers) hide less of it than when it is drawn
+  // as they are.
+  viewer::DrawSettings with_inside = band_only;
+  with_inside.layers.inside        = {true, true};
+  const std::size_t on_top = render(m_buffers, *m_state, with_inside).count(intersection_yellow);
+  with_inside.band_on_top  = false;
+  const std::size_t level  = render(m_buffers, *m_state, with_inside).count(intersection_yellow);
+  EXPECT_GT(on_top, level + level / 4) << on_top << " vs " << level << " of " << band_pixels;
 }
 
 /// A state of the two bundled models as placed by their files, without motion (a user's scene).
