@@ -510,6 +510,20 @@ void Panel::draw_layers(const AppState& state, ViewControls& controls) {
   }
   if (ImGui::Button("default colours")) colors = Colors{};
   ImGui::SliderFloat("point size", &draw.point_size, 1.0f, 8.0f, "%.0f px");
+  ImGui::Checkbox("eye-dome lighting", &draw.eye_dome);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("points darkened where they lie behind the points beside them");
+  }
+  if (draw.eye_dome) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(120);
+    ImGui::SliderFloat("##edl",
+                       &draw.eye_dome_strength,
+                       10.0f,
+                       1000.0f,
+                       "strength %.0f",
+                       ImGuiSliderFlags_Logarithmic);
+  }
   ImGui::SliderFloat("voxel size", &draw.voxel_scale, 0.2f, 3.0f, "%.1f x");
   ImGui::SliderFloat("ambient light", &draw.ambient, 0.0f, 1.0f, "%.2f");
 

@@ -116,6 +116,10 @@ struct DrawSettings {
   /// The contact band over the surfaces just in front of it: its cubes kBandScale larger and moved
   /// kBandPull of their edges towards the eye. Off: drawn as the other labels are.
   bool band_on_top = true;
+  /// Eye-dome lighting on the points: a point farther than the points beside it is darkened by
+  /// exp(-eye_dome_strength x the mean log-depth step to them), so depth reads without normals.
+  bool eye_dome           = true;
+  float eye_dome_strength = 200.0f;
 };
 
 /// The contact band's cubes, relative to the other labels' (DrawSettings::voxel_scale).
@@ -144,11 +148,18 @@ class Renderer {
   void draw_image(GLuint texture, int width, int height) const;
 
  private:
+  /// Darkens the points drawn so far by eye-dome lighting over the bound framebuffer's depth.
+  void shade_eye_dome(const glm::mat4& view_proj, float strength, int width, int height) const;
+
   GlProgram m_points;
   GlProgram m_voxels;
   GlVertexArray m_points_layout;
   GlVertexArray m_voxels_layout;
   GlProgram m_image;
+  GlProgram m_edl;
+  /// The points' depth for the eye-dome pass, sized to the last viewport drawn.
+  mutable GlTexture m_depth;
+  mutable int m_depth_width = 0, m_depth_height = 0;
   struct {
     GLint view_proj, color, clip_plane;
   } m_points_uniforms{};

@@ -9,7 +9,8 @@
 // region, dropped files load as models, meshes read "as" points stay points and a file loaded over
 // an "as": "mesh" model is read as it is; X-ray, the clipping plane, edited colours, per-model
 // inside colours and lighting each change the picture as they should; the contact band shows over
-// the surfaces around it, lit bright; the clash tab's status file is shown, edited and saved in
+// the surfaces around it, lit bright; eye-dome lighting darkens points where depth steps and
+// nothing else; the clash tab's status file is shown, edited and saved in
 // `voxhash clash --status`'s format.
 #include "clash/clash_status.hpp"
 #include "render_checks.hpp"
@@ -525,6 +526,46 @@ TEST_F(ViewerStateTest, ContactBandIsDrawnOverTheSurfacesAroundItAndLitBright) {
   with_inside.band_on_top  = false;
   const std::size_t level  = render(m_buffers, *m_state, with_inside).count(intersection_yellow);
   EXPECT_GT(on_top, level + level / 4) << on_top << " vs " << level << " of " << band_pixels;
+}
+
+TEST_F(ViewerStateTest, EyeDomeLightingDarkensPointsWhereDepthStepsAndNothingElse) {
+  run_frame_at(1.7);
+  viewer::DrawSettings points_only;
+  points_only.layers.inside       = {false, false};
+  points_only.layers.intersection = false;
+  points_only.point_size          = 3.0f;  // splats that overlap: depth steps between them
+  points_only.eye_dome            = false;
+  const Image flat                = render(m_buffers, *m_state, points_only);
+  points_only.eye_dome            = true;
+  const Image lit                 = render(m_buffers, *m_state, points_only);
+  ASSERT_EQ(flat.rgb.size(), lit.rgb.size());
+  // Darkened by more than a quarter: points behind an edge of nearer ones (a slope is shaded
+  // a little, by its depth's gradient).
+  std::size_t edges = 0, changed_background = 0, brighter = 0, points = 0;
+  for (std::size_t p = 0; p < flat.pixels(); ++p) {
+    const unsigned char* a          = &flat.rgb[p * 3];
+    const unsigned char* b          = &lit.rgb[p * 3];
+    const viewer::palette::Rgb& sky = viewer::palette::kBackground;
+    bool background                 = true;
+    for (int c = 0; c < 3; ++c)
+      background &= std::fabs(a[c] / 255.0f - sky[c]) <= 3.0f / 255;
+    const bool changed = !std::equal(a, a + 3, b);
+    points += background ? 0 : 1;
+    changed_background += background && changed ? 1 : 0;
+    brighter += (b[0] > a[0] || b[1] > a[1] || b[2] > a[2]) ? 1 : 0;
+    edges += !background && 4 * int(b[0] + b[1] + b[2]) < 3 * int(a[0] + a[1] + a[2]) ? 1 : 0;
+  }
+  EXPECT_EQ(changed_background, 0u) << "the flat background is left as it is";
+  EXPECT_EQ(brighter, 0u) << "the pass only darkens";
+  EXPECT_GT(edges, points / 20) << edges << " of " << points;
+  EXPECT_LT(edges, points / 2) << edges << " of " << points;
+
+  // Voxels are not shaded by it.
+  viewer::DrawSettings voxels = voxels_only();
+  voxels.eye_dome             = false;
+  const Image cubes           = render(m_buffers, *m_state, voxels);
+  voxels.eye_dome             = true;
+  EXPECT_EQ(render(m_buffers, *m_state, voxels).rgb, cubes.rgb);
 }
 
 /// A state of the two bundled models as placed by their files, without motion (a user's scene).
