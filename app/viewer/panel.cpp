@@ -478,6 +478,19 @@ void Panel::draw_label_warnings(const AppState& state) {
   }
 }
 
+namespace {
+
+/// After a drag or slider field: ImGui types a value into one only on Ctrl+click (or, on a drag
+/// field, a double-click), which nobody guesses; the field's tooltip says so.
+void typed_value_hint(bool drag = false) {
+  if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) {
+    ImGui::SetTooltip(drag ? "drag, or Ctrl+click (double-click) to type a value"
+                           : "drag, or Ctrl+click to type a value");
+  }
+}
+
+}  // namespace
+
 // [layers] -------------------------------------------------------------------------------------
 void Panel::draw_layers(const AppState& state, ViewControls& controls) {
   DrawSettings& draw                    = controls.draw;
@@ -510,6 +523,7 @@ void Panel::draw_layers(const AppState& state, ViewControls& controls) {
   }
   if (ImGui::Button("default colours")) colors = Colors{};
   ImGui::SliderFloat("point size", &draw.point_size, 1.0f, 8.0f, "%.0f px");
+  typed_value_hint();
   ImGui::Checkbox("eye-dome lighting", &draw.eye_dome);
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip("points darkened where they lie behind the points beside them");
@@ -523,15 +537,21 @@ void Panel::draw_layers(const AppState& state, ViewControls& controls) {
                        1000.0f,
                        "strength %.0f",
                        ImGuiSliderFlags_Logarithmic);
+    typed_value_hint();
   }
   ImGui::SliderFloat("voxel size", &draw.voxel_scale, 0.2f, 3.0f, "%.1f x");
+  typed_value_hint();
   ImGui::SliderFloat("ambient light", &draw.ambient, 0.0f, 1.0f, "%.2f");
+  typed_value_hint();
 
   ImGui::Separator();
   if (ImGui::Checkbox("X-ray: outside voxels translucent", &draw.xray) && draw.xray) {
     layers.outside = {true, true};
   }
-  if (draw.xray) ImGui::SliderFloat("opacity", &draw.xray_opacity, 0.02f, 1.0f, "%.2f");
+  if (draw.xray) {
+    ImGui::SliderFloat("opacity", &draw.xray_opacity, 0.02f, 1.0f, "%.2f");
+    typed_value_hint();
+  }
 
   ImGui::Separator();
   ClipPlane& clip    = draw.clip;
@@ -548,6 +568,7 @@ void Panel::draw_layers(const AppState& state, ViewControls& controls) {
     ImGui::SetNextItemWidth(80);
     ImGui::Combo("axis", &clip.axis, "x\0y\0z\0");
     ImGui::SliderFloat("offset", &clip.offset, lo[clip.axis], hi[clip.axis], "%.4g");
+    typed_value_hint();
     ImGui::TextColored(kDimColor, "Ctrl + mouse wheel moves it");
   }
 }
@@ -566,19 +587,24 @@ void Panel::draw_parameters(AppState& state) {
   }
 
   ImGui::SliderInt("grid resolution", &m_resolution, 16, 1024);
+  typed_value_hint();
   if (ImGui::IsItemDeactivatedAfterEdit()) state.set_resolution(m_resolution);
 
   ImGui::SliderFloat("cuckoo space", &m_cuckoo_space, 1.05f, 3.0f, "%.2f N");
+  typed_value_hint();
   if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
   ImGui::SliderFloat("hashgraph load", &m_load, 0.25f, 4.0f, "%.2f");
+  typed_value_hint();
   if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
 
   AnimationParams animation = state.settings().animation;
   bool changed              = ImGui::SliderFloat("speed", &animation.speed, 0.0f, 4.0f);
-  int deformation           = static_cast<int>(animation.deformation);
+  typed_value_hint();
+  int deformation = static_cast<int>(animation.deformation);
   changed |= ImGui::Combo("deformation", &deformation, "none\0twist\0bend\0wobble\0");
   animation.deformation = static_cast<Deformation>(deformation);
   changed |= ImGui::SliderFloat("amount", &animation.amount, 0.0f, 0.5f);
+  typed_value_hint();
   if (changed) state.set_animation(animation);
 }
 
@@ -629,10 +655,13 @@ void Panel::draw_placement(AppState& state, ViewControls& controls) {
                         static_cast<float>(state.pipeline().config().grid.resolution.x);
     // The translation's label carries the scene's unit ("translate (mm)").
     const std::string translate = "translate (" + std::string(to_string(state.scene().unit)) + ")";
+    ImGui::TextColored(kDimColor, "drag a field, or Ctrl+click (double-click) it to type");
     bool edited = ImGui::DragFloat3(translate.c_str(), &placement.translate.x, speed, 0, 0, "%.4g");
     bool done   = ImGui::IsItemDeactivatedAfterEdit();
+    typed_value_hint(true);
     edited |= ImGui::DragFloat3("rotate (deg)", &placement.rotate_degrees.x, 0.5f, 0, 0, "%.1f");
     done |= ImGui::IsItemDeactivatedAfterEdit();
+    typed_value_hint(true);
     float scale = static_cast<float>(placement.scale);
     if (ImGui::DragFloat(
             "scale", &scale, 0.005f, 1e-6f, 1e6f, "%.4g", ImGuiSliderFlags_Logarithmic)) {
@@ -640,6 +669,7 @@ void Panel::draw_placement(AppState& state, ViewControls& controls) {
       edited          = true;
     }
     done |= ImGui::IsItemDeactivatedAfterEdit();
+    typed_value_hint(true);
     // The grid is fitted again once an edit ends (as at the end of a mouse drag).
     if (edited || done) state.set_placement(i, placement, done);
     int mode = static_cast<int>(controls.mouse_mode);
