@@ -394,43 +394,69 @@ void Panel::draw_times(const AppState& state, const TransferTimes& times) {
 // [counts] -------------------------------------------------------------------------------------
 void Panel::draw_counts(const AppState& state) {
   if (!ImGui::CollapsingHeader("counts", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  if (!ImGui::BeginTable("counts", 3, ImGuiTableFlags_SizingStretchSame)) return;
-  ImGui::TableNextColumn();
-  for (const char* name : kModelNames) {
-    ImGui::TableNextColumn();
-    ImGui::Text("model %s", name);
+  // In the clash user's words and the scene's unit; the implementation's own in "developer".
+  const std::string unit(to_string(state.scene().unit));
+  const Float3 v = state.pipeline().grid().voxel_size;
+  if (v.x == v.y && v.y == v.z) {
+    ImGui::Text("voxel size %.4g %s", v.x, unit.c_str());
+  } else {
+    ImGui::Text("voxel size %.4g x %.4g x %.4g %s", v.x, v.y, v.z, unit.c_str());
   }
-  auto row = [&](const char* name, std::size_t ModelFrameStats::*field) {
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(name);
-    for (const ModelFrameStats& model : state.stats().model) {
+  const std::size_t contact = state.stats().model[0].intersection;
+  ImGui::Text("contact: %zu voxels, %.4g %s^3",
+              contact,
+              static_cast<double>(contact) * v.x * v.y * v.z,
+              unit.c_str());
+  const auto table =
+      [&](const char* id,
+          std::initializer_list<std::pair<const char*, std::size_t ModelFrameStats::*>> rows) {
+        if (!ImGui::BeginTable(id, 3, ImGuiTableFlags_SizingStretchSame)) return false;
+        ImGui::TableNextColumn();
+        for (const char* name : kModelNames) {
+          ImGui::TableNextColumn();
+          ImGui::Text("model %s", name);
+        }
+        for (const auto& [name, field] : rows) {
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(name);
+          for (const ModelFrameStats& model : state.stats().model) {
+            ImGui::TableNextColumn();
+            ImGui::Text("%zu", model.*field);
+          }
+        }
+        return true;
+      };
+  if (table("counts",
+            {{"points", &ModelFrameStats::points},
+             {"outside the grid", &ModelFrameStats::outside_grid},
+             {"surface voxels", &ModelFrameStats::voxels},
+             {"contact voxels", &ModelFrameStats::intersection},
+             {"inside the other", &ModelFrameStats::inside},
+             {"outside the other", &ModelFrameStats::outside}})) {
+    ImGui::EndTable();
+  }
+  if (ImGui::TreeNode("developer")) {
+    if (table("developer counts",
+              {{"components", &ModelFrameStats::components},
+               {"low confidence", &ModelFrameStats::low_confidence_regions},
+               {"thin features", &ModelFrameStats::thin_feature_regions}})) {
       ImGui::TableNextColumn();
-      ImGui::Text("%zu", model.*field);
+      ImGui::TextUnformatted("point coverage");
+      for (int i = 0; i < 2; ++i) {
+        ImGui::TableNextColumn();
+        const double coverage = state.stats().model[i].point_coverage;
+        if (state.models()[i].triangles) {
+          ImGui::TextColored(kDimColor, "mesh");
+        } else if (coverage < kMinPointCoverage) {
+          ImGui::TextColored(kErrorColor, "%.1f %%", 100 * coverage);
+        } else {
+          ImGui::Text("%.1f %%", 100 * coverage);
+        }
+      }
+      ImGui::EndTable();
     }
-  };
-  row("points", &ModelFrameStats::points);
-  row("outside grid", &ModelFrameStats::outside_grid);
-  row("voxels", &ModelFrameStats::voxels);
-  row("intersection", &ModelFrameStats::intersection);
-  row("inside", &ModelFrameStats::inside);
-  row("outside", &ModelFrameStats::outside);
-  row("components", &ModelFrameStats::components);
-  row("low confidence", &ModelFrameStats::low_confidence_regions);
-  row("thin features", &ModelFrameStats::thin_feature_regions);
-  ImGui::TableNextColumn();
-  ImGui::TextUnformatted("point coverage");
-  for (int i = 0; i < 2; ++i) {
-    ImGui::TableNextColumn();
-    const double coverage = state.stats().model[i].point_coverage;
-    if (state.models()[i].triangles) {
-      ImGui::TextColored(kDimColor, "mesh");
-    } else if (coverage < kMinPointCoverage) {
-      ImGui::TextColored(kErrorColor, "%.1f %%", 100 * coverage);
-    } else {
-      ImGui::Text("%.1f %%", 100 * coverage);
-    }
+    ImGui::TreePop();
   }
-  ImGui::EndTable();
   draw_label_warnings(state);
 }
 
@@ -587,15 +613,19 @@ void Panel::draw_parameters(AppState& state) {
   }
 
   ImGui::SliderInt("grid resolution", &m_resolution, 16, 1024);
-  typed_value_hint();
   if (ImGui::IsItemDeactivatedAfterEdit()) state.set_resolution(m_resolution);
+  typed_value_hint();
 
-  ImGui::SliderFloat("cuckoo space", &m_cuckoo_space, 1.05f, 3.0f, "%.2f N");
-  typed_value_hint();
-  if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
-  ImGui::SliderFloat("hashgraph load", &m_load, 0.25f, 4.0f, "%.2f");
-  typed_value_hint();
-  if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
+  // The tables' own settings: what a clash check does not need to touch.
+  if (ImGui::TreeNode("developer: table sizes")) {
+    ImGui::SliderFloat("cuckoo space", &m_cuckoo_space, 1.05f, 3.0f, "%.2f N");
+    if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
+    typed_value_hint();
+    ImGui::SliderFloat("hashgraph load", &m_load, 0.25f, 4.0f, "%.2f");
+    if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
+    typed_value_hint();
+    ImGui::TreePop();
+  }
 
   AnimationParams animation = state.settings().animation;
   bool changed              = ImGui::SliderFloat("speed", &animation.speed, 0.0f, 4.0f);
