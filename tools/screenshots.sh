@@ -53,6 +53,6 @@ sed -i -e '0,/"status": "new"/s//"status": "reviewed"/' \
   -e '0,/"comment": ""/s//"comment": "ring to be raised 50 mm"/' "$work/status.json"
 shot clash-list --scene "$work/placed.json" --frames 3 --tab clash --clash-every 1 \
   --status "$work/status.json"
-shot xray --res 192 --frames 100 --tab view --xray
-shot clipping --res 192 --frames 100 --tab view --clip z:0.05
-shot overlay --res 192 --frames 100 --tab stats
+shot xray --res 192 --frames 3 --tab view --xray
+shot clipping --res 192 --frames 3 --tab view --clip z:0.05
+shot overlay --res 192 --frames 3 --tab stats

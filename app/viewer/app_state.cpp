@@ -50,6 +50,7 @@ AppState::AppState(Backend backend, const SceneSettings& settings, const Scene& 
   }
   m_settings.animation = loaded.config.animation;
   m_loaded             = std::move(loaded);
+  m_time               = m_loaded.scene.time;
   update_model_info();
   m_pipeline = make_pipeline(config(m_settings));
   std::string warnings;  // every one of them: two models may each have dropped points
@@ -224,7 +225,7 @@ bool AppState::load_model(int index, const std::string& path) {
 }
 
 void AppState::reset() {
-  set_time(0);
+  set_time(m_loaded.scene.time);
 }
 
 void AppState::set_time(double time) {

@@ -167,7 +167,7 @@ class AppState {
   [[nodiscard]] bool paused() const { return m_paused; }
   /// Advances one 1/60 s step on the next update, even while paused.
   void request_step() { m_step = true; }
-  /// Back to time 0.
+  /// Back to the scene's own time (its "time": the pose `voxhash clash` checks).
   void reset();
   /// Poses the scene at `time` seconds (next frame runs there, paused or not).
   void set_time(double time);

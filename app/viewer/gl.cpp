@@ -37,6 +37,9 @@ void delete_framebuffer(GLuint id) {
 void delete_renderbuffer(GLuint id) {
   glDeleteRenderbuffers(1, &id);
 }
+void delete_texture(GLuint id) {
+  glDeleteTextures(1, &id);
+}
 }  // namespace detail
 
 GlBuffer make_buffer(std::size_t bytes) {

@@ -52,6 +52,7 @@ void delete_vertex_array(GLuint id);
 void delete_program(GLuint id);
 void delete_framebuffer(GLuint id);
 void delete_renderbuffer(GLuint id);
+void delete_texture(GLuint id);
 }  // namespace detail
 
 using GlBuffer       = GlHandle<detail::delete_buffer>;
@@ -59,6 +60,7 @@ using GlVertexArray  = GlHandle<detail::delete_vertex_array>;
 using GlProgram      = GlHandle<detail::delete_program>;
 using GlFramebuffer  = GlHandle<detail::delete_framebuffer>;
 using GlRenderbuffer = GlHandle<detail::delete_renderbuffer>;
+using GlTexture      = GlHandle<detail::delete_texture>;
 
 /// A buffer of `bytes` bytes (contents undefined) for data written every frame.
 [[nodiscard]] GlBuffer make_buffer(std::size_t bytes);

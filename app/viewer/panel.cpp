@@ -394,43 +394,69 @@ void Panel::draw_times(const AppState& state, const TransferTimes& times) {
 // [counts] -------------------------------------------------------------------------------------
 void Panel::draw_counts(const AppState& state) {
   if (!ImGui::CollapsingHeader("counts", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  if (!ImGui::BeginTable("counts", 3, ImGuiTableFlags_SizingStretchSame)) return;
-  ImGui::TableNextColumn();
-  for (const char* name : kModelNames) {
-    ImGui::TableNextColumn();
-    ImGui::Text("model %s", name);
+  // In the clash user's words and the scene's unit; the implementation's own in "developer".
+  const std::string unit(to_string(state.scene().unit));
+  const Float3 v = state.pipeline().grid().voxel_size;
+  if (v.x == v.y && v.y == v.z) {
+    ImGui::Text("voxel size %.4g %s", v.x, unit.c_str());
+  } else {
+    ImGui::Text("voxel size %.4g x %.4g x %.4g %s", v.x, v.y, v.z, unit.c_str());
   }
-  auto row = [&](const char* name, std::size_t ModelFrameStats::*field) {
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(name);
-    for (const ModelFrameStats& model : state.stats().model) {
+  const std::size_t contact = state.stats().model[0].intersection;
+  ImGui::Text("contact: %zu voxels, %.4g %s^3",
+              contact,
+              static_cast<double>(contact) * v.x * v.y * v.z,
+              unit.c_str());
+  const auto table =
+      [&](const char* id,
+          std::initializer_list<std::pair<const char*, std::size_t ModelFrameStats::*>> rows) {
+        if (!ImGui::BeginTable(id, 3, ImGuiTableFlags_SizingStretchSame)) return false;
+        ImGui::TableNextColumn();
+        for (const char* name : kModelNames) {
+          ImGui::TableNextColumn();
+          ImGui::Text("model %s", name);
+        }
+        for (const auto& [name, field] : rows) {
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(name);
+          for (const ModelFrameStats& model : state.stats().model) {
+            ImGui::TableNextColumn();
+            ImGui::Text("%zu", model.*field);
+          }
+        }
+        return true;
+      };
+  if (table("counts",
+            {{"points", &ModelFrameStats::points},
+             {"outside the grid", &ModelFrameStats::outside_grid},
+             {"surface voxels", &ModelFrameStats::voxels},
+             {"contact voxels", &ModelFrameStats::intersection},
+             {"inside the other", &ModelFrameStats::inside},
+             {"outside the other", &ModelFrameStats::outside}})) {
+    ImGui::EndTable();
+  }
+  if (ImGui::TreeNode("developer")) {
+    if (table("developer counts",
+              {{"components", &ModelFrameStats::components},
+               {"low confidence", &ModelFrameStats::low_confidence_regions},
+               {"thin features", &ModelFrameStats::thin_feature_regions}})) {
       ImGui::TableNextColumn();
-      ImGui::Text("%zu", model.*field);
+      ImGui::TextUnformatted("point coverage");
+      for (int i = 0; i < 2; ++i) {
+        ImGui::TableNextColumn();
+        const double coverage = state.stats().model[i].point_coverage;
+        if (state.models()[i].triangles) {
+          ImGui::TextColored(kDimColor, "mesh");
+        } else if (coverage < kMinPointCoverage) {
+          ImGui::TextColored(kErrorColor, "%.1f %%", 100 * coverage);
+        } else {
+          ImGui::Text("%.1f %%", 100 * coverage);
+        }
+      }
+      ImGui::EndTable();
     }
-  };
-  row("points", &ModelFrameStats::points);
-  row("outside grid", &ModelFrameStats::outside_grid);
-  row("voxels", &ModelFrameStats::voxels);
-  row("intersection", &ModelFrameStats::intersection);
-  row("inside", &ModelFrameStats::inside);
-  row("outside", &ModelFrameStats::outside);
-  row("components", &ModelFrameStats::components);
-  row("low confidence", &ModelFrameStats::low_confidence_regions);
-  row("thin features", &ModelFrameStats::thin_feature_regions);
-  ImGui::TableNextColumn();
-  ImGui::TextUnformatted("point coverage");
-  for (int i = 0; i < 2; ++i) {
-    ImGui::TableNextColumn();
-    const double coverage = state.stats().model[i].point_coverage;
-    if (state.models()[i].triangles) {
-      ImGui::TextColored(kDimColor, "mesh");
-    } else if (coverage < kMinPointCoverage) {
-      ImGui::TextColored(kErrorColor, "%.1f %%", 100 * coverage);
-    } else {
-      ImGui::Text("%.1f %%", 100 * coverage);
-    }
+    ImGui::TreePop();
   }
-  ImGui::EndTable();
   draw_label_warnings(state);
 }
 
@@ -478,6 +504,19 @@ void Panel::draw_label_warnings(const AppState& state) {
   }
 }
 
+namespace {
+
+/// After a drag or slider field: ImGui types a value into one only on Ctrl+click (or, on a drag
+/// field, a double-click), which nobody guesses; the field's tooltip says so.
+void typed_value_hint(bool drag = false) {
+  if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) {
+    ImGui::SetTooltip(drag ? "drag, or Ctrl+click (double-click) to type a value"
+                           : "drag, or Ctrl+click to type a value");
+  }
+}
+
+}  // namespace
+
 // [layers] -------------------------------------------------------------------------------------
 void Panel::draw_layers(const AppState& state, ViewControls& controls) {
   DrawSettings& draw                    = controls.draw;
@@ -503,16 +542,42 @@ void Panel::draw_layers(const AppState& state, ViewControls& controls) {
   ImGui::ColorEdit3("##intersection", colors.intersection.data(), kSwatch);
   ImGui::SameLine();
   ImGui::Checkbox("intersection voxels", &layers.intersection);
+  ImGui::SameLine();
+  ImGui::Checkbox("on top", &draw.band_on_top);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("the contact band drawn larger and over the surfaces just in front of it");
+  }
   if (ImGui::Button("default colours")) colors = Colors{};
   ImGui::SliderFloat("point size", &draw.point_size, 1.0f, 8.0f, "%.0f px");
+  typed_value_hint();
+  ImGui::Checkbox("eye-dome lighting", &draw.eye_dome);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("points darkened where they lie behind the points beside them");
+  }
+  if (draw.eye_dome) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(120);
+    ImGui::SliderFloat("##edl",
+                       &draw.eye_dome_strength,
+                       10.0f,
+                       1000.0f,
+                       "strength %.0f",
+                       ImGuiSliderFlags_Logarithmic);
+    typed_value_hint();
+  }
   ImGui::SliderFloat("voxel size", &draw.voxel_scale, 0.2f, 3.0f, "%.1f x");
+  typed_value_hint();
   ImGui::SliderFloat("ambient light", &draw.ambient, 0.0f, 1.0f, "%.2f");
+  typed_value_hint();
 
   ImGui::Separator();
   if (ImGui::Checkbox("X-ray: outside voxels translucent", &draw.xray) && draw.xray) {
     layers.outside = {true, true};
   }
-  if (draw.xray) ImGui::SliderFloat("opacity", &draw.xray_opacity, 0.02f, 1.0f, "%.2f");
+  if (draw.xray) {
+    ImGui::SliderFloat("opacity", &draw.xray_opacity, 0.02f, 1.0f, "%.2f");
+    typed_value_hint();
+  }
 
   ImGui::Separator();
   ClipPlane& clip    = draw.clip;
@@ -529,6 +594,7 @@ void Panel::draw_layers(const AppState& state, ViewControls& controls) {
     ImGui::SetNextItemWidth(80);
     ImGui::Combo("axis", &clip.axis, "x\0y\0z\0");
     ImGui::SliderFloat("offset", &clip.offset, lo[clip.axis], hi[clip.axis], "%.4g");
+    typed_value_hint();
     ImGui::TextColored(kDimColor, "Ctrl + mouse wheel moves it");
   }
 }
@@ -548,18 +614,27 @@ void Panel::draw_parameters(AppState& state) {
 
   ImGui::SliderInt("grid resolution", &m_resolution, 16, 1024);
   if (ImGui::IsItemDeactivatedAfterEdit()) state.set_resolution(m_resolution);
+  typed_value_hint();
 
-  ImGui::SliderFloat("cuckoo space", &m_cuckoo_space, 1.05f, 3.0f, "%.2f N");
-  if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
-  ImGui::SliderFloat("hashgraph load", &m_load, 0.25f, 4.0f, "%.2f");
-  if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
+  // The tables' own settings: what a clash check does not need to touch.
+  if (ImGui::TreeNode("developer: table sizes")) {
+    ImGui::SliderFloat("cuckoo space", &m_cuckoo_space, 1.05f, 3.0f, "%.2f N");
+    if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
+    typed_value_hint();
+    ImGui::SliderFloat("hashgraph load", &m_load, 0.25f, 4.0f, "%.2f");
+    if (ImGui::IsItemDeactivatedAfterEdit()) state.set_table_options(m_cuckoo_space, m_load);
+    typed_value_hint();
+    ImGui::TreePop();
+  }
 
   AnimationParams animation = state.settings().animation;
   bool changed              = ImGui::SliderFloat("speed", &animation.speed, 0.0f, 4.0f);
-  int deformation           = static_cast<int>(animation.deformation);
+  typed_value_hint();
+  int deformation = static_cast<int>(animation.deformation);
   changed |= ImGui::Combo("deformation", &deformation, "none\0twist\0bend\0wobble\0");
   animation.deformation = static_cast<Deformation>(deformation);
   changed |= ImGui::SliderFloat("amount", &animation.amount, 0.0f, 0.5f);
+  typed_value_hint();
   if (changed) state.set_animation(animation);
 }
 
@@ -610,10 +685,13 @@ void Panel::draw_placement(AppState& state, ViewControls& controls) {
                         static_cast<float>(state.pipeline().config().grid.resolution.x);
     // The translation's label carries the scene's unit ("translate (mm)").
     const std::string translate = "translate (" + std::string(to_string(state.scene().unit)) + ")";
+    ImGui::TextColored(kDimColor, "drag a field, or Ctrl+click (double-click) it to type");
     bool edited = ImGui::DragFloat3(translate.c_str(), &placement.translate.x, speed, 0, 0, "%.4g");
     bool done   = ImGui::IsItemDeactivatedAfterEdit();
+    typed_value_hint(true);
     edited |= ImGui::DragFloat3("rotate (deg)", &placement.rotate_degrees.x, 0.5f, 0, 0, "%.1f");
     done |= ImGui::IsItemDeactivatedAfterEdit();
+    typed_value_hint(true);
     float scale = static_cast<float>(placement.scale);
     if (ImGui::DragFloat(
             "scale", &scale, 0.005f, 1e-6f, 1e6f, "%.4g", ImGuiSliderFlags_Logarithmic)) {
@@ -621,6 +699,7 @@ void Panel::draw_placement(AppState& state, ViewControls& controls) {
       edited          = true;
     }
     done |= ImGui::IsItemDeactivatedAfterEdit();
+    typed_value_hint(true);
     // The grid is fitted again once an edit ends (as at the end of a mouse drag).
     if (edited || done) state.set_placement(i, placement, done);
     int mode = static_cast<int>(controls.mouse_mode);

@@ -1,6 +1,7 @@
 // OrbitCamera (spherical coordinates around a target, perspective projection) and Renderer: two
 // programs (points, voxel cubes) from the GLSL embedded at build time, and two vertex layouts whose
-// buffer binding is pointed at each model's buffer in turn (DSA, no per-frame allocation).
+// buffer binding is pointed at each model's buffer in turn (DSA, no per-frame allocation); the
+// points' eye-dome lighting as a full-screen pass over their depth, copied to a texture.
 #include "viewer/renderer.hpp"
 
 #include <voxhash/pipeline.hpp>
@@ -23,6 +24,7 @@ extern const std::string_view kVoxelsVert;
 extern const std::string_view kVoxelsFrag;
 extern const std::string_view kImageVert;
 extern const std::string_view kImageFrag;
+extern const std::string_view kEdlFrag;
 }  // namespace shaders
 
 namespace {
@@ -131,6 +133,45 @@ void Renderer::draw_image(GLuint texture, int width, int height) const {
   glUseProgram(0);
 }
 
+void Renderer::shade_eye_dome(const glm::mat4& view_proj,
+                              float strength,
+                              int width,
+                              int height) const {
+  if (width != m_depth_width || height != m_depth_height) {
+    GLuint id = 0;
+    glCreateTextures(GL_TEXTURE_2D, 1, &id);
+    m_depth = GlTexture(id);
+    glTextureStorage2D(id, 1, GL_DEPTH_COMPONENT24, width, height);
+    glTextureParameteri(id, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTextureParameteri(id, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    m_depth_width  = width;
+    m_depth_height = height;
+  }
+  glCopyTextureSubImage2D(m_depth.id(), 0, 0, 0, 0, 0, width, height);
+  // The projection's far / near from view_proj: its third row is A times the view's depth axis and
+  // its fourth minus that axis, with A = -(f + n) / (f - n).
+  const glm::vec3 row2(view_proj[0][2], view_proj[1][2], view_proj[2][2]);
+  const glm::vec3 row3(view_proj[0][3], view_proj[1][3], view_proj[2][3]);
+  const float a             = -glm::dot(row2, row3) / glm::dot(row3, row3);
+  const float far_over_near = (a - 1.0f) / (a + 1.0f);
+
+  glDisable(GL_DEPTH_TEST);
+  glDepthMask(GL_FALSE);
+  glDisable(GL_CLIP_DISTANCE0);
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_ZERO, GL_SRC_COLOR);
+  glUseProgram(m_edl.id());
+  glBindTextureUnit(0, m_depth.id());
+  glUniform1i(glGetUniformLocation(m_edl.id(), "u_depth"), 0);
+  glUniform1f(glGetUniformLocation(m_edl.id(), "u_far_over_near"), far_over_near);
+  glUniform1f(glGetUniformLocation(m_edl.id(), "u_strength"), strength);
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glDisable(GL_BLEND);
+  glEnable(GL_CLIP_DISTANCE0);
+  glDepthMask(GL_TRUE);
+  glEnable(GL_DEPTH_TEST);
+}
+
 glm::vec4 ClipPlane::equation() const {
   if (!enabled) return {0.0f, 0.0f, 0.0f, 1.0f};
   // Kept: coordinate <= offset, or >= offset when flipped.
@@ -146,7 +187,8 @@ Renderer::Renderer()
       m_voxels(make_program("voxels", shaders::kVoxelsVert, shaders::kVoxelsFrag)),
       m_points_layout(make_layout()),
       m_voxels_layout(make_layout()),
-      m_image(make_program("image", shaders::kImageVert, shaders::kImageFrag)) {
+      m_image(make_program("image", shaders::kImageVert, shaders::kImageFrag)),
+      m_edl(make_program("edl", shaders::kImageVert, shaders::kEdlFrag)) {
   const GLuint points = m_points_layout.id();
   glEnableVertexArrayAttrib(points, 0);
   glVertexArrayAttribFormat(points, 0, 3, GL_FLOAT, GL_FALSE, 0);
@@ -170,7 +212,8 @@ Renderer::Renderer()
                        glGetUniformLocation(m_voxels.id(), "u_light_dir"),
                        glGetUniformLocation(m_voxels.id(), "u_ambient"),
                        glGetUniformLocation(m_voxels.id(), "u_clip_plane"),
-                       glGetUniformLocation(m_voxels.id(), "u_alpha")};
+                       glGetUniformLocation(m_voxels.id(), "u_alpha"),
+                       glGetUniformLocation(m_voxels.id(), "u_pull")};
 }
 
 void Renderer::draw(const SceneBuffers& buffers,
@@ -194,11 +237,17 @@ void Renderer::draw(const SceneBuffers& buffers,
   glUniform4fv(m_points_uniforms.clip_plane, 1, glm::value_ptr(plane));
   glPointSize(settings.point_size);
   glBindVertexArray(m_points_layout.id());
+  bool drew_points = false;
   for (int i = 0; i < 2; ++i) {
     if (!layers.points[i] || buffers.point_count[i] == 0) continue;
     glUniform3fv(m_points_uniforms.color, 1, settings.colors.points[i].data());
     glVertexArrayVertexBuffer(m_points_layout.id(), 0, buffers.points_buffer(i), 0, sizeof(Float3));
     glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(buffers.point_count[i]));
+    drew_points = true;
+  }
+  // Before the voxels: the pass reads the points' depth alone and leaves the cubes' shading as is.
+  if (settings.eye_dome && drew_points) {
+    shade_eye_dome(view_proj, settings.eye_dome_strength, width, height);
   }
 
   glUseProgram(m_voxels.id());
@@ -209,15 +258,17 @@ void Renderer::draw(const SceneBuffers& buffers,
   glUniform3fv(m_voxels_uniforms.light_dir, 1, glm::value_ptr(glm::normalize(light_dir)));
   glUniform1f(m_voxels_uniforms.ambient, settings.ambient);
   glUniform4fv(m_voxels_uniforms.clip_plane, 1, glm::value_ptr(plane));
+  glUniform3f(m_voxels_uniforms.pull, 0.0f, 0.0f, 0.0f);
   glBindVertexArray(m_voxels_layout.id());
   glEnable(GL_CULL_FACE);
-  // Opaque labels first; with X-ray the outside voxels after them, blended, without depth writes.
-  const auto draw_labels = [&](bool outside, bool inside_and_intersection) {
+  // Opaque labels first; then the contact band over them; with X-ray the outside voxels last,
+  // blended, without depth writes.
+  const auto draw_labels = [&](bool outside, bool inside, bool band) {
     for (int i = 0; i < 2; ++i) {
       // Intersection voxels belong to both models: drawn once, with model 0's.
       const bool draw_label[3]     = {outside && layers.outside[i],
-                                      inside_and_intersection && layers.inside[i],
-                                      inside_and_intersection && layers.intersection && i == 0};
+                                      inside && layers.inside[i],
+                                      band && layers.intersection && i == 0};
       const palette::Rgb colors[3] = {
           settings.colors.outside[i], settings.colors.inside[i], settings.colors.intersection};
       glUniform3fv(m_voxels_uniforms.label_colors, 3, colors[0].data());
@@ -232,13 +283,33 @@ void Renderer::draw(const SceneBuffers& buffers,
     }
   };
   glUniform1f(m_voxels_uniforms.alpha, 1.0f);
-  draw_labels(!settings.xray, true);
+  draw_labels(!settings.xray, true, false);
+  // The band stands out: its faces turned from the light darkened a third as much as the others',
+  // and, on top, its cubes larger and moved towards the eye by kBandPull of their edges, so that
+  // the surfaces around it do not hide it.
+  const float band_half = settings.band_on_top ? half * kBandScale : half;
+  glUniform3f(m_voxels_uniforms.half_size,
+              voxel_size.x * band_half,
+              voxel_size.y * band_half,
+              voxel_size.z * band_half);
+  glUniform1f(m_voxels_uniforms.ambient, band_ambient(settings.ambient));
+  // The clip w of a point grows along the view's forward axis: its gradient is that axis.
+  const glm::vec3 forward =
+      glm::normalize(glm::vec3(view_proj[0][3], view_proj[1][3], view_proj[2][3]));
+  const float edge = 2.0f * band_half * std::max({voxel_size.x, voxel_size.y, voxel_size.z});
+  const float pull = settings.band_on_top ? kBandPull * edge : 0.0f;
+  glUniform3fv(m_voxels_uniforms.pull, 1, glm::value_ptr(-forward * pull));
+  draw_labels(false, false, true);
+  glUniform3f(m_voxels_uniforms.pull, 0.0f, 0.0f, 0.0f);
   if (settings.xray) {
+    glUniform3f(
+        m_voxels_uniforms.half_size, voxel_size.x * half, voxel_size.y * half, voxel_size.z * half);
+    glUniform1f(m_voxels_uniforms.ambient, settings.ambient);
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glDepthMask(GL_FALSE);
     glUniform1f(m_voxels_uniforms.alpha, settings.xray_opacity);
-    draw_labels(true, false);
+    draw_labels(true, false, false);
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
   }

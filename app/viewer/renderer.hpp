@@ -113,7 +113,23 @@ struct DrawSettings {
   float xray_opacity = 0.06f;
   ClipPlane clip;
   float ambient = 0.45f;  // voxel faces turned away from the light get this much; 1: unlit
+  /// The contact band over the surfaces just in front of it: its cubes kBandScale larger and moved
+  /// kBandPull of their edges towards the eye. Off: drawn as the other labels are.
+  bool band_on_top = true;
+  /// Eye-dome lighting on the points: a point farther than the points beside it is darkened by
+  /// exp(-eye_dome_strength x the mean log-depth step to them), so depth reads without normals.
+  bool eye_dome           = true;
+  float eye_dome_strength = 200.0f;
 };
+
+/// The contact band's cubes, relative to the other labels' (DrawSettings::voxel_scale).
+inline constexpr float kBandScale = 1.25f;
+/// How far the band's cubes are moved towards the eye, in their edges.
+inline constexpr float kBandPull = 1.0f;
+/// The light on the band's faces turned from the light: a third of the darkening of the others'.
+[[nodiscard]] constexpr float band_ambient(float ambient) {
+  return 1.0f - (1.0f - ambient) / 3.0f;
+}
 
 class Renderer {
  public:
@@ -132,16 +148,23 @@ class Renderer {
   void draw_image(GLuint texture, int width, int height) const;
 
  private:
+  /// Darkens the points drawn so far by eye-dome lighting over the bound framebuffer's depth.
+  void shade_eye_dome(const glm::mat4& view_proj, float strength, int width, int height) const;
+
   GlProgram m_points;
   GlProgram m_voxels;
   GlVertexArray m_points_layout;
   GlVertexArray m_voxels_layout;
   GlProgram m_image;
+  GlProgram m_edl;
+  /// The points' depth for the eye-dome pass, sized to the last viewport drawn.
+  mutable GlTexture m_depth;
+  mutable int m_depth_width = 0, m_depth_height = 0;
   struct {
     GLint view_proj, color, clip_plane;
   } m_points_uniforms{};
   struct {
-    GLint view_proj, half_size, label_colors, light_dir, ambient, clip_plane, alpha;
+    GLint view_proj, half_size, label_colors, light_dir, ambient, clip_plane, alpha, pull;
   } m_voxels_uniforms{};
 };
 

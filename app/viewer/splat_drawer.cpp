@@ -18,11 +18,6 @@
 namespace voxhash::viewer {
 namespace {
 
-void delete_texture(GLuint id) {
-  glDeleteTextures(1, &id);
-}
-using GlTexture = GlHandle<delete_texture>;
-
 class CudaDrawer final : public ViewDrawer {
  public:
   CudaDrawer()                             = default;

@@ -10,6 +10,7 @@
 #include "viewer/renderer.hpp"
 
 #include <voxhash/pipeline.hpp>
+#include <voxhash/scene.hpp>
 
 #include <algorithm>
 #include <array>
@@ -153,7 +154,7 @@ TEST(ViewerCli, BadModelPathNamesTheFile) {
 }
 
 TEST(ViewerCli, ScreenshotShowsBothModelsIntersectionAndPanel) {
-  // 100 steps of 1/60 s: the models overlap (the intersection voxels are drawn by default).
+  // The demo opens with its models through each other (the intersection voxels drawn by default).
   const std::string png = output_path("viewer_window.png");
   std::filesystem::remove(png);
   const CommandResult r = run_voxhash(kSmallScene + " --frames 100 --screenshot " + png);
@@ -226,12 +227,12 @@ TEST(ViewerCli, ExportWritesBothModelsLabelledVoxels) {
   const CommandResult r = run_voxhash(kSmallScene + " --frames 100 --no-panel --export " + ply);
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
-  // The same 100 steps without a window give the counts the file must hold.
+  // The same 100 steps of the demo (the viewer's scene without one given) without a window give
+  // the counts the file must hold.
   viewer::SceneSettings settings;
   settings.points_per_model = 20000;
   settings.resolution       = 128;
-  viewer::AppState state(
-      Backend::Cpu, settings, std::array{asset("sphere.obj"), asset("torus.obj")});
+  viewer::AppState state(Backend::Cpu, settings, load_scene(asset("demo.json")));
   PipelineOnlyBridge bridge;
   for (int frame = 0; frame < 100; ++frame) {
     ASSERT_TRUE(state.update(bridge, viewer::AppState::kStep)) << state.message();

@@ -1,15 +1,17 @@
 // The viewer's scene state driven headlessly in a GL context (a GLFW window under Xvfb, CPU
-// backend, host-upload path): switching algorithms between frames leaves every frame output
-// unchanged; the GL buffers hold exactly the pipeline's points and labelled voxels; the layer
-// toggles decide what the renderer draws; a bad model path, a scene too large for memory and a
-// frame whose allocation fails are messages, not exits (the last goes back to the previous scene);
-// a model outside the grid is warned about; placement (panel fields and mouse drags) moves a model
-// exactly and fits the grid again, a saved scene reloads as the same frame, the clash list matches
-// the frame and frames the camera on a region, dropped files load as models, meshes read "as"
-// points stay points and a file loaded over an "as": "mesh" model is read as it is; X-ray, the
-// clipping plane, edited colours, per-model inside colours and lighting each change the picture as
-// they should; the clash tab's status file is shown, edited and saved in `voxhash clash --status`'s
-// format.
+// backend, host-upload path): the demo opens at its time with its models intersecting; switching
+// algorithms between frames leaves every frame output unchanged; the GL buffers hold exactly the
+// pipeline's points and labelled voxels; the layer toggles decide what the renderer draws; a bad
+// model path, a scene too large for memory and a frame whose allocation fails are messages, not
+// exits (the last goes back to the previous scene); a model outside the grid is warned about;
+// placement (panel fields and mouse drags) moves a model exactly and fits the grid again, a saved
+// scene reloads as the same frame, the clash list matches the frame and frames the camera on a
+// region, dropped files load as models, meshes read "as" points stay points and a file loaded over
+// an "as": "mesh" model is read as it is; X-ray, the clipping plane, edited colours, per-model
+// inside colours and lighting each change the picture as they should; the contact band shows over
+// the surfaces around it, lit bright; eye-dome lighting darkens points where depth steps and
+// nothing else; the clash tab's status file is shown, edited and saved in
+// `voxhash clash --status`'s format.
 #include "clash/clash_status.hpp"
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
@@ -130,6 +132,23 @@ TEST_F(ViewerStateTest, AlgorithmSwitchBetweenFramesKeepsEveryOutput) {
     }
   }
   EXPECT_GT(intersections, 0u) << "the chosen times should make the models overlap";
+}
+
+TEST_F(ViewerStateTest, DemoOpensWithItsModelsIntersectingAndResetGoesBackThere) {
+  viewer::SceneSettings settings;
+  settings.points_per_model = 20000;
+  settings.resolution       = 128;
+  const Scene demo          = load_scene(asset("demo.json"));
+  ASSERT_GT(demo.time, 0.0) << "the demo's time is the swing's midpoint";
+  m_state = std::make_unique<AppState>(Backend::Cpu, settings, demo);
+  EXPECT_EQ(m_state->time(), demo.time);
+  ASSERT_TRUE(m_state->update(*m_bridge, 0.0)) << m_state->message();
+  EXPECT_GT(m_state->stats().model[0].intersection, 0u) << "the first frame shows the band";
+  EXPECT_GT(m_buffers.voxel_ranges[0].count[2], 0u) << "and the renderer is given it";
+  run_frame_at(demo.time + 0.5);
+  m_state->reset();
+  EXPECT_TRUE(m_state->update(*m_bridge, 0.0));
+  EXPECT_EQ(m_state->time(), demo.time);
 }
 
 TEST_F(ViewerStateTest, GlBuffersHoldThePipelinesPointsAndVoxels) {
@@ -480,6 +499,73 @@ TEST_F(ViewerStateTest, EditedColoursInsideColoursPerModelAndLighting) {
   const Image inside = render(m_buffers, *m_state, settings);
   EXPECT_GT(inside.count_near(colors.inside[0], 1.0f / 255), 20u);
   EXPECT_GT(inside.count_near(colors.inside[1], 1.0f / 255), 20u);
+}
+
+TEST_F(ViewerStateTest, ContactBandIsDrawnOverTheSurfacesAroundItAndLitBright) {
+  run_frame_at(1.7);
+  viewer::DrawSettings band_only = voxels_only();
+  band_only.layers.inside        = {false, false};
+  band_only.ambient              = 0.2f;
+  const Image band               = render(m_buffers, *m_state, band_only);
+  const std::size_t band_pixels  = band.count(intersection_yellow);
+  ASSERT_GT(band_pixels, 50u);
+  // No face of the band darker than the band's own floor of light.
+  const viewer::palette::Rgb& yellow = viewer::palette::kIntersection;
+  const float floor                  = viewer::band_ambient(band_only.ambient);
+  EXPECT_GT(floor, band_only.ambient);
+  EXPECT_EQ(band.count([&](float r, float g, float b) {
+    return intersection_yellow(r, g, b) && r < floor * yellow[0] - 0.01f;
+  }),
+            0u);
+
+  // On top, the inside voxels around it (the default layers) hide less of it than when it is drawn
+  // as they are.
+  viewer::DrawSettings with_inside = band_only;
+  with_inside.layers.inside        = {true, true};
+  const std::size_t on_top = render(m_buffers, *m_state, with_inside).count(intersection_yellow);
+  with_inside.band_on_top  = false;
+  const std::size_t level  = render(m_buffers, *m_state, with_inside).count(intersection_yellow);
+  EXPECT_GT(on_top, level + level / 4) << on_top << " vs " << level << " of " << band_pixels;
+}
+
+TEST_F(ViewerStateTest, EyeDomeLightingDarkensPointsWhereDepthStepsAndNothingElse) {
+  run_frame_at(1.7);
+  viewer::DrawSettings points_only;
+  points_only.layers.inside       = {false, false};
+  points_only.layers.intersection = false;
+  points_only.point_size          = 3.0f;  // splats that overlap: depth steps between them
+  points_only.eye_dome            = false;
+  const Image flat                = render(m_buffers, *m_state, points_only);
+  points_only.eye_dome            = true;
+  const Image lit                 = render(m_buffers, *m_state, points_only);
+  ASSERT_EQ(flat.rgb.size(), lit.rgb.size());
+  // Darkened by more than a quarter: points behind an edge of nearer ones (a slope is shaded
+  // a little, by its depth's gradient).
+  std::size_t edges = 0, changed_background = 0, brighter = 0, points = 0;
+  for (std::size_t p = 0; p < flat.pixels(); ++p) {
+    const unsigned char* a          = &flat.rgb[p * 3];
+    const unsigned char* b          = &lit.rgb[p * 3];
+    const viewer::palette::Rgb& sky = viewer::palette::kBackground;
+    bool background                 = true;
+    for (int c = 0; c < 3; ++c)
+      background &= std::fabs(a[c] / 255.0f - sky[c]) <= 3.0f / 255;
+    const bool changed = !std::equal(a, a + 3, b);
+    points += background ? 0 : 1;
+    changed_background += background && changed ? 1 : 0;
+    brighter += (b[0] > a[0] || b[1] > a[1] || b[2] > a[2]) ? 1 : 0;
+    edges += !background && 4 * int(b[0] + b[1] + b[2]) < 3 * int(a[0] + a[1] + a[2]) ? 1 : 0;
+  }
+  EXPECT_EQ(changed_background, 0u) << "the flat background is left as it is";
+  EXPECT_EQ(brighter, 0u) << "the pass only darkens";
+  EXPECT_GT(edges, points / 20) << edges << " of " << points;
+  EXPECT_LT(edges, points / 2) << edges << " of " << points;
+
+  // Voxels are not shaded by it.
+  viewer::DrawSettings voxels = voxels_only();
+  voxels.eye_dome             = false;
+  const Image cubes           = render(m_buffers, *m_state, voxels);
+  voxels.eye_dome             = true;
+  EXPECT_EQ(render(m_buffers, *m_state, voxels).rgb, cubes.rgb);
 }
 
 /// A state of the two bundled models as placed by their files, without motion (a user's scene).
