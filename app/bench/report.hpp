@@ -4,6 +4,7 @@
 // readable table on stdout.
 #pragma once
 
+#include <voxhash/buffer.hpp>
 #include <voxhash/device_limits.hpp>
 #include <voxhash/gpu_budget.hpp>
 
@@ -89,7 +90,12 @@ struct Report {
   std::size_t host_peak_rss = 0;  // frame: the process's peak resident set (VmHWM; 0: unknown)
   std::vector<OutsideGridWarning> warnings;
   std::optional<SoakReport> soak;
+  MemoryPeaks memory{};  // the run's peaks (fold_memory_peaks), every command
 };
+
+/// Folds the peaks measured since the last reset_memory_peaks into report.memory (each the larger);
+/// called before a suite resets a peak for its own figure, and at the end of the run.
+void fold_memory_peaks(Report& report, Backend backend);
 
 /// The DeviceLimits fields by name, in the order JSON and the printed table list them.
 struct LimitField {

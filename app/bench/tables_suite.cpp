@@ -411,6 +411,7 @@ class TablesBench {
 
   void bench_paged(const BuildOptions& options, bool within, const double (&flat)[3]) {
     const std::size_t base = allocation_stats(m_backend).in_use;
+    fold_memory_peaks(m_report, m_backend);  // the run's peaks, before this figure's own
     reset_allocation_peak(m_backend);
     auto table            = make_table(TableKind::PagedCuckoo, m_backend, options);
     auto& paged           = dynamic_cast<PagedCuckooTable&>(*table);
