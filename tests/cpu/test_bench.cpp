@@ -1,8 +1,9 @@
 // `voxhash bench` on the CPU backend (label cpu), run in-process through the command line:
 // `limits`, the quick `tables` set, the quick `join` set (also under a GPU budget, over pages) and
-// a tiny `frame --all-algos` run write JSON (and CSV) with the schema's fields and positive rates;
-// `frame --export` writes a PLY; `frame --join` reports the pairs a brute-force count gives, and
-// skips a join too large with one line; one point per model is a legal frame; usage errors exit 2.
+// a tiny `frame --all-algos` run write JSON (and CSV) with the schema's fields (the run's memory
+// peaks among them) and positive rates; `frame --export` writes a PLY; `frame --join` reports the
+// pairs a brute-force count gives, and skips a join too large with one line; one point per model
+// is a legal frame; usage errors exit 2.
 // Performance itself is never asserted.
 #include "bench/bench.hpp"
 #include "cli/command_line.hpp"

@@ -1576,6 +1576,9 @@ TEST(Scene, ClashSweepFindsEachContactOfAnAnalyticMotionWithinOneStep) {
   const json sweep = json::parse(read_text(json_path));
   EXPECT_EQ(sweep["schema"], "voxhash-clash-sweep/1");
   EXPECT_EQ(sweep["times"]["count"], 61);
+  EXPECT_GT(sweep["peak_device_bytes"].get<double>(), 0) << "the peaks over every time";
+  EXPECT_LE(sweep["peak_device_bytes"].get<double>(), sweep["peak_host_bytes"].get<double>());
+  EXPECT_NE(r.out.find("memory: peak device "), std::string::npos) << r.out;
   ASSERT_EQ(sweep["frames"].size(), 61u);
   ASSERT_EQ(sweep["pairs"].size(), 1u) << sweep.dump(2);
   const json& pair = sweep["pairs"][0];
