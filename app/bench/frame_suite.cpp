@@ -152,7 +152,7 @@ void warn_about_labels(const std::vector<FrameStats>& frames,
                 << 100 * t.coverage << " % of its surface voxels at " << resolution << "^3 ("
                 << 100 * kMinPointCoverage << " % needed): its labels may leak through the gaps; "
                 << "it needs about " << t.recommended << " points at this grid, or a mesh"
-                << std::defaultfloat << std::endl;
+                << std::defaultfloat << std::setprecision(6) << std::endl;
     }
     if (t.thin_features) {
       std::cerr << "[frame] warning: model " << (m ? 'B' : 'A') << " (" << names[m] << "): up to "
@@ -912,7 +912,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   std::cout << "host peak resident set " << format_bytes(report.host_peak_rss) << std::endl;
 
   std::cerr << "[frame] measuring device limits" << std::endl;
-  report.limits = measure_device_limits(options.backend, options.quick);
+  report.limits = measure_limits_apart(report, options.backend, options.quick);
   print_limits(std::cout, *report.limits);
   for (std::size_t p = 0; p < algorithms.size(); ++p) {
     add_results(algorithms[p],

@@ -109,6 +109,13 @@ void fold_memory_peaks(Report& report, Backend backend) {
   report.memory.host    = std::max(report.memory.host, now.host);
 }
 
+DeviceLimits measure_limits_apart(Report& report, Backend backend, bool quick) {
+  fold_memory_peaks(report, backend);
+  DeviceLimits limits = measure_device_limits(backend, quick);
+  reset_memory_peaks(backend);
+  return limits;
+}
+
 void write_json(const Report& report, const std::string& path) {
   json limits = nullptr;
   if (report.limits) {

@@ -97,6 +97,11 @@ struct Report {
 /// called before a suite resets a peak for its own figure, and at the end of the run.
 void fold_memory_peaks(Report& report, Backend backend);
 
+/// measure_device_limits, its buffers left out of the run's peaks: the peaks so far are folded into
+/// report.memory first and restarted after (bench limits, whose work the limits are, calls
+/// measure_device_limits itself).
+[[nodiscard]] DeviceLimits measure_limits_apart(Report& report, Backend backend, bool quick);
+
 /// The DeviceLimits fields by name, in the order JSON and the printed table list them.
 struct LimitField {
   std::string_view name;

@@ -635,7 +635,7 @@ int run_tables(const Options& options, Report& report, ResultPrinter& printer) {
                        std::to_string(options.page_capacity) + " pairs)");
   }
   std::cerr << "[tables] measuring device limits" << std::endl;
-  report.limits = measure_device_limits(options.backend, options.quick);
+  report.limits = measure_limits_apart(report, options.backend, options.quick);
   print_limits(std::cout, *report.limits);
   TablesBench bench(options, *report.limits, report, printer);
   if (options.paged) {
