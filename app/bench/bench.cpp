@@ -6,6 +6,7 @@
 #include "bench/suites.hpp"
 
 #include <voxhash/backend.hpp>
+#include <voxhash/buffer.hpp>
 #include <voxhash/device_limits.hpp>
 #include <voxhash/error.hpp>
 
@@ -54,6 +55,7 @@ int run(const Options& options) {
 
   ResultPrinter printer(std::cout);
   int code = 0;
+  reset_memory_peaks(options.backend);
   switch (options.command) {
     case Command::Limits:
       report.limits = measure_device_limits(options.backend, options.quick);
@@ -71,6 +73,10 @@ int run(const Options& options) {
       code = run_frame(options, report, printer);
       break;
   }
+  fold_memory_peaks(report, options.backend);
+  std::cout << "memory: peak device " << format_bytes(report.memory.device) << ", pinned host "
+            << format_bytes(report.memory.pinned) << ", host " << format_bytes(report.memory.host)
+            << " (voxhash's buffers)" << std::endl;
 
   if (!options.json_path.empty()) {
     write_json(report, options.json_path);

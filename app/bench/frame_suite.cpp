@@ -913,7 +913,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   std::cout << "host peak resident set " << format_bytes(report.host_peak_rss) << std::endl;
 
   std::cerr << "[frame] measuring device limits" << std::endl;
-  report.limits = measure_device_limits(options.backend, options.quick);
+  report.limits = measure_limits_apart(report, options.backend, options.quick);
   print_limits(std::cout, *report.limits);
   for (std::size_t p = 0; p < algorithms.size(); ++p) {
     add_results(algorithms[p],

@@ -314,7 +314,7 @@ class JoinBench {
 
 int run_join(const Options& options, Report& report, ResultPrinter& printer) {
   std::cerr << "[join] measuring device limits" << std::endl;
-  report.limits = measure_device_limits(options.backend, options.quick);
+  report.limits = measure_limits_apart(report, options.backend, options.quick);
   print_limits(std::cout, *report.limits);
   JoinBench bench(options, *report.limits, report, printer);
   bench.run_paper();

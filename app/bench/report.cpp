@@ -102,6 +102,20 @@ void Result::set_bound(const DeviceLimits& limits, std::string_view name) {
   fraction_of_bound = bound_gkeys > 0 ? rate_gkeys / bound_gkeys : kNone;
 }
 
+void fold_memory_peaks(Report& report, Backend backend) {
+  const MemoryPeaks now = memory_peaks(backend);
+  report.memory.device  = std::max(report.memory.device, now.device);
+  report.memory.pinned  = std::max(report.memory.pinned, now.pinned);
+  report.memory.host    = std::max(report.memory.host, now.host);
+}
+
+DeviceLimits measure_limits_apart(Report& report, Backend backend, bool quick) {
+  fold_memory_peaks(report, backend);
+  DeviceLimits limits = measure_device_limits(backend, quick);
+  reset_memory_peaks(backend);
+  return limits;
+}
+
 void write_json(const Report& report, const std::string& path) {
   json limits = nullptr;
   if (report.limits) {
@@ -124,7 +138,10 @@ void write_json(const Report& report, const std::string& path) {
                    {"date", report.date},
                    {"limits", std::move(limits)},
                    {"results", std::move(results)},
-                   {"skipped", report.skipped}};
+                   {"skipped", report.skipped},
+                   {"peak_device_bytes", report.memory.device},
+                   {"peak_pinned_bytes", report.memory.pinned},
+                   {"peak_host_bytes", report.memory.host}};
   if (report.outputs_identical) document["outputs_identical"] = *report.outputs_identical;
   if (!report.models.empty()) {
     document["scene"] = report.scene;

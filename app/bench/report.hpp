@@ -4,6 +4,7 @@
 // readable table on stdout.
 #pragma once
 
+#include <voxhash/buffer.hpp>
 #include <voxhash/device_limits.hpp>
 #include <voxhash/gpu_budget.hpp>
 
@@ -90,7 +91,17 @@ struct Report {
   std::vector<std::string> scene_warnings;  // frame: the scene's, as loading printed them
   std::vector<OutsideGridWarning> warnings;
   std::optional<SoakReport> soak;
+  MemoryPeaks memory{};  // the run's peaks (fold_memory_peaks), every command
 };
+
+/// Folds the peaks measured since the last reset_memory_peaks into report.memory (each the larger);
+/// called before a suite resets a peak for its own figure, and at the end of the run.
+void fold_memory_peaks(Report& report, Backend backend);
+
+/// measure_device_limits, its buffers left out of the run's peaks: the peaks so far are folded into
+/// report.memory first and restarted after (bench limits, whose work the limits are, calls
+/// measure_device_limits itself).
+[[nodiscard]] DeviceLimits measure_limits_apart(Report& report, Backend backend, bool quick);
 
 /// The DeviceLimits fields by name, in the order JSON and the printed table list them.
 struct LimitField {

@@ -411,6 +411,7 @@ class TablesBench {
 
   void bench_paged(const BuildOptions& options, bool within, const double (&flat)[3]) {
     const std::size_t base = allocation_stats(m_backend).in_use;
+    fold_memory_peaks(m_report, m_backend);  // the run's peaks, before this figure's own
     reset_allocation_peak(m_backend);
     auto table            = make_table(TableKind::PagedCuckoo, m_backend, options);
     auto& paged           = dynamic_cast<PagedCuckooTable&>(*table);
@@ -634,7 +635,7 @@ int run_tables(const Options& options, Report& report, ResultPrinter& printer) {
                        std::to_string(options.page_capacity) + " pairs)");
   }
   std::cerr << "[tables] measuring device limits" << std::endl;
-  report.limits = measure_device_limits(options.backend, options.quick);
+  report.limits = measure_limits_apart(report, options.backend, options.quick);
   print_limits(std::cout, *report.limits);
   TablesBench bench(options, *report.limits, report, printer);
   if (options.paged) {

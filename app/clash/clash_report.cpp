@@ -177,6 +177,9 @@ void write_clash_json(const ClashReport& report,
          {"tolerance", run->tolerance},
          {"clearance", run->clearance},
          {"touching", run->touching},
+         {"peak_device_bytes", run->memory.device},
+         {"peak_pinned_bytes", run->memory.pinned},
+         {"peak_host_bytes", run->memory.host},
          {"warnings", run->warnings}});
   }
   voxhash::write_file(path, document.dump(2) + "\n");

@@ -5,6 +5,7 @@
 // names, and what the report was run on (scene, time, per-model counts), come from the caller.
 #pragma once
 
+#include <voxhash/buffer.hpp>
 #include <voxhash/clash.hpp>
 #include <voxhash/pipeline.hpp>
 
@@ -36,6 +37,7 @@ struct ClashRun {
   std::array<std::string, 2> paths;         // each model's file
   std::array<ModelFrameStats, 2> models{};  // the frame's counts per model
   std::vector<std::string> warnings;        // one line each
+  MemoryPeaks memory{};                     // peaks since the scene was opened (memory_peaks)
 };
 
 /// What the report's solids warn about, one line each: a model without a solid (not a mesh: its

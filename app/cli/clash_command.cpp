@@ -10,6 +10,7 @@
 #include "clash/clash_sweep.hpp"
 #include "cli/clash_command.hpp"
 
+#include <voxhash/buffer.hpp>
 #include <voxhash/clash.hpp>
 #include <voxhash/error.hpp>
 #include <voxhash/io.hpp>
@@ -212,7 +213,16 @@ clash::ClashRun describe_run(const ClashCommand& command,
     run.paths[i]  = scene.models[i].path.string();
     run.models[i] = stats.model[i];
   }
+  run.memory = memory_peaks(pipeline.backend());
   return run;
+}
+
+/// The run's memory peaks, one line.
+void print_memory(const MemoryPeaks& memory) {
+  std::printf("memory: peak device %s, pinned host %s, host %s (voxhash's buffers)\n",
+              format_bytes(memory.device).c_str(),
+              format_bytes(memory.pinned).c_str(),
+              format_bytes(memory.host).c_str());
 }
 
 /// One report's files, each at its path for the run named `label`.
@@ -247,6 +257,7 @@ void write_report(const ClashCommand& command,
 /// listed a clash.
 bool run_scene(const ClashCommand& command, std::size_t index) {
   const Scene& scene = command.scenes[index];
+  reset_memory_peaks(command.backend);  // the scene's run: its models, frames and reports
   const OpenScene open =
       open_scene(scene, {.backend = command.backend, .defaults = command.defaults});
   const LoadedScene& loaded = open.loaded;
@@ -298,6 +309,7 @@ bool run_scene(const ClashCommand& command, std::size_t index) {
     }
     if (t > 0) std::printf("\n");
     print_summary(loaded, pipeline, stats, report, names, time);
+    print_memory(run.memory);
     write_report(command,
                  run_label(command, index, times.size() > 1 ? std::optional(time) : std::nullopt),
                  report,
@@ -308,6 +320,8 @@ bool run_scene(const ClashCommand& command, std::size_t index) {
     print_scene(
         loaded, pipeline, "times " + figure(times.front()) + " to " + figure(times.back()) + " s");
     print_sweep(sweep, names, scene.unit);
+    sweep_run.memory = memory_peaks(command.backend);
+    print_memory(sweep_run.memory);
     const std::string label = run_label(command, index, std::nullopt);
     if (!command.json_path.empty()) {
       clash::write_sweep_json(sweep, run_output_path(command.json_path, label), names, &sweep_run);

@@ -9,11 +9,13 @@
 //                 ranked by size
 //   tab view:     [layers] points, intersection, inside / outside voxels per model with editable
 //                 colours, sizes, lighting, X-ray, the clipping plane
-//   tab stats:    [algorithm], [rates] against the device limits, [times], [counts]
+//   tab stats:    [algorithm], [rates] against the device limits, [times], [counts], [memory]
+//                 (voxhash's buffers now and at their peak since the viewer started)
 //   tab setup:    [parameters] points, grid, table space / load, animation; device, GL, vsync
 //   [output]      screenshot and voxel export buttons, and the last result
 #include "viewer/panel.hpp"
 
+#include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
 
 #include <backends/imgui_impl_glfw.h>
@@ -59,6 +61,19 @@ void rate_plot(const char* id, const float* values, int offset, double current) 
                    0.0f,
                    std::max(top * 1.1f, 1e-3f),
                    ImVec2(ImGui::GetContentRegionAvail().x, 48));
+}
+
+/// [memory]: the device's Buffers (pinned excluded) and pinned host memory, now and at the peak.
+void draw_memory(Backend backend) {
+  if (!ImGui::CollapsingHeader("memory", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const AllocationStats host   = allocation_stats(Backend::Cpu);
+  const AllocationStats device = backend == Backend::Cpu ? host : allocation_stats(backend);
+  ImGui::Text("device: %s, peak %s",
+              format_bytes(device.in_use - device.pinned_in_use).c_str(),
+              format_bytes(device.pageable_peak).c_str());
+  ImGui::Text("pinned host: %s, peak %s",
+              format_bytes(host.pinned_in_use).c_str(),
+              format_bytes(host.pinned_peak).c_str());
 }
 
 }  // namespace
@@ -258,6 +273,7 @@ PanelRequests Panel::draw(AppState& state,
       draw_rates(state, info);
       draw_times(state, times);
       draw_counts(state);
+      draw_memory(state.pipeline().backend());
       ImGui::EndTabItem();
     }
     if (tab(PanelTab::Setup)) {

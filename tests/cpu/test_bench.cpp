@@ -1,8 +1,9 @@
 // `voxhash bench` on the CPU backend (label cpu), run in-process through the command line:
 // `limits`, the quick `tables` set, the quick `join` set (also under a GPU budget, over pages) and
-// a tiny `frame --all-algos` run write JSON (and CSV) with the schema's fields and positive rates;
-// `frame --export` writes a PLY; `frame --join` reports the pairs a brute-force count gives, and
-// skips a join too large with one line; one point per model is a legal frame; usage errors exit 2.
+// a tiny `frame --all-algos` run write JSON (and CSV) with the schema's fields (the run's memory
+// peaks among them) and positive rates; `frame --export` writes a PLY; `frame --join` reports the
+// pairs a brute-force count gives, and skips a join too large with one line; one point per model
+// is a legal frame; usage errors exit 2.
 // Performance itself is never asserted.
 #include "bench/bench.hpp"
 #include "cli/command_line.hpp"
@@ -85,6 +86,17 @@ void expect_header(const std::string& json) {
        {"device", "driver", "git_commit", "command_line", "date", "limits", "results", "skipped"}) {
     EXPECT_NE(json.find(key_of(field)), std::string::npos) << field;
   }
+  // The run's memory peaks: on the CPU backend the host's hold the device's and the pinned ones.
+  const std::vector<double> device = values_of(json, "peak_device_bytes");
+  const std::vector<double> pinned = values_of(json, "peak_pinned_bytes");
+  const std::vector<double> host   = values_of(json, "peak_host_bytes");
+  ASSERT_EQ(device.size(), 1u);
+  ASSERT_EQ(pinned.size(), 1u);
+  ASSERT_EQ(host.size(), 1u);
+  EXPECT_GT(device[0], 0);
+  EXPECT_LE(device[0], host[0]);
+  EXPECT_LE(pinned[0], host[0]);
+  EXPECT_LE(host[0], device[0] + pinned[0]);
 }
 
 void expect_positive_limits(const std::string& json) {
@@ -187,6 +199,8 @@ TEST(bench, QuickPagedTablesWriteJson) {
     EXPECT_LE(u, 1 << 20) << "the table's memory stays within its budget";
   EXPECT_EQ(values_of(json, "of_flat").size(), 3u) << "the table within the budget beside flat";
   EXPECT_GT(values_of(json, "bytes_to_host").front(), 0) << "the 4x table's build downloads";
+  EXPECT_GE(values_of(json, "peak_pinned_bytes").front(), 3 << 20)
+      << "the 4x table's pages beyond the budget are held in pinned host memory";
   for (const double rate : values_of(json, "rate_gkeys"))
     EXPECT_GT(rate, 0);
 }
@@ -318,6 +332,9 @@ TEST(bench, FrameAllAlgorithmsAgree) {
   const std::string json = read_text(json_path);
   expect_header(json);
   EXPECT_NE(json.find("\"outputs_identical\": true"), std::string::npos);
+  // At least both models' rest points (12 bytes each) in every algorithm's pipeline at once.
+  EXPECT_GE(values_of(json, "peak_device_bytes").front(), kTableKinds.size() * 2 * 20000 * 12.0);
+  EXPECT_LT(values_of(json, "peak_device_bytes").front(), 1 << 30);
   // Every algorithm with the same stages each (at least animate ... flood_fill, total), and one
   // sort + unique baseline row holding every algorithm's build against it.
   const std::size_t results = values_of(json, "suite").size() - 1;

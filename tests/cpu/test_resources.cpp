@@ -87,6 +87,30 @@ TEST(Resources, BuffersAreAccounted) {
   EXPECT_EQ(allocation_stats(kCpu).in_use, before.in_use);
 }
 
+// The peaks a run reports, for a known pattern: 4000 + 8000 bytes held at once, then 4000 freed
+// and 3000 pinned; the device's peak is 12000 beyond what was held before, the pinned one 3000,
+// the host's (every Cpu Buffer) 12000 as well (8000 + 3000 never passes it).
+TEST(Resources, MemoryPeaksOfAKnownPattern) {
+  const AllocationStats before = allocation_stats(kCpu);
+  const std::size_t pageable   = before.in_use - before.pinned_in_use;
+  reset_memory_peaks(kCpu);
+  {
+    std::optional<Buffer<std::uint32_t>> a(std::in_place, kCpu, 1000);
+    const Buffer<std::uint64_t> b(kCpu, 1000);
+    a.reset();
+    const Buffer<std::uint8_t> pinned = Buffer<std::uint8_t>::pinned_host(3000);
+    const MemoryPeaks peaks           = memory_peaks(kCpu);
+    EXPECT_EQ(peaks.device, pageable + 12000);
+    EXPECT_EQ(peaks.pinned, before.pinned_in_use + 3000);
+    EXPECT_EQ(peaks.host, before.in_use + 12000);
+  }
+  reset_memory_peaks(kCpu);
+  const MemoryPeaks after = memory_peaks(kCpu);
+  EXPECT_EQ(after.device, pageable) << "a reset starts at the bytes held now";
+  EXPECT_EQ(after.pinned, before.pinned_in_use);
+  EXPECT_EQ(after.host, before.in_use);
+}
+
 // A first allocation is exact; a buffer that outgrows its allocation takes an eighth more, so a
 // size creeping up frame by frame reallocates once in a while; without the eighth where it would
 // not fit.

@@ -852,6 +852,14 @@ TEST(Scene, ClashOnTheDemoWritesAReport) {
   EXPECT_EQ(report["models"][1]["name"], "torus");
   const double voxel = report["grid"]["voxel_size"][0];
   EXPECT_NEAR(voxel, 4.8 / 256, 1e-6);  // the demo's bounds at the CPU's default resolution
+  // The run's memory peaks: on the CPU backend the host's hold the device's and the pinned ones;
+  // the device held at least both models' points (12 bytes each).
+  const double device = report["peak_device_bytes"], pinned = report["peak_pinned_bytes"],
+               host = report["peak_host_bytes"];
+  EXPECT_GE(device, 2 * 12.0 * report["models"][0]["points"].get<double>());
+  EXPECT_LE(device, host);
+  EXPECT_LE(pinned, host);
+  EXPECT_NE(r.out.find("memory: peak device "), std::string::npos) << r.out;
   const std::size_t intersection = report["models"][0]["intersection"];
   EXPECT_EQ(report["models"][1]["intersection"], intersection);
   EXPECT_GT(intersection, 0u);
@@ -943,6 +951,63 @@ std::string boxes_obj(const std::vector<std::pair<std::string, std::pair<Float3,
     base += 8;
   }
   return text;
+}
+
+TEST(Scene, MeshTooFineForMemoryIsRefusedBeforeVoxelizing) {
+  // A 1 m box at 10 um: ~1.2e11 surface voxels, terabytes; refused from the triangles' area
+  // alone, with the voxel size that fits (the frames are never made).
+  const std::string box = write_file("box.obj", boxes_obj({{"box", {{0, 0, 0}, {1, 1, 1}}}}));
+  Scene scene = parse_scene(R"({"voxhash_scene": 1, "grid": {"voxel_size": 0.00001}, "models": [)"
+                            R"({"name": "A", "path": ")" +
+                                box + R"("}, {"name": "B", "path": ")" + box + R"("}]})",
+                            "fine.json");
+  try {
+    (void)open_scene(scene, {.backend = Backend::Cpu, .defaults = {.points = 1000}});
+    FAIL() << "no error";
+  } catch (const OutOfMemory& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    EXPECT_TRUE(what.starts_with("fine.json: model 'A': ~1.2e+11 surface voxels at 1e-05 m need ~"))
+        << what;
+    EXPECT_NE(what.find(" free; use --voxel-size >= "), std::string::npos) << what;
+    const auto at = what.find(">= ");
+    ASSERT_NE(at, std::string::npos) << what;
+    const double suggested = std::strtod(what.c_str() + at + 3, nullptr);
+    EXPECT_GT(suggested, 0.00001);
+    EXPECT_LT(suggested, 0.01) << "a voxel size that fits is not wildly coarse";
+    scene.grid.voxel_size    = suggested;
+    const LoadedScene loaded = load_scene_models(scene, {.points = 1000});
+    EXPECT_NO_THROW(check_mesh_memory(Backend::Cpu, {loaded.config}, loaded));
+  }
+}
+
+TEST(Scene, SurfaceVoxelEstimateIsTwiceTheAreaInVoxelsPlusTheTriangles) {
+  // A 2 x 3 rectangle of two triangles: area 6, 24 voxels of 0.5 a side in area.
+  const Mesh rectangle{.vertices       = {{0, 0, 0}, {2, 0, 0}, {2, 3, 0}, {0, 3, 0}},
+                       .triangles      = {0, 1, 2, 0, 2, 3},
+                       .triangle_parts = {},
+                       .part_names     = {}};
+  EXPECT_EQ(estimate_surface_voxels(rectangle, 0.5), 2 * 24 + 2u);
+  EXPECT_EQ(estimate_surface_voxels(Mesh{}, 0.1), 0u);
+}
+
+TEST(Scene, ModelsWhoseSizesDifferBy1000xWarn) {
+  const std::string box = write_file("box.obj", boxes_obj({{"box", {{0, 0, 0}, {1, 1, 1}}}}));
+  const auto warnings   = [&](double scale) {
+    const Scene scene =
+        parse_scene(R"({"voxhash_scene": 1, "grid": {"resolution": 64}, "models": [)"
+                      R"({"name": "A", "path": ")" +
+                        box + R"(", "transform": {"scale": )" + std::to_string(scale) +
+                        R"(}}, {"name": "B", "path": ")" + box + R"("}]})",
+                    "units.json");
+    return load_scene_models(scene, {.points = 1000}).warnings;
+  };
+  const std::vector<std::string> w = warnings(1000);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_TRUE(w[0].starts_with("units.json: model 'A' is 1000x model 'B' (bounding-box diagonals "))
+      << w[0];
+  EXPECT_NE(w[0].find("a unit missing?"), std::string::npos) << w[0];
+  EXPECT_TRUE(warnings(50).empty()) << "50x is a scene, not a unit mistake";
 }
 
 TEST(Scene, ClashReportNamesTheModelsParts) {
@@ -1511,6 +1576,9 @@ TEST(Scene, ClashSweepFindsEachContactOfAnAnalyticMotionWithinOneStep) {
   const json sweep = json::parse(read_text(json_path));
   EXPECT_EQ(sweep["schema"], "voxhash-clash-sweep/1");
   EXPECT_EQ(sweep["times"]["count"], 61);
+  EXPECT_GT(sweep["peak_device_bytes"].get<double>(), 0) << "the peaks over every time";
+  EXPECT_LE(sweep["peak_device_bytes"].get<double>(), sweep["peak_host_bytes"].get<double>());
+  EXPECT_NE(r.out.find("memory: peak device "), std::string::npos) << r.out;
   ASSERT_EQ(sweep["frames"].size(), 61u);
   ASSERT_EQ(sweep["pairs"].size(), 1u) << sweep.dump(2);
   const json& pair = sweep["pairs"][0];

@@ -31,10 +31,23 @@ struct AllocationStats {
   // Pinned host memory (Buffer::pinned_host, PinnedPool), part of the Cpu backend's figures above:
   std::size_t pinned_in_use      = 0;  // of in_use
   std::size_t pinned_allocations = 0;  // of allocations
+  std::size_t pinned_peak        = 0;  // most pinned bytes held at once since the last reset
+  std::size_t pageable_peak      = 0;  // most bytes held at once outside pinned memory, ditto
 };
 [[nodiscard]] AllocationStats allocation_stats(Backend backend);
-/// Starts a new peak at the bytes held now.
+/// Starts new peaks (all, pinned, pageable) at the bytes held now.
 void reset_allocation_peak(Backend backend);
+
+/// The peaks a run reports (bench, clash, the viewer), in bytes since reset_memory_peaks: the
+/// device's (the Buffers of `backend` outside pinned memory: GPU memory on the Cuda backend, the
+/// Cpu backend's host Buffers on the Cpu backend), pinned host memory's, and the host's (every Cpu
+/// backend Buffer, pinned included).
+struct MemoryPeaks {
+  std::size_t device = 0, pinned = 0, host = 0;
+};
+[[nodiscard]] MemoryPeaks memory_peaks(Backend backend);
+/// reset_allocation_peak for `backend` and for the host (Backend::Cpu).
+void reset_memory_peaks(Backend backend);
 
 /// Fault injection: an allocation that would take the bytes the backend's Buffers hold beyond
 /// `budget` throws OutOfMemory as if the memory were full. free_memory() does not see the budget:

@@ -195,10 +195,15 @@ struct LoadedScene {
                                        int index,
                                        const SceneDefaults& defaults);
 
+/// Two models' sizes (bounding-box diagonals) differing by more than this give a warning.
+inline constexpr double kModelSizeRatioWarning = 100;
+
 /// Reads both models and places them, fits the grid and checks that it holds each model (more than
-/// 1 % of a model's points outside gives a warning). A model `as` ModelAs::Points keeps no mesh.
-/// Throws InvalidInput naming the scene file and the field (or the model file) on failure, e.g. a
-/// grid beyond the 2^21 voxels an axis allows, or "as": "mesh" on a point-cloud file.
+/// 1 % of a model's points outside gives a warning; so do two models whose sizes differ by more
+/// than kModelSizeRatioWarning, "model 'A' is 1000x model 'B' ...: a unit missing?"). A model `as`
+/// ModelAs::Points keeps no mesh. Throws InvalidInput naming the scene file and the field (or the
+/// model file) on failure, e.g. a grid beyond the 2^21 voxels an axis allows, or "as": "mesh" on a
+/// point-cloud file.
 [[nodiscard]] LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults);
 
 /// The grid of `scene` for models placed as `models` are (bounds given or fitted over the whole
@@ -252,9 +257,26 @@ struct OpenScene {
   std::vector<PipelineConfig> configs{};  // scene_configs of loaded.config: one per pipeline
 };
 
+/// Surface voxels the conservative voxelizer is expected to give `mesh` at `voxel_size` (its
+/// units): 2 voxels per voxel_size^2 of the triangles' total area (a plane crosses up to sqrt(3)
+/// per voxel_size^2; the rest for the triangles' edges), plus one per triangle; at most 2^50. 0 for
+/// no triangles.
+[[nodiscard]] std::size_t estimate_surface_voxels(const Mesh& mesh, double voxel_size);
+
+/// The up-front check for meshes, before any voxelization: the frames of `configs` (held at once)
+/// with each mesh model's keys taken as its estimate_surface_voxels at the grid's voxel size.
+/// Throws OutOfMemory, one line naming the scene file, the model with the most surface voxels,
+/// their estimate, the voxel size, the bytes needed and free, and the smallest voxel size that
+/// fits ("scene.json: model 'A': ~3.1e+10 surface voxels at 0.0001 m need ~900 GiB; the host has
+/// 24 GiB free; use --voxel-size >= 0.002 m (grid.voxel_size)"). Does nothing without meshes.
+void check_mesh_memory(Backend backend,
+                       const std::vector<PipelineConfig>& configs,
+                       const LoadedScene& loaded);
+
 /// Opens a scene the way every front end does (viewer, bench frame, clash): memory checked before
 /// any model file is read (scene_memory_config, scene_model_points), the models read and placed
-/// and the grid fitted (load_scene_models), memory checked again for the fitted grid and the
+/// and the grid fitted (load_scene_models), meshes checked for their surface voxels
+/// (check_mesh_memory, always on `backend`), memory checked again for the fitted grid and the
 /// models' own point counts. Throws InvalidInput naming the scene file and the field (or the
 /// model file), or OutOfMemory; nothing is kept on failure.
 [[nodiscard]] OpenScene open_scene(const Scene& scene, const OpenSceneOptions& options);

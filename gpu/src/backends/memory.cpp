@@ -1,12 +1,14 @@
-// Every Buffer allocation of either backend passes through here: the bytes held and their peak
-// per backend, the fault-injection budget (set_allocation_budget or VOXHASH_ALLOC_BUDGET), and the
-// up-front check of an estimate against free memory (require_memory) with its one-line message.
+// Every Buffer allocation of either backend passes through here: the bytes held and their peaks
+// per backend (all, pinned, pageable), the fault-injection budget (set_allocation_budget or
+// VOXHASH_ALLOC_BUDGET), and the up-front check of an estimate against free memory (require_memory)
+// with its one-line message.
 #include "backends/backend_impl.hpp"
 
 #include <voxhash/backend.hpp>
 #include <voxhash/buffer.hpp>
 #include <voxhash/error.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <mutex>
@@ -55,7 +57,20 @@ AllocationStats allocation_stats(Backend backend) {
 void reset_allocation_peak(Backend backend) {
   Ledger& l = ledger(backend);
   const std::lock_guard lock(l.mutex);
-  l.stats.peak = l.stats.in_use;
+  l.stats.peak          = l.stats.in_use;
+  l.stats.pinned_peak   = l.stats.pinned_in_use;
+  l.stats.pageable_peak = l.stats.in_use - l.stats.pinned_in_use;
+}
+
+MemoryPeaks memory_peaks(Backend backend) {
+  const AllocationStats host   = allocation_stats(Backend::Cpu);
+  const AllocationStats device = backend == Backend::Cpu ? host : allocation_stats(backend);
+  return {.device = device.pageable_peak, .pinned = host.pinned_peak, .host = host.peak};
+}
+
+void reset_memory_peaks(Backend backend) {
+  reset_allocation_peak(Backend::Cpu);
+  if (backend != Backend::Cpu) reset_allocation_peak(backend);
 }
 
 void set_allocation_budget(Backend backend, std::optional<std::size_t> budget) {
@@ -110,20 +125,21 @@ void* accounted_allocate(Backend backend, std::size_t bytes, bool pinned, Alloc 
                         format_bytes(l.stats.in_use) + " in use)");
     }
     l.stats.in_use += bytes;  // reserved before the allocation, so concurrent ones see it
-    if (l.stats.in_use > l.stats.peak) l.stats.peak = l.stats.in_use;
+    if (pinned) l.stats.pinned_in_use += bytes;
+    l.stats.peak          = std::max(l.stats.peak, l.stats.in_use);
+    l.stats.pinned_peak   = std::max(l.stats.pinned_peak, l.stats.pinned_in_use);
+    l.stats.pageable_peak = std::max(l.stats.pageable_peak, l.stats.in_use - l.stats.pinned_in_use);
   }
   try {
     void* ptr = alloc();
     const std::lock_guard lock(l.mutex);
     ++l.stats.allocations;
-    if (pinned) {
-      l.stats.pinned_in_use += bytes;
-      ++l.stats.pinned_allocations;
-    }
+    if (pinned) ++l.stats.pinned_allocations;
     return ptr;
   } catch (...) {
     const std::lock_guard lock(l.mutex);
     l.stats.in_use -= bytes;
+    if (pinned) l.stats.pinned_in_use -= bytes;
     ++l.stats.failures;
     throw;
   }

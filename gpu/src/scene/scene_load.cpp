@@ -206,6 +206,29 @@ double smallest_voxel(const std::array<double, 3>& side, double voxel) {
   return rounded;
 }
 
+/// Two models whose sizes (bounding-box diagonals, as placed) differ by more than
+/// kModelSizeRatioWarning: most often one file is in another unit than the scene assumes.
+void warn_about_sizes(const Scene& scene, LoadedScene& loaded) {
+  std::array<double, 2> diagonal{};
+  for (int i = 0; i < 2; ++i) {
+    const Bounds& b = loaded.models[i].bounds;
+    const double d[3]{
+        double(b.max.x) - b.min.x, double(b.max.y) - b.min.y, double(b.max.z) - b.min.z};
+    diagonal[i] = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  }
+  const int big = diagonal[1] > diagonal[0] ? 1 : 0;
+  if (!(diagonal[1 - big] > 0) || !std::isfinite(diagonal[big]) ||
+      diagonal[big] <= kModelSizeRatioWarning * diagonal[1 - big])
+    return;
+  const std::string unit(to_string(scene.unit));
+  loaded.warnings.push_back(
+      scene.file + ": model '" + loaded.models[big].name + "' is " +
+      std::to_string(std::llround(diagonal[big] / diagonal[1 - big])) + "x model '" +
+      loaded.models[1 - big].name + "' (bounding-box diagonals " + number_text(diagonal[big]) +
+      " and " + number_text(diagonal[1 - big]) + " " + unit +
+      "): a unit missing? (each model's \"unit\" and its transform's \"scale\")");
+}
+
 /// Points are kept as 32-bit floats, in the file (as read) and in the scene (as placed). Far from
 /// the origin, as in georeferenced scans (UTM: millions of metres), floats are coarse: 0.5 m apart
 /// at 4.5e6. Where that spacing passes 1/16 of a voxel a point lands in a wrong voxel often enough
@@ -541,6 +564,7 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
     file_spacing[i] = float_spacing(read) * scale;
   }
 
+  warn_about_sizes(scene, loaded);
   loaded.config      = scene_config(scene);
   loaded.config.grid = fit_grid(scene, loaded.models, defaults.resolution);
   warn_about_precision(scene, loaded, file_spacing);
