@@ -151,13 +151,15 @@ int run_clash(const ClashCommand& command) {
     options.model_names[i] = names.model(i);
     options.part_names[i]  = names.parts[i];
   }
-  const ClashReport report = compute_clash_report(pipeline, options);
+  ClashReport report = compute_clash_report(pipeline, options);
+  to_scene_axes(report, scene_up(scene));  // every location in the scene's (the files') axes
 
   clash::ClashRun run;
   run.command_line = command.command_line;
   run.scene_file   = scene.file;
   run.scene_name   = scene.name;
   run.unit         = std::string(to_string(scene.unit));
+  run.up           = std::string(to_string(scene_up(scene)));
   run.backend      = std::string(to_string(pipeline.backend()));
   run.algorithm    = std::string(to_string(pipeline.config().algorithm));
   run.time         = time;
@@ -170,11 +172,13 @@ int run_clash(const ClashCommand& command) {
   for (const std::string& line : clash::solid_warnings(report, names))
     run.warnings.push_back(line);
   for (int i = 0; i < 2; ++i) {
-    run.paths[i]  = scene.models[i].path.string();
+    run.paths[i]  = model_files(scene.models[i]);
     run.models[i] = stats.model[i];
   }
   for (const std::string& warning : run.warnings)
     std::cerr << "voxhash: warning: " << warning << std::endl;
+  for (const std::string& note : loaded.notes)
+    std::cout << note << "\n";
   print_summary(loaded, pipeline, stats, report, names, time);
   if (!command.json_path.empty()) clash::write_clash_json(report, command.json_path, names, &run);
   if (!command.csv_path.empty()) clash::write_clash_csv(report, command.csv_path, names);

@@ -716,8 +716,12 @@ class CommandLine {
       if (!flags.scene.empty() && given(app, i == 0 ? "--model-a" : "--model-b")) {
         scene.models[i].path = path;
         scene.models[i].name = std::filesystem::path(path).stem().string();
-        // "points" takes any file; "mesh" was about the scene's file, which is gone.
+        // "points" takes any file; "mesh", "up" and a selection set were about the scene's files,
+        // which are gone.
         if (scene.models[i].as == ModelAs::Mesh) scene.models[i].as = ModelAs::File;
+        scene.models[i].up.reset();
+        scene.models[i].files.clear();
+        scene.models[i].parts.clear();
       }
       const std::string& translate = i == 0 ? flags.translate_a : flags.translate_b;
       if (!translate.empty()) scene.models[i].pose.translate = *parse_translation(translate);
@@ -738,8 +742,11 @@ class CommandLine {
     if (given(app, "--algo")) scene.algorithm = algorithm;
     if (given(app, "--gpu-budget")) scene.gpu_budget = flags.gpu_budget_bytes;
     if (flags.files_outside_folder) {
-      for (SceneModel& model : scene.models)
+      for (SceneModel& model : scene.models) {
         model.files_outside_folder = true;
+        for (SceneFile& file : model.files)
+          file.files_outside_folder = true;
+      }
     }
     return scene;
   }
