@@ -714,14 +714,7 @@ class CommandLine {
     for (int i = 0; i < 2; ++i) {
       const std::string& path = i == 0 ? flags.model_a : flags.model_b;
       if (!flags.scene.empty() && given(app, i == 0 ? "--model-a" : "--model-b")) {
-        scene.models[i].path = path;
-        scene.models[i].name = std::filesystem::path(path).stem().string();
-        // "points" takes any file; "mesh", "up" and a selection set were about the scene's files,
-        // which are gone.
-        if (scene.models[i].as == ModelAs::Mesh) scene.models[i].as = ModelAs::File;
-        scene.models[i].up.reset();
-        scene.models[i].files.clear();
-        scene.models[i].parts.clear();
+        set_model_file(scene, i, path);
       }
       const std::string& translate = i == 0 ? flags.translate_a : flags.translate_b;
       if (!translate.empty()) scene.models[i].pose.translate = *parse_translation(translate);

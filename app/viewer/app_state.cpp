@@ -199,15 +199,8 @@ bool AppState::set_points_per_model(std::size_t points) {
 }
 
 bool AppState::load_model(int index, const std::string& path) {
-  Scene scene              = m_loaded.scene;
-  scene.models[index].path = path;
-  scene.models[index].name = std::filesystem::path(path).stem().string();
-  // "points" takes any file; "mesh", "up" and a selection set were about the previous files (as
-  // the command line does).
-  if (scene.models[index].as == ModelAs::Mesh) scene.models[index].as = ModelAs::File;
-  scene.models[index].up.reset();
-  scene.models[index].files.clear();
-  scene.models[index].parts.clear();
+  Scene scene = m_loaded.scene;
+  set_model_file(scene, index, path);
   LoadedScene loaded;
   if (!attempt("cannot load model", [&] { loaded = read_scene(scene, m_settings); }) ||
       !use_scene(

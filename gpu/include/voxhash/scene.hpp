@@ -115,6 +115,7 @@ struct SceneFile {
   double scale              = 1;
   ModelAs as                = ModelAs::File;
   bool files_outside_folder = false;
+  std::vector<std::string> parts;  // this file's part patterns; empty: the set's
 };
 
 struct SceneModel {
@@ -129,8 +130,9 @@ struct SceneModel {
   std::vector<Keyframe> keyframes;      // MotionKind::Keyframes: poses by increasing time
   bool files_outside_folder = false;    // the file may refer to files outside its folder
   /// A selection set (set_a / set_b; `path` empty): the model is the parts of `files` whose names
-  /// match one of the glob patterns `parts` (`*` any run of characters, `?` one, ASCII letters of
-  /// either case alike), each file placed by its entry, then all by the set's own pose and scale.
+  /// match one of the glob patterns `parts` (or the file entry's own; part_matches), each file
+  /// placed by its entry, then all by the set's own pose and scale. A scene's two models are both
+  /// sets or neither.
   std::vector<SceneFile> files;
   std::vector<std::string> parts;
 
@@ -195,6 +197,10 @@ struct Scene {
 [[nodiscard]] std::string scene_to_json(const Scene& scene, const std::filesystem::path& folder);
 /// Writes scene_to_json(scene, file's folder) to `file`; throws Error when it cannot be written.
 void save_scene(const Scene& scene, const std::filesystem::path& file);
+/// Model `index` read from `path` instead (--model-a, a file loaded in the viewer): its name the
+/// file's stem, its placement kept, its "mesh" and "up" dropped (they were about the old file); in
+/// a scene of selection sets, the set becomes all the parts of `path`.
+void set_model_file(Scene& scene, int index, const std::filesystem::path& path);
 /// The scene of two model files given without a scene file: in place, no motion, fitted grid.
 [[nodiscard]] Scene scene_of_models(const std::filesystem::path& model_a,
                                     const std::filesystem::path& model_b);

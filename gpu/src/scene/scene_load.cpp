@@ -459,36 +459,60 @@ void load_sets(const Scene& scene,
     }
   }
 
-  // Each part into the set whose pattern its name matches, the patterns' matches counted.
-  std::array<std::vector<std::size_t>, 2> matches{
-      std::vector<std::size_t>(scene.models[0].parts.size()),
-      std::vector<std::size_t>(scene.models[1].parts.size())};
+  // The patterns each set applies to each of its files: the set's, or the file entry's own.
+  struct PatternList {
+    std::string field;  // "set_a.parts", "set_a.files[1].parts"
+    const std::vector<std::string>* patterns = nullptr;
+    std::vector<std::size_t> matches;  // parts each pattern took
+  };
+  std::array<std::vector<PatternList>, 2> lists;
+  std::array<std::vector<std::size_t>, 2> list_of;  // per set, per file entry
+  for (int i = 0; i < 2; ++i) {
+    const SceneModel& set = scene.models[i];
+    lists[i].push_back({std::string(keys[i]) + ".parts", &set.parts, {}});
+    for (std::size_t j = 0; j < set.files.size(); ++j) {
+      if (set.files[j].parts.empty()) {
+        list_of[i].push_back(0);
+        continue;
+      }
+      list_of[i].push_back(lists[i].size());
+      lists[i].push_back({std::string(keys[i]) + ".files[" + std::to_string(j) + "].parts",
+                          &set.files[j].parts,
+                          {}});
+    }
+    for (PatternList& list : lists[i])
+      list.matches.assign(list.patterns->size(), 0);
+  }
+  // Each part into the set whose pattern its name matches (the first that does), counted.
   std::array<std::size_t, 2> set_parts{};
   std::size_t neither = 0;
   for (std::size_t s = 0; s < sources.size(); ++s) {
     SetSource& source = sources[s];
     for (std::size_t p = 0; p < source.part_names.size(); ++p) {
       const std::string& name = source.part_names[p];
+      std::array<PatternList*, 2> list{};
       std::array<std::size_t, 2> pattern{SIZE_MAX, SIZE_MAX};
       for (int i = 0; i < 2; ++i) {
-        if (std::find(source_of[i].begin(), source_of[i].end(), s) == source_of[i].end()) continue;
-        const std::vector<std::string>& patterns = scene.models[i].parts;
+        const auto entry = std::find(source_of[i].begin(), source_of[i].end(), s);
+        if (entry == source_of[i].end()) continue;
+        list[i] = &lists[i][list_of[i][static_cast<std::size_t>(entry - source_of[i].begin())]];
+        const std::vector<std::string>& patterns = *list[i]->patterns;
         for (std::size_t k = 0; k < patterns.size() && pattern[i] == SIZE_MAX; ++k) {
           if (part_matches(patterns[k], name)) pattern[i] = k;
         }
       }
       if (pattern[0] != SIZE_MAX && pattern[1] != SIZE_MAX) {
-        throw InvalidInput(scene.file + ": part '" + name + "' of " +
-                           source.file->path.filename().string() +
-                           " is in both sets: set_a.parts[" + std::to_string(pattern[0]) + "] '" +
-                           scene.models[0].parts[pattern[0]] + "' and set_b.parts[" +
-                           std::to_string(pattern[1]) + "] '" + scene.models[1].parts[pattern[1]] +
-                           "' match it (a part is checked in one set)");
+        throw InvalidInput(
+            scene.file + ": part '" + name + "' of " + source.file->path.filename().string() +
+            " is in both sets: " + list[0]->field + "[" + std::to_string(pattern[0]) + "] '" +
+            (*list[0]->patterns)[pattern[0]] + "' and " + list[1]->field + "[" +
+            std::to_string(pattern[1]) + "] '" + (*list[1]->patterns)[pattern[1]] +
+            "' match it (a part is checked in one set)");
       }
       for (int i = 0; i < 2; ++i) {
         if (pattern[i] == SIZE_MAX) continue;
         source.set_of_part[p] = i;
-        ++matches[i][pattern[i]];
+        ++list[i]->matches[pattern[i]];
         ++set_parts[i];
       }
       if (source.set_of_part[p] < 0) ++neither;
@@ -497,27 +521,33 @@ void load_sets(const Scene& scene,
   for (int i = 0; i < 2; ++i) {
     const SceneModel& set = scene.models[i];
     if (set_parts[i] == 0) {
-      std::vector<std::string> names;
+      std::vector<std::string> names, patterns;
       for (const std::size_t s : source_of[i]) {
         for (const std::string& name : sources[s].part_names)
           names.push_back(name);
       }
-      throw InvalidInput(scene.file + ": " + keys[i] + ".parts: no part of " + model_files(set) +
-                         " matches " + quoted_list(set.parts, set.parts.size()) +
+      for (const PatternList& list : lists[i])
+        patterns.insert(patterns.end(), list.patterns->begin(), list.patterns->end());
+      throw InvalidInput(scene.file + ": " + (lists[i].size() == 1 ? lists[i][0].field : keys[i]) +
+                         ": no part of " + model_files(set) + " matches " +
+                         quoted_list(patterns, patterns.size()) +
                          " (its parts: " + quoted_list(names, 8) + ")");
     }
-    for (std::size_t k = 0; k < set.parts.size(); ++k) {
-      if (matches[i][k] == 0) {
-        loaded.warnings.push_back(scene.file + ": " + keys[i] + ".parts[" + std::to_string(k) +
-                                  "]: '" + set.parts[k] + "' matches no part of " +
+    for (const PatternList& list : lists[i]) {
+      for (std::size_t k = 0; k < list.patterns->size(); ++k) {
+        if (list.matches[k] > 0) continue;
+        loaded.warnings.push_back(scene.file + ": " + list.field + "[" + std::to_string(k) +
+                                  "]: '" + (*list.patterns)[k] + "' matches no part of " +
                                   model_files(set) + " that is not matched before it");
       }
     }
   }
+  const auto parts = [](std::size_t n) {
+    return std::to_string(n) + (n == 1 ? " part" : " parts");
+  };
   loaded.notes.push_back(scene.file + ": set A '" + scene.models[0].name + "' holds " +
-                         std::to_string(set_parts[0]) + " parts, set B '" + scene.models[1].name +
-                         "' " + std::to_string(set_parts[1]) + "; " + std::to_string(neither) +
-                         " parts in neither set are left out");
+                         parts(set_parts[0]) + ", set B '" + scene.models[1].name + "' " +
+                         parts(set_parts[1]) + "; " + parts(neither) + " in neither set, left out");
 
   const Matrix3& world = world_axes(scene_up(scene));
   for (int i = 0; i < 2; ++i) {
@@ -873,6 +903,9 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
   LoadedScene loaded;
   loaded.scene = scene;
   std::array<double, 2> file_spacing{};  // float spacing of each file's coordinates, scene units
+  if (scene.models[0].is_set() != scene.models[1].is_set()) {
+    throw InvalidInput(scene.file + ": a scene's two models are both selection sets or neither");
+  }
   if (scene.models[0].is_set()) {
     load_sets(scene, defaults, loaded, file_spacing);
   } else {

@@ -47,6 +47,11 @@ class Field {
   Field(const json& value, std::string path, const std::string& file)
       : m_value(value), m_path(std::move(path)), m_file(file) {}
 
+  /// Fails naming member `key` (which may be missing).
+  [[noreturn]] void fail_at(const char* key, const std::string& what) const {
+    child_path(key).fail(what);
+  }
+
   [[noreturn]] void fail(const std::string& what) const {
     throw InvalidInput(m_file + ": " + (m_path.empty() ? "" : m_path + ": ") + what);
   }
@@ -317,6 +322,17 @@ SceneModel read_model(const Field& f, LengthUnit scene_unit, const std::filesyst
   return m;
 }
 
+/// Part patterns: at least one, none empty.
+std::vector<std::string> read_patterns(const Field& f) {
+  std::vector<std::string> patterns;
+  for (const Field& p : f.elements(1, 100'000)) {
+    std::string pattern = p.string();
+    if (pattern.empty()) p.fail("must not be empty (\"*\" matches every part)");
+    patterns.push_back(std::move(pattern));
+  }
+  return patterns;
+}
+
 /// A selection set's file: its path alone, or an object with the keys a model gives its file.
 SceneFile read_set_file(const Field& f,
                         LengthUnit scene_unit,
@@ -327,8 +343,9 @@ SceneFile read_set_file(const Field& f,
     file.path = read_path(f, folder);
     return file;
   }
-  f.expect_object({"path", "unit", "up", "transform", "as", "files_outside_folder"});
+  f.expect_object({"path", "unit", "up", "transform", "as", "files_outside_folder", "parts"});
   file.path = read_path(f["path"], folder);
+  if (f.has("parts")) file.parts = read_patterns(f["parts"]);
   if (f.has("unit")) file.unit = read_unit(f["unit"]);
   if (f.has("up")) file.up = read_up(f["up"]);
   if (f.has("transform")) read_transform(f["transform"], file.pose, file.scale);
@@ -339,8 +356,8 @@ SceneFile read_set_file(const Field& f,
   return file;
 }
 
-/// One file entry of a set, and whether it gave only the path (then it takes the placement the
-/// other set gives the same file).
+/// One file entry of a set, and whether it gave no placement, only the path (and its parts): then
+/// it takes the placement the other set gives the same file.
 struct SetFileEntry {
   SceneFile file;
   bool plain = false;
@@ -361,8 +378,11 @@ SceneModel read_set(const Field& f,
   if (f.has("name")) check_name(m.name, f["name"]);
   const std::vector<Field> files = f["files"].elements(1, 100'000);
   for (std::size_t i = 0; i < files.size(); ++i) {
+    bool placed = false;  // the entry gives a placement, not only the path (and parts)
+    for (const char* k : {"unit", "up", "transform", "as", "files_outside_folder"})
+      placed = placed || (!files[i].is_string() && files[i].has(k));
     SetFileEntry entry{read_set_file(files[i], scene_unit, folder),
-                       files[i].is_string(),
+                       !placed,
                        std::string(key) + ".files[" + std::to_string(i) + "]"};
     const std::filesystem::path normal =
         std::filesystem::absolute(entry.file.path).lexically_normal();
@@ -374,10 +394,12 @@ SceneModel read_set(const Field& f,
     m.files.push_back(entry.file);
     entries.push_back(std::move(entry));
   }
-  for (const Field& p : f["parts"].elements(1, 100'000)) {
-    std::string pattern = p.string();
-    if (pattern.empty()) p.fail("must not be empty (\"*\" matches every part)");
-    m.parts.push_back(std::move(pattern));
+  if (f.has("parts")) m.parts = read_patterns(f["parts"]);
+  for (std::size_t i = 0; i < m.files.size(); ++i) {
+    if (m.parts.empty() && m.files[i].parts.empty()) {
+      files[i].fail(std::string("no parts to select: give ") + key +
+                    ".parts, or this file's own \"parts\"");
+    }
   }
   if (f.has("transform")) read_transform(f["transform"], m.pose, m.scale);
   if (f.has("points")) m.points = f["points"].integer(1, kMaxPoints);
@@ -406,10 +428,16 @@ void merge_shared_files(Scene& scene, const std::vector<SetFileEntry>& entries) 
       }
       SceneFile& fa = scene.models[0].files[a];
       SceneFile& fb = scene.models[1].files[b - count_a];
+      // The placement only: each set keeps its own part patterns for the file.
+      const auto take = [](SceneFile& to, const SceneFile& from) {
+        std::vector<std::string> parts = std::move(to.parts);
+        to                             = from;
+        to.parts                       = std::move(parts);
+      };
       if (eb.plain) {
-        fb = fa;
+        take(fb, fa);
       } else if (ea.plain) {
-        fa = fb;
+        take(fa, fb);
       } else if (!same_placement(ea.file, eb.file)) {
         throw InvalidInput(scene.file + ": " + eb.field + ": " + eb.file.path.string() +
                            " is also in " + ea.field +
@@ -589,14 +617,14 @@ Scene parse_scene(std::string_view json_text, const std::filesystem::path& file)
     for (int i = 0; i < 2; ++i) {
       const char* key = i == 0 ? "set_a" : "set_b";
       if (!root.has(key)) {
-        root[key].fail(std::string("missing (a scene of selection sets gives set_a and set_b)"));
+        root.fail_at(key, "missing (a scene of selection sets gives set_a and set_b)");
       }
       model_fields.push_back(root[key]);
       scene.models[i] = read_set(model_fields[i], key, scene.unit, folder, entries);
     }
     merge_shared_files(scene, entries);
   } else {
-    if (!root.has("models")) root["models"].fail("missing (or set_a and set_b: selection sets)");
+    if (!root.has("models")) root.fail_at("models", "missing (or set_a and set_b: selection sets)");
     const std::vector<Field> models = root["models"].elements(2, 2);
     for (int i = 0; i < 2; ++i) {
       model_fields.push_back(models[i]);
@@ -640,6 +668,23 @@ Scene load_scene(const std::filesystem::path& file) {
   text << in.rdbuf();
   if (!in && !in.eof()) throw InvalidInput(file.string() + ": cannot be read");
   return parse_scene(text.str(), file);
+}
+
+void set_model_file(Scene& scene, int index, const std::filesystem::path& path) {
+  SceneModel& model = scene.models[static_cast<std::size_t>(index)];
+  model.name        = path.stem().string();
+  model.up.reset();
+  if (model.as == ModelAs::Mesh) model.as = ModelAs::File;  // "points" takes any file
+  if (!model.is_set()) {
+    model.path = path;
+    return;
+  }
+  SceneFile file;
+  file.path   = path;
+  file.unit   = scene.unit;
+  file.as     = model.as;
+  model.files = {file};
+  model.parts = {"*"};
 }
 
 Scene scene_of_models(const std::filesystem::path& model_a, const std::filesystem::path& model_b) {

@@ -63,6 +63,7 @@ json set_file_json(const SceneFile& file, const std::filesystem::path& folder) {
   f["transform"] = transform(file.pose, file.scale);
   if (file.as != ModelAs::File) f["as"] = as_name(file.as);
   if (file.files_outside_folder) f["files_outside_folder"] = true;
+  if (!file.parts.empty()) f["parts"] = file.parts;
   return f;
 }
 
@@ -74,7 +75,7 @@ json model_json(const SceneModel& model, const std::filesystem::path& folder) {
     for (const SceneFile& file : model.files)
       files.push_back(set_file_json(file, folder));
     m["files"] = std::move(files);
-    m["parts"] = model.parts;
+    if (!model.parts.empty()) m["parts"] = model.parts;
   } else {
     m["path"] = relative_to(model.path, folder);
     m["unit"] = std::string(to_string(model.unit));
