@@ -3,7 +3,7 @@
 // through a wall box in one OBJ checked set against set, its overlap volume and box against the
 // exact intersection; a file in both sets placed once; set scenes written back and read to the
 // same scene; a Z-up model reported in its file's own coordinates, equal to those of its Y-up twin
-// turned, with the same clashes.
+// turned, with the same clashes; an IFC (which assimp turns Y-up) reported in the IFC's own axes.
 #include "cli/command_line.hpp"
 
 #include <voxhash/error.hpp>
@@ -568,6 +568,88 @@ TEST(SceneAxes, ZUpModelReportsInItsFilesCoordinates) {
       EXPECT_NEAR(cell_lo, r["bounds"]["min"][a].get<double>(), voxel * 1e-3) << i << " " << a;
     }
   }
+}
+
+/// An IFC 2x3 file of one block, 2 x 4 x 6 m, its corner at (0, 0, 3) of the IFC's Z-up axes: a
+/// rectangle profile extruded along z, placed at (1, 2, 3).
+constexpr const char* kBlockIfc = R"IFC(ISO-10303-21;
+HEADER;
+FILE_DESCRIPTION(('ViewDefinition [CoordinationView]'),'2;1');
+FILE_NAME('box.ifc','2026-01-01T00:00:00',(''),(''),'','','');
+FILE_SCHEMA(('IFC2X3'));
+ENDSEC;
+DATA;
+#1=IFCPERSON($,$,'',$,$,$,$,$);
+#2=IFCORGANIZATION($,'',$,$,$);
+#3=IFCPERSONANDORGANIZATION(#1,#2,$);
+#4=IFCAPPLICATION(#2,'1','t','t');
+#5=IFCOWNERHISTORY(#3,#4,$,.ADDED.,$,$,$,0);
+#6=IFCSIUNIT(*,.LENGTHUNIT.,$,.METRE.);
+#7=IFCUNITASSIGNMENT((#6));
+#8=IFCCARTESIANPOINT((0.,0.,0.));
+#9=IFCDIRECTION((0.,0.,1.));
+#10=IFCDIRECTION((1.,0.,0.));
+#11=IFCAXIS2PLACEMENT3D(#8,#9,#10);
+#12=IFCGEOMETRICREPRESENTATIONCONTEXT($,'Model',3,1.E-05,#11,$);
+#13=IFCPROJECT('0YvctVUKr0kugbFTf53O9L',#5,'P',$,$,$,$,(#12),#7);
+#14=IFCLOCALPLACEMENT($,#11);
+#15=IFCSITE('1YvctVUKr0kugbFTf53O9L',#5,'Site',$,$,#14,$,$,.ELEMENT.,$,$,$,$,$);
+#16=IFCRELAGGREGATES('2YvctVUKr0kugbFTf53O9L',#5,$,$,#13,(#15));
+#20=IFCCARTESIANPOINT((1.,2.,3.));
+#21=IFCAXIS2PLACEMENT3D(#20,#9,#10);
+#22=IFCLOCALPLACEMENT(#14,#21);
+#23=IFCCARTESIANPOINT((0.,0.));
+#24=IFCAXIS2PLACEMENT2D(#23,$);
+#25=IFCRECTANGLEPROFILEDEF(.AREA.,$,#24,2.,4.);
+#26=IFCEXTRUDEDAREASOLID(#25,#11,#9,6.);
+#27=IFCSHAPEREPRESENTATION(#12,'Body','SweptSolid',(#26));
+#28=IFCPRODUCTDEFINITIONSHAPE($,$,(#27));
+#29=IFCBUILDINGELEMENTPROXY('3YvctVUKr0kugbFTf53O9L',#5,'Block-1',$,$,#22,#28,$,$);
+#30=IFCRELCONTAINEDINSPATIALSTRUCTURE('4YvctVUKr0kugbFTf53O9L',#5,$,$,(#29),#15);
+ENDSEC;
+END-ISO-10303-21;
+)IFC";
+
+TEST(SceneAxes, IfcReportsInItsOwnAxes) {
+  const std::string ifc = write_file("block.ifc", kBlockIfc);
+  const auto run_scene  = [&](const std::string& name, const std::string& extra) {
+    const std::string report = (temp_dir() / (name + "_report.json")).string();
+    const Outcome r =
+        run({"clash",
+             write_file(name + ".json",
+                        R"({"voxhash_scene": 1, "grid": {"voxel_size": 0.1},)"
+                         R"( "models": [{"path": ")" +
+                            ifc + R"("}, {"path": ")" + ifc +
+                            R"(", "transform": {"translate": [0.5, 0, 0]}}])" + extra + "}"),
+             "--backend",
+             "cpu",
+             "--json",
+             report});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return read_json(report);
+  };
+  // A scene of IFC files is Z-up by default: the overlap, x from 0.5 to 2, y from 0 to 4, z (up)
+  // from 3 to 9, is reported in the IFC's coordinates although assimp turned them Y-up.
+  const json own = run_scene("ifc_own", "");
+  EXPECT_EQ(own["scene"]["up"], "z");
+  ASSERT_EQ(own["clashes"].size(), 1u);
+  const json& c = own["clashes"][0];
+  EXPECT_EQ(c["part_a"], "IfcBuildingElementProxy_Block-1_3YvctVUKr0kugbFTf53O9L");
+  EXPECT_NEAR(c["volume"].get<double>(), 1.5 * 4 * 6, 0.02 * 36);
+  const std::array<double, 3> centroid{1.25, 2, 6};
+  for (int a = 0; a < 3; ++a)
+    EXPECT_NEAR(c["centroid"][a].get<double>(), centroid[a], 0.025) << a;
+  EXPECT_NEAR(c["bounds"]["min"][2].get<double>(), 3, 0.1);
+  EXPECT_NEAR(c["bounds"]["max"][2].get<double>(), 9, 0.1);
+  // A Y-up scene takes the IFC turned Y-up, as assimp gives it: (x, y, z) -> (x, z, -y).
+  const json turned = run_scene("ifc_y", R"(, "up": "y")");
+  EXPECT_EQ(turned["scene"]["up"], "y");
+  ASSERT_EQ(turned["clashes"].size(), 1u);
+  const json& t = turned["clashes"][0];
+  EXPECT_NEAR(t["centroid"][0].get<double>(), 1.25, 0.025);
+  EXPECT_NEAR(t["centroid"][1].get<double>(), 6, 0.025);
+  EXPECT_NEAR(t["centroid"][2].get<double>(), -2, 0.025);
+  EXPECT_EQ(t["volume"], c["volume"]);
 }
 
 }  // namespace
