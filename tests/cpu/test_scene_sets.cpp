@@ -570,6 +570,31 @@ TEST(SceneAxes, ZUpModelReportsInItsFilesCoordinates) {
   }
 }
 
+TEST(SceneAxes, KeyframesMoveAlongTheScenesAxes) {
+  // The duct raised 0.2 along z (up) at t = 0, lowered to its place at t = 1: at t = 0.5 it is
+  // 0.1 up, and the overlap with the wall with it.
+  const std::string site = write_file("site_keys.obj", site_obj());
+  const std::string f    = "[\"" + site + "\"]";
+  const std::string path =
+      write_file("keys.json",
+                 set_scene(f,
+                           R"(["Duct*"], "keyframes": [{"time": 0, "translate": [0, 0, 0.2]}, )"
+                           R"({"time": 1, "translate": [0, 0, 0]}])",
+                           f,
+                           R"(["Wall*"])",
+                           R"(, "up": "z", "motion": {"kind": "keyframes"}, "time": 0.5)"));
+  const std::string report = (temp_dir() / "keys_report.json").string();
+  const Outcome r          = run({"clash", path, "--backend", "cpu", "--json", report});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json out = read_json(report);
+  ASSERT_EQ(out["clashes"].size(), 1u);
+  const json& c = out["clashes"][0];
+  EXPECT_NEAR(c["centroid"][0].get<double>(), 0.025, kVoxel / 4);
+  EXPECT_NEAR(c["centroid"][1].get<double>(), 0.4, kVoxel / 4);
+  EXPECT_NEAR(c["centroid"][2].get<double>(), 1.6, kVoxel / 4);
+  EXPECT_NEAR(c["volume"].get<double>(), 0.04, 0.02 * 0.04);
+}
+
 /// An IFC 2x3 file of one block, 2 x 4 x 6 m, its corner at (0, 0, 3) of the IFC's Z-up axes: a
 /// rectangle profile extruded along z, placed at (1, 2, 3).
 constexpr const char* kBlockIfc = R"IFC(ISO-10303-21;
