@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <numbers>
 #include <string>
@@ -418,18 +419,15 @@ void load_sets(const Scene& scene,
                std::array<double, 2>& file_spacing) {
   const char* const keys[2] = {"set_a", "set_b"};
   std::vector<SetSource> sources;
-  std::array<std::vector<std::size_t>, 2> source_of;  // per set, per file entry
+  std::array<std::vector<std::size_t>, 2> source_of;          // per set, per file entry
+  std::map<std::filesystem::path, std::size_t> source_index;  // by absolute path, normalized
   for (int i = 0; i < 2; ++i) {
     const std::vector<SceneFile>& files = scene.models[i].files;
     for (std::size_t j = 0; j < files.size(); ++j) {
-      const std::filesystem::path normal =
-          std::filesystem::absolute(files[j].path).lexically_normal();
-      std::size_t s = 0;
-      while (s < sources.size() &&
-             std::filesystem::absolute(sources[s].file->path).lexically_normal() != normal)
-        ++s;
-      source_of[i].push_back(s);
-      if (s < sources.size()) continue;
+      const auto [found, added] = source_index.emplace(
+          std::filesystem::absolute(files[j].path).lexically_normal(), sources.size());
+      source_of[i].push_back(found->second);
+      if (!added) continue;
       SetSource source;
       source.file  = &files[j];
       source.field = std::string(keys[i]) + ".files[" + std::to_string(j) + "]";
@@ -483,6 +481,13 @@ void load_sets(const Scene& scene,
     for (PatternList& list : lists[i])
       list.matches.assign(list.patterns->size(), 0);
   }
+  // Each set's entry for each file (SIZE_MAX: the set does not list it).
+  std::array<std::vector<std::size_t>, 2> entry_of;
+  for (int i = 0; i < 2; ++i) {
+    entry_of[i].assign(sources.size(), SIZE_MAX);
+    for (std::size_t j = 0; j < source_of[i].size(); ++j)
+      entry_of[i][source_of[i][j]] = j;
+  }
   // Each part into the set whose pattern its name matches (the first that does), counted.
   std::array<std::size_t, 2> set_parts{};
   std::size_t neither = 0;
@@ -493,9 +498,8 @@ void load_sets(const Scene& scene,
       std::array<PatternList*, 2> list{};
       std::array<std::size_t, 2> pattern{SIZE_MAX, SIZE_MAX};
       for (int i = 0; i < 2; ++i) {
-        const auto entry = std::find(source_of[i].begin(), source_of[i].end(), s);
-        if (entry == source_of[i].end()) continue;
-        list[i] = &lists[i][list_of[i][static_cast<std::size_t>(entry - source_of[i].begin())]];
+        if (entry_of[i][s] == SIZE_MAX) continue;
+        list[i]                                  = &lists[i][list_of[i][entry_of[i][s]]];
         const std::vector<std::string>& patterns = *list[i]->patterns;
         for (std::size_t k = 0; k < patterns.size() && pattern[i] == SIZE_MAX; ++k) {
           if (part_matches(patterns[k], name)) pattern[i] = k;

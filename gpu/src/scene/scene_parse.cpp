@@ -12,6 +12,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -361,7 +362,8 @@ SceneFile read_set_file(const Field& f,
 struct SetFileEntry {
   SceneFile file;
   bool plain = false;
-  std::string field;  // "set_a.files[0]"
+  std::string field;               // "set_a.files[0]"
+  std::filesystem::path identity;  // what tells files apart: the absolute path, normalized
 };
 
 /// "set_a" / "set_b": the files, the part patterns, and the set's own name, transform, points and
@@ -377,19 +379,18 @@ SceneModel read_set(const Field& f,
   m.name = f.has("name") ? f["name"].string() : std::string(key);
   if (f.has("name")) check_name(m.name, f["name"]);
   const std::vector<Field> files = f["files"].elements(1, 100'000);
+  std::set<std::filesystem::path> seen;
   for (std::size_t i = 0; i < files.size(); ++i) {
     bool placed = false;  // the entry gives a placement, not only the path (and parts)
     for (const char* k : {"unit", "up", "transform", "as", "files_outside_folder"})
       placed = placed || (!files[i].is_string() && files[i].has(k));
     SetFileEntry entry{read_set_file(files[i], scene_unit, folder),
                        !placed,
-                       std::string(key) + ".files[" + std::to_string(i) + "]"};
-    const std::filesystem::path normal =
-        std::filesystem::absolute(entry.file.path).lexically_normal();
-    for (const SceneFile& earlier : m.files) {
-      if (std::filesystem::absolute(earlier.path).lexically_normal() == normal) {
-        files[i].fail(entry.file.path.string() + " is listed twice in " + key + ".files");
-      }
+                       std::string(key) + ".files[" + std::to_string(i) + "]",
+                       {}};
+    entry.identity = std::filesystem::absolute(entry.file.path).lexically_normal();
+    if (!seen.insert(entry.identity).second) {
+      files[i].fail(entry.file.path.string() + " is listed twice in " + key + ".files");
     }
     m.files.push_back(entry.file);
     entries.push_back(std::move(entry));
@@ -419,31 +420,31 @@ bool same_placement(const SceneFile& a, const SceneFile& b) {
 /// placement; two entries that both give one must give the same.
 void merge_shared_files(Scene& scene, const std::vector<SetFileEntry>& entries) {
   const std::size_t count_a = scene.models[0].files.size();
-  for (std::size_t a = 0; a < count_a; ++a) {
-    for (std::size_t b = count_a; b < entries.size(); ++b) {
-      const SetFileEntry &ea = entries[a], &eb = entries[b];
-      if (std::filesystem::absolute(ea.file.path).lexically_normal() !=
-          std::filesystem::absolute(eb.file.path).lexically_normal()) {
-        continue;
-      }
-      SceneFile& fa = scene.models[0].files[a];
-      SceneFile& fb = scene.models[1].files[b - count_a];
-      // The placement only: each set keeps its own part patterns for the file.
-      const auto take = [](SceneFile& to, const SceneFile& from) {
-        std::vector<std::string> parts = std::move(to.parts);
-        to                             = from;
-        to.parts                       = std::move(parts);
-      };
-      if (eb.plain) {
-        take(fb, fa);
-      } else if (ea.plain) {
-        take(fa, fb);
-      } else if (!same_placement(ea.file, eb.file)) {
-        throw InvalidInput(scene.file + ": " + eb.field + ": " + eb.file.path.string() +
-                           " is also in " + ea.field +
-                           ", placed otherwise: a file in both sets is read once, with one "
-                           "placement (give it in one entry and only the path in the other)");
-      }
+  std::map<std::filesystem::path, std::size_t> in_a;
+  for (std::size_t a = 0; a < count_a; ++a)
+    in_a.emplace(entries[a].identity, a);
+  for (std::size_t b = count_a; b < entries.size(); ++b) {
+    const auto found = in_a.find(entries[b].identity);
+    if (found == in_a.end()) continue;
+    const std::size_t a    = found->second;
+    const SetFileEntry &ea = entries[a], &eb = entries[b];
+    SceneFile& fa = scene.models[0].files[a];
+    SceneFile& fb = scene.models[1].files[b - count_a];
+    // The placement only: each set keeps its own part patterns for the file.
+    const auto take = [](SceneFile& to, const SceneFile& from) {
+      std::vector<std::string> parts = std::move(to.parts);
+      to                             = from;
+      to.parts                       = std::move(parts);
+    };
+    if (eb.plain) {
+      take(fb, fa);
+    } else if (ea.plain) {
+      take(fa, fb);
+    } else if (!same_placement(ea.file, eb.file)) {
+      throw InvalidInput(scene.file + ": " + eb.field + ": " + eb.file.path.string() +
+                         " is also in " + ea.field +
+                         ", placed otherwise: a file in both sets is read once, with one "
+                         "placement (give it in one entry and only the path in the other)");
     }
   }
 }
