@@ -474,6 +474,33 @@ TEST(SceneAxes, TurnsAreExactAndInverse) {
   }
 }
 
+TEST(SceneAxes, GridBoundsAreInTheScenesAxes) {
+  const auto scene = [](const std::string& grid) {
+    return parse_scene(R"({"voxhash_scene": 1, "up": "z", "models": [{"path": "a.obj"}, )"
+                       R"({"path": "b.obj"}], "grid": {"bounds": {"min": [0, 0, 0], )"
+                       R"("max": [1, 2, 3]}, )" +
+                           grid + "}}",
+                       "s.json");
+  };
+  const GridParams g = fit_grid(scene(R"("voxel_size": 0.5)"), {}, 64);
+  EXPECT_EQ(g.resolution.x, 2);
+  EXPECT_EQ(g.resolution.y, 6);  // the scene's z, up
+  EXPECT_EQ(g.resolution.z, 4);
+  EXPECT_EQ(g.bounds.min.y, 0.0f);
+  EXPECT_EQ(g.bounds.max.y, 3.0f);
+  EXPECT_EQ(g.bounds.min.z, -2.0f);
+  EXPECT_EQ(g.bounds.max.z, 0.0f);
+  // A grid too fine names its sides in the scene's axes.
+  try {
+    (void)fit_grid(scene(R"("voxel_size": 1e-6)"), {}, 64);
+    ADD_FAILURE() << "a grid of 3e6 voxels along z fitted";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("need a 1000000 x 2000000 x 3000000 grid"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(SceneAxes, DefaultUpFollowsTheFiles) {
   const auto up_of = [](const std::string& a, const std::string& b, const std::string& extra) {
     return scene_up(parse_scene(R"({"voxhash_scene": 1, "models": [{"path": ")" + a +

@@ -856,10 +856,11 @@ GridParams fit_grid(const Scene& scene,
   if (!fits(r)) {
     const std::string unit(to_string(scene.unit));
     const std::string field = g.voxel_size > 0 ? "grid.voxel_size" : "grid.resolution";
+    const bool z_up         = scene_up(scene) == UpAxis::Z;  // the grid's sides in its axes
     throw InvalidInput(scene.file + ": " + field + ": voxels of " + number_text(voxel) + " " +
-                       unit + " need a " + std::to_string(r[0]) + " x " + std::to_string(r[1]) +
-                       " x " + std::to_string(r[2]) + " grid (at most " +
-                       std::to_string(kMaxGridResolution) +
+                       unit + " need a " + std::to_string(r[0]) + " x " +
+                       std::to_string(r[z_up ? 2 : 1]) + " x " + std::to_string(r[z_up ? 1 : 2]) +
+                       " grid (at most " + std::to_string(kMaxGridResolution) +
                        " voxels per axis fit): use a voxel size of at least " +
                        number_text(smallest_voxel(side, voxel)) + " " + unit);
   }
