@@ -367,6 +367,35 @@ TEST(SceneSets, AFileInBothSetsIsPlacedOnceAndSetsDrawOnSeveralFiles) {
   }
 }
 
+TEST(SceneSets, ASetOfAPointCloud) {
+  // A scan of a plane across the duct (x = 0), in a file without part names: its one part, "",
+  // taken whole by the file's own "*" while set B's patterns look for walls in the site.
+  std::ostringstream scan;
+  for (int i = 0; i <= 40; ++i) {
+    for (int k = 0; k <= 40; ++k)
+      scan << "0 " << 0.2 + 0.01 * i << " " << 1.3 + 0.01 * k << "\n";
+  }
+  const std::string site  = write_file("site_scan.obj", site_obj());
+  const std::string cloud = write_file("plane.xyz", scan.str());
+  const std::string path  = write_file("cloud_set.json",
+                                      set_scene("[\"" + site + "\"]",
+                                                R"(["Duct*"])",
+                                                "[{\"path\": \"" + cloud + R"(", "parts": ["*"]}])",
+                                                R"(["*Wall*"])"));
+  const std::string out   = (temp_dir() / "cloud_set_report.json").string();
+  const Outcome r         = run({"clash", path, "--backend", "cpu", "--json", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("set_b.parts[0]: '*Wall*' matches no part of " + cloud), std::string::npos)
+      << r.err;
+  const json report = read_json(out);
+  EXPECT_FALSE(report["solids"].get<bool>());
+  EXPECT_EQ(report["models"][1]["points"], 41 * 41);
+  EXPECT_EQ(report["models"][1]["parts"], json::array({""}));
+  ASSERT_EQ(report["clashes"].size(), 1u);
+  EXPECT_GT(report["clashes"][0]["contact_voxels"].get<int>(), 0);
+  EXPECT_EQ(report["clashes"][0]["part_a"], "Duct-1");
+}
+
 TEST(SceneSets, SetScenesRoundTrip) {
   const std::string site = write_file("site.obj", site_obj());
   const std::string wall = write_file("wall2.obj", obj_box("Wall-2", {0, 0, 0}, {1, 1, 1}, 0));
