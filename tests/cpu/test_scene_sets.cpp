@@ -563,12 +563,15 @@ TEST(SceneAxes, ZUpModelReportsInItsFilesCoordinates) {
   };
   const std::string z_report = (temp_dir() / "z_report.json").string();
   const std::string y_report = (temp_dir() / "y_report.json").string();
+  const std::string z_ply    = (temp_dir() / "z_band.ply").string();
   const Outcome z            = run({"clash",
                                     write_file("z.json", scene_of(z_file, "z")),
                                     "--backend",
                                     "cpu",
                                     "--json",
-                                    z_report});
+                                    z_report,
+                                    "--export-ply",
+                                    z_ply});
   const Outcome y            = run({"clash",
                                     write_file("y.json", scene_of(y_file, "y")),
                                     "--backend",
@@ -610,6 +613,27 @@ TEST(SceneAxes, ZUpModelReportsInItsFilesCoordinates) {
   for (std::size_t i = 0; i < zr["regions"].size(); ++i) {
     EXPECT_EQ(zr["regions"][i]["centroid"], turned(yr["regions"][i]["centroid"]));
     EXPECT_EQ(zr["regions"][i]["voxels"], yr["regions"][i]["voxels"]);
+  }
+  // The clash band's voxel centres too: all within a voxel of the overlap, in the file's axes.
+  {
+    std::ifstream ply(z_ply, std::ios::binary);
+    std::string line;
+    std::size_t vertices = 0;
+    while (std::getline(ply, line) && line != "end_header") {
+      if (line.rfind("element vertex ", 0) == 0) vertices = std::stoul(line.substr(15));
+    }
+    EXPECT_EQ(vertices, zr["totals"]["voxels"].get<std::size_t>());
+    const std::array<double, 3> lo{-0.1, 0.2, 1.3}, hi{0.15, 0.6, 1.7};
+    for (std::size_t v = 0; v < vertices; ++v) {
+      float xyz[3];
+      unsigned char rgb[3];
+      ply.read(reinterpret_cast<char*>(xyz), sizeof xyz);
+      ply.read(reinterpret_cast<char*>(rgb), sizeof rgb);
+      for (int a = 0; a < 3; ++a) {
+        ASSERT_GE(xyz[a], lo[a] - kVoxel) << v << " " << a;
+        ASSERT_LE(xyz[a], hi[a] + kVoxel) << v << " " << a;
+      }
+    }
   }
   const json &gz = zr["grid"], &gy = yr["grid"];
   EXPECT_EQ(gz["resolution"],
