@@ -214,6 +214,10 @@ void set_model_file(Scene& scene, int index, const std::filesystem::path& path);
                              const std::filesystem::path& path,
                              std::optional<UpAxis> given);
 
+/// Whether file `path` is an IFC (.ifc, .ifczip, any case): Z-up by the standard, and read through
+/// assimp's IFC importer, which turns its coordinates Y-up ((x, y, z) -> (x, z, -y)).
+[[nodiscard]] bool is_ifc_file(const std::filesystem::path& path);
+
 /// Model `index`'s pose at `time`: its keyframes interpolated (translation linearly, rotation by
 /// slerp, held before the first and after the last), else its transform.
 [[nodiscard]] Pose model_pose(const Scene& scene, int index, double time);

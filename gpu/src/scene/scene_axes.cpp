@@ -41,15 +41,15 @@ Grid scene_grid(UpAxis up, const Grid& world) {
   return g;
 }
 
-bool is_ifc(const std::filesystem::path& path) {
+}  // namespace
+
+bool is_ifc_file(const std::filesystem::path& path) {
   std::string extension = path.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) {
     return static_cast<char>(std::tolower(c));
   });
   return extension == ".ifc" || extension == ".ifczip";
 }
-
-}  // namespace
 
 std::string_view to_string(UpAxis up) {
   return up == UpAxis::Y ? "y" : "z";
@@ -125,7 +125,7 @@ UpAxis scene_up(const Scene& scene) {
   if (scene.up) return *scene.up;
   bool all_z     = true;
   const auto own = [](const std::filesystem::path& path, std::optional<UpAxis> given) {
-    return given ? *given == UpAxis::Z : is_ifc(path);
+    return given ? *given == UpAxis::Z : is_ifc_file(path);
   };
   for (const SceneModel& model : scene.models) {
     if (!model.is_set()) all_z = all_z && own(model.path, model.up);
@@ -137,7 +137,7 @@ UpAxis scene_up(const Scene& scene) {
 
 UpAxis file_up(const Scene& scene, const std::filesystem::path& path, std::optional<UpAxis> given) {
   if (given) return *given;
-  return is_ifc(path) ? UpAxis::Z : scene_up(scene);
+  return is_ifc_file(path) ? UpAxis::Z : scene_up(scene);
 }
 
 RigidTransform world_transform(UpAxis up, const Pose& pose) {

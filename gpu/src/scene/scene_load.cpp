@@ -94,11 +94,7 @@ const Matrix3& world_axes(UpAxis scene_up) {
 /// turns IFC's Z-up coordinates to Y-up ((x, y, z) -> (x, z, -y)), which is undone first, so that
 /// the file's own axes are what its "up" speaks of; then those axes turned to the scene's.
 Matrix3 file_axes(const Scene& scene, const std::filesystem::path& path, std::optional<UpAxis> up) {
-  std::string extension = path.extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) {
-    return static_cast<char>(std::tolower(c));
-  });
-  const bool ifc        = extension == ".ifc" || extension == ".ifczip";
+  const bool ifc        = is_ifc_file(path);
   const UpAxis file     = file_up(scene, path, up);
   const UpAxis in_scene = scene_up(scene);
   const Matrix3& turn   = file == in_scene ? kIdentity : (file == UpAxis::Z ? kZToY : kYToZ);
