@@ -168,16 +168,19 @@ void write_clash_json(const ClashReport& report,
                      {"part_pairs", part_pairs(report.parts, names)}}},
                    {"regions", std::move(regions)}};
   if (run) {
-    document.update(
-        {{"command_line", run->command_line},
-         {"scene", {{"file", run->scene_file}, {"name", run->scene_name}, {"unit", run->unit}}},
-         {"backend", run->backend},
-         {"algorithm", run->algorithm},
-         {"time", run->time},
-         {"tolerance", run->tolerance},
-         {"clearance", run->clearance},
-         {"touching", run->touching},
-         {"warnings", run->warnings}});
+    document.update({{"command_line", run->command_line},
+                     {"scene",
+                      {{"file", run->scene_file},
+                       {"name", run->scene_name},
+                       {"unit", run->unit},
+                       {"up", run->up}}},
+                     {"backend", run->backend},
+                     {"algorithm", run->algorithm},
+                     {"time", run->time},
+                     {"tolerance", run->tolerance},
+                     {"clearance", run->clearance},
+                     {"touching", run->touching},
+                     {"warnings", run->warnings}});
   }
   voxhash::write_file(path, document.dump(2) + "\n");
 }
