@@ -218,7 +218,15 @@ def scene_seeds():
             {"path": "a.obj", "unit": "in", "as": "mesh", "points": 10,
              "transform": {"scale": 2, "quaternion": [1, 0, 0, 0], "translate": [1, 2, 3]},
              "keyframes": [{"time": 0, "translate": [0, 0, 0]}, {"time": 1, "rotate": [0, 90, 0]}]},
-            {"path": "b.xyz", "name": "b"}]}).encode()
+            {"path": "b.xyz", "name": "b", "up": "z"}]}).encode()
+    # Selection sets: a file in both sets (placed by one entry), a file's own patterns, the up axis.
+    seeds["sets.json"] = json.dumps({
+        "voxhash_scene": 1, "up": "z", "grid": {"bounds": {"min": [0, 0, 0], "max": [1, 2, 3]}},
+        "set_a": {"name": "ducts", "files": [
+            {"path": "site.ifc", "unit": "mm", "up": "y", "transform": {"rotate": [0, 0, 90]}}],
+            "parts": ["Duct*", "Pipe-?"], "transform": {"translate": [0, 0, 1]}, "points": 100},
+        "set_b": {"files": ["site.ifc", {"path": "s.obj", "parts": ["*"], "as": "points"}],
+                  "parts": ["*Wall*"]}}).encode()
     return seeds
 
 

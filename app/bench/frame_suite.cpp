@@ -698,13 +698,15 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   const std::array<std::size_t, 2> points    = loaded.point_counts();
   for (const std::string& warning : loaded.warnings)
     std::cerr << "[frame] warning: " << warning << std::endl;
+  for (const std::string& note : loaded.notes)
+    std::cout << note << std::endl;
   report.scene_warnings = loaded.warnings;
   report.scene          = scene.file;
   std::cout << "scene " << scene.name << " (" << scene.file << ")";
   for (int m = 0; m < 2; ++m) {
     const PlacedModel& model = loaded.models[m];
     report.models.push_back(
-        {model.name, scene.models[m].path.string(), points[m], model.outside_grid});
+        {model.name, model_files(scene.models[m]), points[m], model.outside_grid});
     std::cout << (m == 0 ? ": A = " : ", B = ") << model.name << " (" << points[m] << " points)";
   }
   std::cout << std::endl;
@@ -755,7 +757,7 @@ int run_frame(const Options& options, Report& report, ResultPrinter& printer) {
   }
   SortUniqueBaseline baseline(options.backend);
   std::vector<std::pair<double, double>> baseline_samples;  // ms, G keys/s
-  OutsideGridWatch outside({scene.models[0].path.string(), scene.models[1].path.string()});
+  OutsideGridWatch outside({model_files(scene.models[0]), model_files(scene.models[1])});
   std::uint64_t differing_frames = 0;
   if (soak) {
     std::cerr << "[frame] soak: " << options.warmup << " warm-up frames, then frames for "

@@ -168,19 +168,22 @@ void write_clash_json(const ClashReport& report,
                      {"part_pairs", part_pairs(report.parts, names)}}},
                    {"regions", std::move(regions)}};
   if (run) {
-    document.update(
-        {{"command_line", run->command_line},
-         {"scene", {{"file", run->scene_file}, {"name", run->scene_name}, {"unit", run->unit}}},
-         {"backend", run->backend},
-         {"algorithm", run->algorithm},
-         {"time", run->time},
-         {"tolerance", run->tolerance},
-         {"clearance", run->clearance},
-         {"touching", run->touching},
-         {"peak_device_bytes", run->memory.device},
-         {"peak_pinned_bytes", run->memory.pinned},
-         {"peak_host_bytes", run->memory.host},
-         {"warnings", run->warnings}});
+    document.update({{"command_line", run->command_line},
+                     {"scene",
+                      {{"file", run->scene_file},
+                       {"name", run->scene_name},
+                       {"unit", run->unit},
+                       {"up", run->up}}},
+                     {"backend", run->backend},
+                     {"algorithm", run->algorithm},
+                     {"time", run->time},
+                     {"tolerance", run->tolerance},
+                     {"clearance", run->clearance},
+                     {"touching", run->touching},
+                     {"peak_device_bytes", run->memory.device},
+                     {"peak_pinned_bytes", run->memory.pinned},
+                     {"peak_host_bytes", run->memory.host},
+                     {"warnings", run->warnings}});
   }
   voxhash::write_file(path, document.dump(2) + "\n");
 }

@@ -30,6 +30,7 @@ struct ClashNames {
 struct ClashRun {
   std::string command_line;
   std::string scene_file, scene_name, unit;  // the scene and its length unit
+  std::string up = "y";                      // the scene's up axis: the report's locations' axes
   std::string backend, algorithm;
   double time      = 0;                     // seconds: the pose checked
   double tolerance = 0, clearance = 0;      // scene units (ClashOptions)

@@ -198,6 +198,7 @@ clash::ClashRun describe_run(const ClashCommand& command,
   run.scene_file   = scene.file;
   run.scene_name   = scene.name;
   run.unit         = std::string(to_string(scene.unit));
+  run.up           = std::string(to_string(scene_up(scene)));
   run.backend      = std::string(to_string(pipeline.backend()));
   run.algorithm    = std::string(to_string(pipeline.config().algorithm));
   run.time         = time;
@@ -210,7 +211,7 @@ clash::ClashRun describe_run(const ClashCommand& command,
   for (const std::string& line : clash::solid_warnings(report, names))
     run.warnings.push_back(line);
   for (int i = 0; i < 2; ++i) {
-    run.paths[i]  = scene.models[i].path.string();
+    run.paths[i]  = model_files(scene.models[i]);
     run.models[i] = stats.model[i];
   }
   run.memory = memory_peaks(pipeline.backend());
@@ -281,6 +282,9 @@ bool run_scene(const ClashCommand& command, std::size_t index) {
     options.part_names[i]  = names.parts[i];
   }
 
+  for (const std::string& note : loaded.notes)
+    std::cout << note << "\n";
+
   clash::ClashSweep sweep;
   clash::ClashRun sweep_run;
   std::set<std::string> warned;  // each warning once per scene, however many times repeat it
@@ -288,9 +292,10 @@ bool run_scene(const ClashCommand& command, std::size_t index) {
   for (std::size_t t = 0; t < times.size(); ++t) {
     const double time = times[t];
     pose_scene(pipeline, loaded.scene, time);
-    const FrameStats stats   = pipeline.run_frame(time, {.write_instances = false});
-    const ClashReport report = compute_clash_report(pipeline, options);
-    clashes                  = clashes || !report.clashes.empty();
+    const FrameStats stats = pipeline.run_frame(time, {.write_instances = false});
+    ClashReport report     = compute_clash_report(pipeline, options);
+    to_scene_axes(report, scene_up(scene));  // every location in the scene's (the files') axes
+    clashes = clashes || !report.clashes.empty();
     clash::ClashRun run =
         describe_run(command, loaded, pipeline, stats, report, options, names, time);
     for (const std::string& warning : run.warnings) {

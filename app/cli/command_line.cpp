@@ -818,10 +818,7 @@ class CommandLine {
     for (int i = 0; i < 2; ++i) {
       const std::string& path = i == 0 ? flags.model_a : flags.model_b;
       if (!flags.scene.empty() && given(app, i == 0 ? "--model-a" : "--model-b")) {
-        scene.models[i].path = path;
-        scene.models[i].name = std::filesystem::path(path).stem().string();
-        // "points" takes any file; "mesh" was about the scene's file, which is gone.
-        if (scene.models[i].as == ModelAs::Mesh) scene.models[i].as = ModelAs::File;
+        set_model_file(scene, i, path);
       }
       const std::string& translate = i == 0 ? flags.translate_a : flags.translate_b;
       if (!translate.empty()) scene.models[i].pose.translate = *parse_translation(translate);
@@ -842,8 +839,11 @@ class CommandLine {
     if (given(app, "--algo")) scene.algorithm = algorithm;
     if (given(app, "--gpu-budget")) scene.gpu_budget = flags.gpu_budget_bytes;
     if (flags.files_outside_folder) {
-      for (SceneModel& model : scene.models)
+      for (SceneModel& model : scene.models) {
         model.files_outside_folder = true;
+        for (SceneFile& file : model.files)
+          file.files_outside_folder = true;
+      }
     }
     return scene;
   }

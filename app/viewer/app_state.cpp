@@ -87,7 +87,7 @@ void AppState::update_model_info() {
   for (int i = 0; i < 2; ++i) {
     const PlacedModel& model = m_loaded.models[i];
     m_models[i]              = {model.name,
-                                m_loaded.scene.models[i].path.string(),
+                                model_files(m_loaded.scene.models[i]),
                                 model.cloud.points.size(),
                                 model.cloud.dropped_non_finite,
                                 model.cloud.mesh.triangles.size() / 3};
@@ -203,11 +203,8 @@ bool AppState::set_points_per_model(std::size_t points) {
 }
 
 bool AppState::load_model(int index, const std::string& path) {
-  Scene scene              = m_loaded.scene;
-  scene.models[index].path = path;
-  scene.models[index].name = std::filesystem::path(path).stem().string();
-  // "points" takes any file; "mesh" was about the previous file (as the command line does).
-  if (scene.models[index].as == ModelAs::Mesh) scene.models[index].as = ModelAs::File;
+  Scene scene = m_loaded.scene;
+  set_model_file(scene, index, path);
   LoadedScene loaded;
   if (!attempt("cannot load model", [&] { loaded = read_scene(scene, m_settings); }) ||
       !use_scene(
@@ -246,9 +243,10 @@ bool AppState::set_placement(int index, const ModelPlacement& placement, bool fi
   return attempt(what, [&] {
     if (!(placement.scale > 0)) throw InvalidInput("the scale must be > 0");
     SceneModel& model = m_loaded.scene.models[index];
-    if (!m_rest[index]) m_rest[index] = rest_of(m_loaded.models[index], model);
+    const UpAxis up   = scene_up(m_loaded.scene);
+    if (!m_rest[index]) m_rest[index] = rest_of(m_loaded.models[index], model, up);
     viewer::set_placement(model, placement);
-    place_model(*m_rest[index], model, m_loaded.models[index]);
+    place_model(*m_rest[index], model, up, m_loaded.models[index]);
     if (fit_grid) {
       m_loaded.config.grid =
           voxhash::fit_grid(m_loaded.scene, m_loaded.models, m_settings.resolution);

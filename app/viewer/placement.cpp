@@ -1,5 +1,6 @@
 // Euler angles from quaternions through the rotation matrix (R = Rz Ry Rx), and the host placement
-// of a model and its inverse, both in double precision.
+// of a model and its inverse, both in double precision, in the scene's axes turned into the
+// world's.
 #include "viewer/placement.hpp"
 
 #include <algorithm>
@@ -44,10 +45,11 @@ void set_placement(SceneModel& model, const ModelPlacement& placement) {
   model.scale = placement.scale;
 }
 
-RestModel rest_of(const PlacedModel& placed, const SceneModel& model) {
+RestModel rest_of(const PlacedModel& placed, const SceneModel& model, UpAxis up) {
   const std::array<double, 9> r = rotation_matrix(model.pose.rotate);
   const Float3 t                = model.pose.translate;
-  const auto unplace            = [&](Float3 p) {
+  const auto unplace            = [&](Float3 world) {
+    const Float3 p = scene_axes_from_world(up, world);
     const double x = p.x - double{t.x}, y = p.y - double{t.y}, z = p.z - double{t.z};
     // R^T (p - t) / scale
     return Float3{static_cast<float>((r[0] * x + r[3] * y + r[6] * z) / model.scale),
@@ -64,7 +66,7 @@ RestModel rest_of(const PlacedModel& placed, const SceneModel& model) {
   return rest;
 }
 
-void place_model(const RestModel& rest, const SceneModel& model, PlacedModel& placed) {
+void place_model(const RestModel& rest, const SceneModel& model, UpAxis up, PlacedModel& placed) {
   const std::array<double, 9> r = rotation_matrix(model.pose.rotate);
   const Float3 t                = model.pose.translate;
   const double s                = model.scale;
@@ -72,9 +74,10 @@ void place_model(const RestModel& rest, const SceneModel& model, PlacedModel& pl
   placed.radius    = 0;
   const auto place = [&](Float3 p, Float3& out) {
     const double x = s * p.x, y = s * p.y, z = s * p.z;
-    out = {static_cast<float>(r[0] * x + r[1] * y + r[2] * z + t.x),
-           static_cast<float>(r[3] * x + r[4] * y + r[5] * z + t.y),
-           static_cast<float>(r[6] * x + r[7] * y + r[8] * z + t.z)};
+    out = world_from_scene_axes(up,
+                                Float3{static_cast<float>(r[0] * x + r[1] * y + r[2] * z + t.x),
+                                       static_cast<float>(r[3] * x + r[4] * y + r[5] * z + t.y),
+                                       static_cast<float>(r[6] * x + r[7] * y + r[8] * z + t.z)});
     if (!finite(out)) return;
     Bounds& b = placed.bounds;
     b.min     = {std::min(b.min.x, out.x), std::min(b.min.y, out.y), std::min(b.min.z, out.z)};

@@ -25,16 +25,17 @@ struct ModelPlacement {
 void set_placement(SceneModel& model, const ModelPlacement& placement);
 
 /// A model's points and mesh vertices before its scale, rotation and translation (the file's
-/// coordinates in scene units).
+/// coordinates in scene units and the scene's axes; a set: its files as their entries place them).
 struct RestModel {
   std::vector<Float3> points;
   std::vector<Float3> vertices;
 };
 
-/// The rest copy of `placed`, which `model`'s placement put where it is.
-[[nodiscard]] RestModel rest_of(const PlacedModel& placed, const SceneModel& model);
+/// The rest copy of `placed`, which `model`'s placement put where it is in the world's axes (the
+/// scene's turned by its up axis `up`).
+[[nodiscard]] RestModel rest_of(const PlacedModel& placed, const SceneModel& model, UpAxis up);
 /// Places `rest` with `model`'s scale and pose into `placed` (points, mesh vertices, bounds and
-/// radius), in double precision.
-void place_model(const RestModel& rest, const SceneModel& model, PlacedModel& placed);
+/// radius) in the world's axes, in double precision.
+void place_model(const RestModel& rest, const SceneModel& model, UpAxis up, PlacedModel& placed);
 
 }  // namespace voxhash::viewer

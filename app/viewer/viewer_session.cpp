@@ -162,13 +162,18 @@ void ViewerSession::handle_mouse(const WindowInput& input, int height) {
   if (input.left && drag_model) {
     if (input.dx != 0 || input.dy != 0) {
       ModelPlacement placement = m_state.placement(model);
+      const UpAxis up          = scene_up(m_state.scene());  // the placement's axes
       if (m_controls.mouse_mode == MouseMode::Translate) {
-        const glm::vec3 d = m_camera.follow_cursor(input.dx, input.dy, static_cast<float>(height));
+        const glm::vec3 world =
+            m_camera.follow_cursor(input.dx, input.dy, static_cast<float>(height));
+        const Float3 d      = scene_axes_from_world(up, Float3{world.x, world.y, world.z});
         placement.translate = {
             placement.translate.x + d.x, placement.translate.y + d.y, placement.translate.z + d.z};
       } else {
+        // A sideways drag turns the model about the scene's up axis, an upward one about x.
         constexpr float kDegreesPerPixel = 0.5f;
-        placement.rotate_degrees.y += input.dx * kDegreesPerPixel;
+        (up == UpAxis::Z ? placement.rotate_degrees.z : placement.rotate_degrees.y) +=
+            input.dx * kDegreesPerPixel;
         placement.rotate_degrees.x += input.dy * kDegreesPerPixel;
       }
       m_dragging_model = m_state.set_placement(model, placement, false);
@@ -228,9 +233,11 @@ bool ViewerSession::save_screenshot(const std::string& path, int width, int heig
 
 bool ViewerSession::export_voxels(const std::string& path) {
   try {
-    const Pipeline& pipeline                = m_state.pipeline();
-    const std::array<ModelVoxels, 2> models = {pipeline.download(0), pipeline.download(1)};
-    export_voxels_ply(path, pipeline.config().grid, models);
+    const Pipeline& pipeline          = m_state.pipeline();
+    std::array<ModelVoxels, 2> models = {pipeline.download(0), pipeline.download(1)};
+    GridParams grid                   = pipeline.config().grid;
+    to_scene_axes(models, grid, scene_up(m_state.scene()));  // the files' axes, as reports give
+    export_voxels_ply(path, grid, models);
     const std::size_t voxels = models[0].keys.size() + models[1].keys.size();
     m_panel.set_output_status("saved " + path + " (" + std::to_string(voxels) + " voxels)", false);
     return true;

@@ -2,8 +2,9 @@
 // box, a cylinder, an assembly with a sub-assembly and repeated parts) read back by voxhash's
 // loader and checked against exact geometry - volumes by the divergence theorem, bounds, part
 // names, units, the deflection - malformed files refused in one line naming the file, a scene that
-// takes the file's unit, and `voxhash clash` of a STEP model in millimetres against an OBJ in
-// metres, its overlap against the exact one. A build without OpenCASCADE checks the line it gives.
+// takes the file's unit, a selection set of a STEP file's parts by name in its unit, and `voxhash
+// clash` of a STEP model in millimetres against an OBJ in metres, its overlap against the exact
+// one. A build without OpenCASCADE checks the line it gives.
 #include "cli/clash_command.hpp"
 #include "cli/command_line.hpp"
 #include "io/io_common.hpp"
@@ -454,6 +455,41 @@ TEST(Step, ASceneTakesTheFilesUnitUnlessItGivesOne) {
   const LoadOptions relative    = load_options(by_resolution, 0, {});
   EXPECT_EQ(relative.deflection, 0);
   EXPECT_DOUBLE_EQ(relative.relative_deflection, 1.0 / 800);
+}
+
+TEST(Step, ASelectionSetReadsAStepFileInItsUnitAndMatchesItsPartsByName) {
+  (void)rig_file();    // millimetres: the block, and three pins
+  (void)block_file();  // millimetres: 1..11 x 2..22 x 3..33
+  const fs::path scene = temp_folder() / "sets.json";
+  write_text(scene, R"({"voxhash_scene": 1,
+    "set_a": {"name": "pins", "files": ["rig.step"], "parts": ["*pin"]},
+    "set_b": {"files": [{"path": "block.step", "unit": "cm", "parts": ["block"]}]},
+    "grid": {"voxel_size": 0.0005}})");
+  const LoadedScene loaded      = load_scene_models(load_scene(scene), {.points = 2000});
+  std::vector<std::string> pins = loaded.models[0].cloud.part_names;
+  std::sort(pins.begin(), pins.end());
+  EXPECT_EQ(pins, (std::vector<std::string>{"left pin", "rig/arm/pin", "rig/pin"}));
+  EXPECT_EQ(loaded.models[1].cloud.part_names, std::vector<std::string>{"block"});
+  ASSERT_EQ(loaded.notes.size(), 1u);
+  EXPECT_NE(loaded.notes[0].find("set A 'pins' holds 3 parts, set B 'set_b' 1 part; 1 part in "
+                                 "neither set"),
+            std::string::npos)
+      << loaded.notes[0];
+  // The pins (radius 5 mm, 40 mm long) at x = 100 mm, and at x = 0 and 50 mm, y = 100 mm: in
+  // metres, to the tessellation's quarter voxel.
+  const Bounds& a = loaded.models[0].bounds;
+  EXPECT_NEAR(a.min.x, -0.005, 2e-4);
+  EXPECT_NEAR(a.max.x, 0.105, 2e-4);
+  EXPECT_NEAR(a.max.y, 0.105, 2e-4);
+  EXPECT_NEAR(a.min.z, 0, 1e-6);
+  EXPECT_NEAR(a.max.z, 0.040, 1e-6);
+  // The entry's unit wins over the file's: the block's 33 read as centimetres.
+  EXPECT_NEAR(loaded.models[1].bounds.min.x, 0.01, 1e-6);
+  EXPECT_NEAR(loaded.models[1].bounds.max.z, 0.33, 1e-5);
+  // Each set file tessellated at a quarter of the voxel, its own unit for the entry that gives one.
+  EXPECT_DOUBLE_EQ(load_options(loaded.scene, 0, 0, {}).deflection, 0.0005 / 4);
+  EXPECT_EQ(load_options(loaded.scene, 0, 0, {}).meters_per_unit, 0);
+  EXPECT_DOUBLE_EQ(load_options(loaded.scene, 1, 0, {}).meters_per_unit, 0.01);
 }
 
 struct Outcome {

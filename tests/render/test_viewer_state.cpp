@@ -4,14 +4,14 @@
 // pipeline's points and labelled voxels; the layer toggles decide what the renderer draws; a bad
 // model path, a scene too large for memory and a frame whose allocation fails are messages, not
 // exits (the last goes back to the previous scene); a model outside the grid is warned about;
-// placement (panel fields and mouse drags) moves a model exactly and fits the grid again, a saved
-// scene reloads as the same frame, the clash list matches the frame and frames the camera on a
-// region, dropped files load as models, meshes read "as" points stay points and a file loaded over
-// an "as": "mesh" model is read as it is; X-ray, the clipping plane, edited colours, per-model
-// inside colours and lighting each change the picture as they should; the contact band shows over
-// the surfaces around it, lit bright; eye-dome lighting darkens points where depth steps and
-// nothing else; the clash tab's status file is shown, edited and saved in
-// `voxhash clash --status`'s format.
+// placement (panel fields and mouse drags) moves a model exactly and fits the grid again (a Z-up
+// set scene's up is the world's y), a saved scene (a set scene too) reloads as the same frame, the
+// clash list matches the frame and frames the camera on a region, dropped files load as models,
+// meshes read "as" points stay points and a file loaded over an "as": "mesh" model is read as it
+// is; X-ray, the clipping plane, edited colours, per-model inside colours and lighting each change
+// the picture as they should; the contact band shows over the surfaces around it, lit bright;
+// eye-dome lighting darkens points where depth steps and nothing else; the clash tab's status file
+// is shown, edited and saved in `voxhash clash --status`'s format.
 #include "clash/clash_status.hpp"
 #include "render_checks.hpp"
 #include "viewer/app_state.hpp"
@@ -658,6 +658,55 @@ TEST_F(ViewerStateTest, SavedSceneReloadsAsTheSameFrame) {
     const ModelVoxels a = m_state->pipeline().download(i), b = reloaded.pipeline().download(i);
     EXPECT_EQ(a.keys, b.keys) << "model " << i;
     EXPECT_EQ(a.labels, b.labels) << "model " << i;
+  }
+}
+
+TEST_F(ViewerStateTest, ZUpSetSceneMovesUpAndSavesAsTheSameFrame) {
+  // The sphere and the torus as selection sets (all their parts) in a Z-up scene.
+  Scene scene = scene_of_models(asset("sphere.obj"), asset("torus.obj"));
+  scene.up    = UpAxis::Z;
+  for (SceneModel& model : scene.models) {
+    SceneFile file;
+    file.path   = model.path;
+    model.files = {file};
+    model.parts = {"*"};
+    model.path.clear();
+  }
+  viewer::SceneSettings settings;
+  settings.points_per_model = 20000;
+  settings.resolution       = 128;
+  m_state                   = std::make_unique<AppState>(Backend::Cpu, settings, scene);
+  run_frame();
+  const std::vector<Float3> rest = points_of(m_state->pipeline(), 1);
+
+  // One unit up the scene's z is one unit up the world's y (the screen's up).
+  viewer::ModelPlacement placement;
+  placement.translate = {0.0f, 0.0f, 1.0f};
+  ASSERT_TRUE(m_state->set_placement(1, placement, true)) << m_state->message();
+  run_frame();
+  const std::vector<Float3> placed = points_of(m_state->pipeline(), 1);
+  ASSERT_EQ(placed.size(), rest.size());
+  for (std::size_t k = 0; k < rest.size(); k += 97) {
+    EXPECT_NEAR(placed[k].x, rest[k].x, 1e-6) << k;
+    EXPECT_NEAR(placed[k].y, rest[k].y + 1, 1e-6) << k;
+    EXPECT_NEAR(placed[k].z, rest[k].z, 1e-6) << k;
+  }
+
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("voxhash_saved_sets_" + std::to_string(getpid()) + ".json"))
+                               .string();
+  ASSERT_TRUE(m_state->save_scene(file)) << m_state->message();
+  const Scene saved = load_scene(file);
+  std::filesystem::remove(file);
+  EXPECT_EQ(saved.up, std::optional<UpAxis>(UpAxis::Z));
+  ASSERT_TRUE(saved.models[1].is_set());
+  EXPECT_EQ(saved.models[1].pose.translate.z, 1.0f);
+  AppState reloaded(Backend::Cpu, viewer::SceneSettings{}, saved);
+  viewer::HostUploadBridge bridge(m_buffers);
+  ASSERT_TRUE(reloaded.update(bridge, 0.0)) << reloaded.message();
+  for (int i = 0; i < 2; ++i) {
+    const ModelVoxels a = m_state->pipeline().download(i), b = reloaded.pipeline().download(i);
+    EXPECT_EQ(a.keys, b.keys) << "model " << i;
   }
 }
 

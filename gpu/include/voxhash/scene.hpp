@@ -7,6 +7,7 @@
 #pragma once
 
 #include <voxhash/backend.hpp>
+#include <voxhash/clash.hpp>
 #include <voxhash/geometry.hpp>
 #include <voxhash/gpu_budget.hpp>
 #include <voxhash/grid.hpp>
@@ -57,6 +58,31 @@ struct Quaternion {
 /// Spherical linear interpolation along the shorter arc; t = 0 gives a, t = 1 gives b.
 [[nodiscard]] Quaternion slerp(const Quaternion& a, const Quaternion& b, double t);
 
+/// Which of a scene's axes points up (a scene file's "up"). The world the pipeline and the viewer
+/// work in is Y-up: a Z-up scene is turned into it on load by a quarter turn about x, a point
+/// (x, y, z) of the scene landing at (x, z, -y), and every location a report gives is turned back.
+enum class UpAxis { Y, Z };
+/// "y", "z".
+[[nodiscard]] std::string_view to_string(UpAxis up);
+
+/// A point or box in the axes of a scene whose up is `up`, in the world's (Y up), and back: exact
+/// (the coordinates are permuted and one negated).
+[[nodiscard]] Float3 world_from_scene_axes(UpAxis up, Float3 p);
+[[nodiscard]] Float3 scene_axes_from_world(UpAxis up, Float3 p);
+[[nodiscard]] Bounds world_from_scene_axes(UpAxis up, const Bounds& box);
+[[nodiscard]] Bounds scene_axes_from_world(UpAxis up, const Bounds& box);
+
+/// The grid `world` (Y up) as a grid in the scene's axes: the same box, turned, and its voxels;
+/// scene_axes_key maps a voxel's key from one to the other.
+[[nodiscard]] GridParams scene_axes_grid(UpAxis up, const GridParams& world);
+[[nodiscard]] Key64 scene_axes_key(UpAxis up, const Grid& world, const Grid& scene, Key64 key);
+/// Every location of `report` (the clashes' and regions' centroids and boxes, the regions' cells,
+/// its grid and voxel keys, the keys kept sorted) turned from the world's axes into the scene's:
+/// what a report written for a user gives. Nothing changes for a Y-up scene.
+void to_scene_axes(ClashReport& report, UpAxis up);
+/// A frame's voxels (`models`' keys in `world`) in the scene's axes: what a voxel export writes.
+void to_scene_axes(std::array<ModelVoxels, 2>& models, GridParams& world, UpAxis up);
+
 /// A rigid placement in scene units: rotate about the model's origin, then translate.
 struct Pose {
   Float3 translate{};
@@ -79,19 +105,50 @@ enum class ModelAs {
            // scan of the design would give (and how a benchmark makes huge clouds of a small mesh)
 };
 
-struct SceneModel {
-  std::string name;            // "name", else the file's stem
+/// A file a selection set draws its parts from, placed as a model's file is (an entry of a
+/// scene's "set_a" / "set_b" "files"). A file in both sets is read once, with one placement.
+struct SceneFile {
   std::filesystem::path path;  // a relative path in a scene file is relative to the file's folder
   /// The file's length unit, converted to the scene's; empty: the unit the file declares (a STEP
   /// file's, PointCloud::meters_per_unit), else the scene's.
   std::optional<LengthUnit> unit;
+  std::optional<UpAxis> up;  // the file's up axis; empty: file_up's default
+  Pose pose;                 // transform: scene units and axes
+  double scale              = 1;
+  ModelAs as                = ModelAs::File;
+  bool files_outside_folder = false;
+  std::vector<std::string> parts;  // this file's part patterns; empty: the set's
+};
+
+struct SceneModel {
+  std::string name;            // "name", else the file's stem (a set: "set_a" / "set_b")
+  std::filesystem::path path;  // a relative path in a scene file is relative to the file's folder
+  /// The file's length unit, converted to the scene's; empty: the unit the file declares (a STEP
+  /// file's, PointCloud::meters_per_unit), else the scene's.
+  std::optional<LengthUnit> unit;
+  std::optional<UpAxis> up;            // the file's up axis; empty: file_up's default
   Pose pose;                           // transform.translate and .rotate / .quaternion
   double scale       = 1;              // transform.scale: uniform, > 0
   std::size_t points = 0;              // surface samples; 0: the scene's (or front end's) count
   ModelAs as         = ModelAs::File;  // "as": "mesh" or "points"
   std::vector<Keyframe> keyframes;     // MotionKind::Keyframes: poses by increasing time
   bool files_outside_folder = false;   // the file may refer to files outside its folder
+  /// A selection set (set_a / set_b; `path` empty): the model is the parts of `files` whose names
+  /// match one of the glob patterns `parts` (or the file entry's own; part_matches), each file
+  /// placed by its entry, then all by the set's own pose and scale. A scene's two models are both
+  /// sets or neither.
+  std::vector<SceneFile> files;
+  std::vector<std::string> parts;
+
+  [[nodiscard]] bool is_set() const { return !files.empty(); }
 };
+
+/// Whether part name `name` matches glob `pattern`: `*` any run of characters (none too), `?` one
+/// character (a UTF-8 sequence counts as one), ASCII letters compared without their case.
+[[nodiscard]] bool part_matches(std::string_view pattern, std::string_view name);
+
+/// The files a model is read from, as reports name it: its path, or a set's paths joined by ", ".
+[[nodiscard]] std::string model_files(const SceneModel& model);
 
 struct SceneGrid {
   double voxel_size = 0;         // cubic voxels of this size in scene units; 0: from resolution
@@ -113,6 +170,10 @@ struct Scene {
   std::string file;  // what errors name: the scene file, or "command line"
   std::string name;
   LengthUnit unit = LengthUnit::Meter;  // the scene's unit: translations, the grid, reports
+  /// The scene's up axis ("up"): its transforms, grid bounds and reports are in these axes;
+  /// empty: scene_up's default.
+  std::optional<UpAxis> up;
+  /// Model A and model B; or, in a scene of selection sets ("set_a" / "set_b"), the two sets.
   std::array<SceneModel, 2> models;
   SceneGrid grid;
   SceneMotion motion;
@@ -140,9 +201,26 @@ struct Scene {
 [[nodiscard]] std::string scene_to_json(const Scene& scene, const std::filesystem::path& folder);
 /// Writes scene_to_json(scene, file's folder) to `file`; throws Error when it cannot be written.
 void save_scene(const Scene& scene, const std::filesystem::path& file);
+/// Model `index` read from `path` instead (--model-a, a file loaded in the viewer): its name the
+/// file's stem, its placement kept, its "mesh" and "up" dropped (they were about the old file); in
+/// a scene of selection sets, the set becomes all the parts of `path`.
+void set_model_file(Scene& scene, int index, const std::filesystem::path& path);
 /// The scene of two model files given without a scene file: in place, no motion, fitted grid.
 [[nodiscard]] Scene scene_of_models(const std::filesystem::path& model_a,
                                     const std::filesystem::path& model_b);
+
+/// The scene's up axis: its "up"; else Z when every file of the scene is Z-up by its own "up" or
+/// its format (IFC), so that a scene of IFC files reports in the IFC's axes; else Y.
+[[nodiscard]] UpAxis scene_up(const Scene& scene);
+/// The up axis of the coordinates in file `path` whose scene entry gives `given`: `given`; else
+/// the format's (IFC files are Z-up); else the scene's.
+[[nodiscard]] UpAxis file_up(const Scene& scene,
+                             const std::filesystem::path& path,
+                             std::optional<UpAxis> given);
+
+/// Whether file `path` is an IFC (.ifc, .ifczip, any case): Z-up by the standard, and read through
+/// assimp's IFC importer, which turns its coordinates Y-up ((x, y, z) -> (x, z, -y)).
+[[nodiscard]] bool is_ifc_file(const std::filesystem::path& path);
 
 /// Model `index`'s pose at `time`: its keyframes interpolated (translation linearly, rotation by
 /// slerp, held before the first and after the last), else its transform.
@@ -167,8 +245,12 @@ struct SceneDefaults {
 /// check the real configuration again once the models are loaded.
 [[nodiscard]] PipelineConfig scene_memory_config(const Scene& scene, const SceneDefaults& defaults);
 
-/// A model read and placed in scene units: for MotionKind::Keyframes scaled only (the pipeline
-/// applies each frame's pose), otherwise scaled, rotated and translated.
+/// The rigid transform the pipeline applies for `pose` (scene units and axes), in the world's axes
+/// (Pipeline::set_model_transform): the pose turned by the scene's up axis.
+[[nodiscard]] RigidTransform world_transform(UpAxis up, const Pose& pose);
+
+/// A model read and placed in scene units, in the world's axes (Y up): for MotionKind::Keyframes
+/// scaled only (the pipeline applies each frame's pose), otherwise scaled, rotated and translated.
 struct PlacedModel {
   std::string name;
   PointCloud cloud;
@@ -182,6 +264,9 @@ struct LoadedScene {
   std::array<PlacedModel, 2> models;
   PipelineConfig config;              // grid, animation, algorithm and GPU budget of the scene
   std::vector<std::string> warnings;  // one line each, e.g. a grid that does not hold a model
+  /// One line each: what loading did that is not wrong but a user should see (a selection set's
+  /// parts, and those in neither set, left out).
+  std::vector<std::string> notes;
 
   /// Each model's points as read (a point-cloud file's own count, else the samples).
   [[nodiscard]] std::array<std::size_t, 2> point_counts() const {
@@ -198,12 +283,21 @@ struct LoadedScene {
 /// Two models' sizes (bounding-box diagonals) differing by more than this give a warning.
 inline constexpr double kModelSizeRatioWarning = 100;
 
-/// Reads both models and places them, fits the grid and checks that it holds each model (more than
-/// 1 % of a model's points outside gives a warning; so do two models whose sizes differ by more
-/// than kModelSizeRatioWarning, "model 'A' is 1000x model 'B' ...: a unit missing?"). A model `as`
-/// ModelAs::Points keeps no mesh. Throws InvalidInput naming the scene file and the field (or the
-/// model file) on failure, e.g. a grid beyond the 2^21 voxels an axis allows, or "as": "mesh" on a
-/// point-cloud file.
+/// How file entry `file` of selection set `index` is read: as load_options above, with the entry's
+/// files_outside_folder and unit, the deflection a quarter of a voxel of the file as the entry's
+/// and the set's scales place it.
+[[nodiscard]] LoadOptions load_options(const Scene& scene,
+                                       int index,
+                                       std::size_t file,
+                                       const SceneDefaults& defaults);
+
+/// Reads both models and places them (a selection set: its files, each once, and their parts in
+/// the set's patterns; a part in both sets, or a set whose patterns match no part, is an error),
+/// fits the grid and checks that it holds each model (more than 1 % of a model's points outside
+/// gives a warning; so do two models whose sizes differ by more than kModelSizeRatioWarning,
+/// "model 'A' is 1000x model 'B' ...: a unit missing?"). A model `as` ModelAs::Points keeps no
+/// mesh. Throws InvalidInput naming the scene file and the field (or the model file) on failure,
+/// e.g. a grid beyond the 2^21 voxels an axis allows, or "as": "mesh" on a point-cloud file.
 [[nodiscard]] LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults);
 
 /// The grid of `scene` for models placed as `models` are (bounds given or fitted over the whole

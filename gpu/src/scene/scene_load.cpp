@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <numbers>
 #include <string>
@@ -67,15 +68,76 @@ struct Placement {
   }
 };
 
-Placement placement(const Pose& pose, double scale) {
+using Matrix3 = std::array<double, 9>;
+
+constexpr Matrix3 kIdentity{1, 0, 0, 0, 1, 0, 0, 0, 1};
+/// Z-up axes to Y-up ones: (x, y, z) -> (x, z, -y), a quarter turn about x; and back.
+constexpr Matrix3 kZToY{1, 0, 0, 0, 0, 1, 0, -1, 0};
+constexpr Matrix3 kYToZ{1, 0, 0, 0, 0, -1, 0, 1, 0};
+
+/// a b; exact where either is a signed permutation (each entry one product, the rest zeros).
+Matrix3 multiply(const Matrix3& a, const Matrix3& b) {
+  Matrix3 m{};
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j)
+      m[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
+  }
+  return m;
+}
+
+/// The scene's axes to the world's.
+const Matrix3& world_axes(UpAxis scene_up) {
+  return scene_up == UpAxis::Z ? kZToY : kIdentity;
+}
+
+/// A file's coordinates as its loader returns them to the scene's axes: assimp's IFC importer
+/// turns IFC's Z-up coordinates to Y-up ((x, y, z) -> (x, z, -y)), which is undone first, so that
+/// the file's own axes are what its "up" speaks of; then those axes turned to the scene's.
+Matrix3 file_axes(const Scene& scene, const std::filesystem::path& path, std::optional<UpAxis> up) {
+  const bool ifc        = is_ifc_file(path);
+  const UpAxis file     = file_up(scene, path, up);
+  const UpAxis in_scene = scene_up(scene);
+  const Matrix3& turn   = file == in_scene ? kIdentity : (file == UpAxis::Z ? kZToY : kYToZ);
+  return ifc ? multiply(turn, kYToZ) : turn;
+}
+
+/// `axes_after` R `axes_before` for the pose's rotation R, the translation through `axes_after`.
+Placement placement(const Pose& pose,
+                    double scale,
+                    const Matrix3& axes_after  = kIdentity,
+                    const Matrix3& axes_before = kIdentity) {
   Placement p;
-  const std::array<double, 9> m = rotation_matrix(pose.rotate);
+  const Matrix3 m = multiply(axes_after, multiply(rotation_matrix(pose.rotate), axes_before));
   std::copy(m.begin(), m.end(), p.r);
-  p.scale = scale;
-  p.t[0]  = pose.translate.x;
-  p.t[1]  = pose.translate.y;
-  p.t[2]  = pose.translate.z;
+  p.scale           = scale;
+  const double t[3] = {pose.translate.x, pose.translate.y, pose.translate.z};
+  for (int i = 0; i < 3; ++i)
+    p.t[i] = axes_after[3 * i] * t[0] + axes_after[3 * i + 1] * t[1] + axes_after[3 * i + 2] * t[2];
   return p;
+}
+
+/// `inner` then `outer`, as one placement (scale folded into the matrix).
+Placement then(const Placement& inner, const Placement& outer) {
+  Placement p;
+  p.scale = 1;
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      p.r[3 * i + j] = outer.scale * inner.scale *
+                       (outer.r[3 * i] * inner.r[j] + outer.r[3 * i + 1] * inner.r[3 + j] +
+                        outer.r[3 * i + 2] * inner.r[6 + j]);
+    }
+    p.t[i] = outer.scale * (outer.r[3 * i] * inner.t[0] + outer.r[3 * i + 1] * inner.t[1] +
+                            outer.r[3 * i + 2] * inner.t[2]) +
+             outer.t[i];
+  }
+  return p;
+}
+
+/// A keyframed model's pose at `time` in the world's axes (what the pipeline applies), scale 1.
+Placement world_pose(const Scene& scene, int index, double time) {
+  const bool z_up = scene_up(scene) == UpAxis::Z;
+  return placement(
+      model_pose(scene, index, time), 1.0, z_up ? kZToY : kIdentity, z_up ? kYToZ : kIdentity);
 }
 
 constexpr Bounds kEmptyBounds{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
@@ -159,7 +221,7 @@ Bounds reach(const Scene& scene, int index, const PlacedModel& model) {
   }
   Bounds out = kEmptyBounds;
   for (const double t : times) {
-    const Placement p = placement(model_pose(scene, index, t), 1.0);
+    const Placement p = world_pose(scene, index, t);
     for (int c = 0; c < 8; ++c) {
       grow(out,
            p.apply({c & 1 ? model.bounds.max.x : model.bounds.min.x,
@@ -229,6 +291,15 @@ void warn_about_sizes(const Scene& scene, LoadedScene& loaded) {
       "): a unit missing? (each model's \"unit\" and its transform's \"scale\")");
 }
 
+/// The model's file name, or its set's file names joined by ", ".
+std::string file_names(const SceneModel& model) {
+  if (!model.is_set()) return model.path.filename().string();
+  std::string out;
+  for (const SceneFile& file : model.files)
+    out += (out.empty() ? "" : ", ") + file.path.filename().string();
+  return out;
+}
+
 /// Points are kept as 32-bit floats, in the file (as read) and in the scene (as placed). Far from
 /// the origin, as in georeferenced scans (UTM: millions of metres), floats are coarse: 0.5 m apart
 /// at 4.5e6. Where that spacing passes 1/16 of a voxel a point lands in a wrong voxel often enough
@@ -255,7 +326,7 @@ void warn_about_precision(const Scene& scene,
     const bool in_file = file_spacing[i] >= float_spacing(scene_far);
     loaded.warnings.push_back(
         scene.file + ": model '" + loaded.models[i].name + "': its coordinates " +
-        (in_file ? "in " + scene.models[i].path.filename().string() : std::string("as placed")) +
+        (in_file ? "in " + file_names(scene.models[i]) : std::string("as placed")) +
         " lie so far from the origin that 32-bit floats there are " + number_text(spacing) + " " +
         unit + " apart, more than 1/16 of the " + number_text(voxel) + " " + unit +
         " voxels: its voxels are unreliable. " +
@@ -276,7 +347,405 @@ PipelineConfig scene_config(const Scene& scene) {
   return config;
 }
 
+constexpr std::uint32_t kNoPart = std::numeric_limits<std::uint32_t>::max();
+
+/// How a file is read: its files_outside_folder, its unit (empty: the file's own), and the
+/// deflection exact geometry (STEP) is tessellated at, a quarter of a voxel of a file placed at
+/// `scale`.
+LoadOptions file_load_options(const Scene& scene,
+                              const SceneDefaults& defaults,
+                              bool files_outside_folder,
+                              const std::optional<LengthUnit>& unit,
+                              double scale) {
+  LoadOptions options{.files_outside_folder = files_outside_folder};
+  if (unit) options.meters_per_unit = meters_per(*unit);
+  // A quarter of a voxel: from the voxel size where it is known before the models are (given, or
+  // given bounds over a resolution), else a quarter of the resolution's share of the model's own
+  // size (the grid's longest side is at least the model's).
+  const int resolution = scene.grid.resolution > 0 ? scene.grid.resolution : defaults.resolution;
+  double voxel         = scene.grid.voxel_size;
+  if (voxel <= 0 && scene.grid.bounds && resolution > 0) {
+    const Bounds& b = *scene.grid.bounds;
+    voxel           = std::max(
+                {double{b.max.x} - b.min.x, double{b.max.y} - b.min.y, double{b.max.z} - b.min.z}) /
+            resolution;
+  }
+  if (voxel > 0) {
+    options.deflection = voxel / 4 * meters_per(scene.unit) / scale;
+  } else if (resolution > 0) {
+    options.relative_deflection = 1.0 / (4.0 * resolution);
+  }
+  return options;
+}
+
+/// Metres in one of a file's coordinate units: its entry's unit, else the unit the file declares,
+/// else the scene's.
+double file_meters_per_unit(const Scene& scene,
+                            const std::optional<LengthUnit>& unit,
+                            const PointCloud& cloud) {
+  return unit                        ? meters_per(*unit)
+         : cloud.meters_per_unit > 0 ? cloud.meters_per_unit
+                                     : meters_per(scene.unit);
+}
+
+/// The warning of a model file whose loader dropped non-finite points or vertices, and the
+/// loader's own warnings.
+void warn_about_dropped(const Scene& scene,
+                        const std::string& name,
+                        const std::filesystem::path& path,
+                        const PointCloud& cloud,
+                        LoadedScene& loaded) {
+  if (cloud.dropped_non_finite || cloud.dropped_triangles) {
+    loaded.warnings.push_back(
+        scene.file + ": model '" + name + "' (" + path.filename().string() +
+        "): " + std::to_string(cloud.dropped_non_finite) +
+        (cloud.mesh.triangles.empty() ? " points" : " vertices") +
+        " with a NaN or infinite coordinate dropped" +
+        (cloud.dropped_triangles
+             ? ", and the " + std::to_string(cloud.dropped_triangles) + " triangles that used them"
+             : std::string()));
+  }
+  for (const std::string& warning : cloud.warnings)
+    loaded.warnings.push_back(scene.file + ": model '" + name + "': " + warning);
+}
+
+/// Reads and places model `index` of a scene of two model files; returns the float spacing of its
+/// coordinates as read, in scene units.
+double load_model(const Scene& scene, int i, const SceneDefaults& defaults, LoadedScene& loaded) {
+  const SceneModel& model  = scene.models[i];
+  const std::string field  = "models[" + std::to_string(i) + "]";
+  PlacedModel& placed      = loaded.models[i];
+  placed.name              = model.name;
+  const std::size_t points = scene_model_points(scene, i, defaults);
+  try {
+    placed.cloud = load_point_cloud(
+        model.path, points, static_cast<std::uint64_t>(i) + 1, load_options(scene, i, defaults));
+  } catch (const InvalidInput& e) {
+    throw InvalidInput(scene.file + ": " + field + ".path: " + e.what());
+  }
+  if (model.as == ModelAs::Mesh && placed.cloud.mesh.triangles.empty()) {
+    throw InvalidInput(scene.file + ": " + field + ".as: \"mesh\", but " + model.path.string() +
+                       " is a point cloud (it has no faces); leave \"as\" out");
+  }
+  warn_about_dropped(scene, model.name, model.path, placed.cloud, loaded);
+  if (model.as == ModelAs::Points) placed.cloud.mesh = Mesh{};  // its samples only
+  const double scale =
+      model.scale * file_meters_per_unit(scene, model.unit, placed.cloud) / meters_per(scene.unit);
+  const Matrix3& world = world_axes(scene_up(scene));
+  const Matrix3 file   = file_axes(scene, model.path, model.up);
+  // Keyframed models are posed by the pipeline every frame; the host only scales them (and turns
+  // them into the world's axes).
+  const float read =
+      place(placed,
+            scene.motion.kind == MotionKind::Keyframes ? placement({}, scale, world, file)
+                                                       : placement(model.pose, scale, world, file));
+  return float_spacing(read) * scale;
+}
+
+/// A selection set's file, read once whichever sets list it: its cloud (a mesh file's triangles;
+/// the few samples read with them are not used) and which set each of its parts is in.
+struct SetSource {
+  const SceneFile* file = nullptr;  // the first entry naming it
+  std::string field;                // "set_a.files[0]", for errors
+  PointCloud cloud;
+  std::vector<std::string> part_names;  // at least one ("" for a file without part names)
+  std::vector<int> set_of_part;         // 0 (set A), 1 (set B) or -1 (neither)
+  float read = 0;                       // the largest |coordinate| as read
+};
+
+bool is_mesh(const SetSource& source) {
+  return !source.cloud.mesh.triangles.empty();
+}
+
+/// Part `part` of a source holds triangle / point `i` (a file without part ids is one part).
+std::uint32_t part_of(const std::vector<std::uint32_t>& parts, std::size_t i) {
+  return parts.empty() ? 0 : parts[i];
+}
+
+/// Quoted, ", "-joined: the set's patterns or the first names of a list.
+std::string quoted_list(const std::vector<std::string>& names, std::size_t most) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < most; ++i)
+    out += (i ? ", '" : "'") + names[i] + "'";
+  if (names.size() > most) out += ", ... (" + std::to_string(names.size()) + " in all)";
+  return out;
+}
+
+/// Reads a scene of selection sets: each file once, each part assigned to the set whose pattern
+/// matches its name (both: an error), every set's parts placed and joined into one model (a mesh
+/// of their triangles, sampled into the set's points; or a cloud of their points).
+void load_sets(const Scene& scene,
+               const SceneDefaults& defaults,
+               LoadedScene& loaded,
+               std::array<double, 2>& file_spacing) {
+  const char* const keys[2] = {"set_a", "set_b"};
+  std::vector<SetSource> sources;
+  std::array<std::vector<std::size_t>, 2> source_of;          // per set, per file entry
+  std::map<std::filesystem::path, std::size_t> source_index;  // by absolute path, normalized
+  for (int i = 0; i < 2; ++i) {
+    const std::vector<SceneFile>& files = scene.models[i].files;
+    for (std::size_t j = 0; j < files.size(); ++j) {
+      const auto [found, added] = source_index.emplace(
+          std::filesystem::absolute(files[j].path).lexically_normal(), sources.size());
+      source_of[i].push_back(found->second);
+      if (!added) continue;
+      SetSource source;
+      source.file  = &files[j];
+      source.field = std::string(keys[i]) + ".files[" + std::to_string(j) + "]";
+      try {
+        source.cloud = load_point_cloud(files[j].path, 1, 1, load_options(scene, i, j, defaults));
+      } catch (const InvalidInput& e) {
+        throw InvalidInput(scene.file + ": " + source.field + ": " + e.what());
+      }
+      if (files[j].as == ModelAs::Mesh && !is_mesh(source)) {
+        throw InvalidInput(scene.file + ": " + source.field + ".as: \"mesh\", but " +
+                           files[j].path.string() +
+                           " is a point cloud (it has no faces); leave \"as\" out");
+      }
+      warn_about_dropped(scene, scene.models[i].name, files[j].path, source.cloud, loaded);
+      source.part_names = is_mesh(source) ? source.cloud.mesh.part_names : source.cloud.part_names;
+      if (source.part_names.empty()) source.part_names.emplace_back();
+      source.set_of_part.assign(source.part_names.size(), -1);
+      for (const std::vector<Float3>* points :
+           {&source.cloud.points, &source.cloud.mesh.vertices}) {
+        for (const Float3 v : *points) {
+          if (finite(v))
+            source.read = std::max({source.read, std::fabs(v.x), std::fabs(v.y), std::fabs(v.z)});
+        }
+      }
+      sources.push_back(std::move(source));
+    }
+  }
+
+  // The patterns each set applies to each of its files: the set's, or the file entry's own.
+  struct PatternList {
+    std::string field;  // "set_a.parts", "set_a.files[1].parts"
+    const std::vector<std::string>* patterns = nullptr;
+    std::vector<std::size_t> matches;  // parts each pattern took
+  };
+  std::array<std::vector<PatternList>, 2> lists;
+  std::array<std::vector<std::size_t>, 2> list_of;  // per set, per file entry
+  for (int i = 0; i < 2; ++i) {
+    const SceneModel& set = scene.models[i];
+    lists[i].push_back({std::string(keys[i]) + ".parts", &set.parts, {}});
+    for (std::size_t j = 0; j < set.files.size(); ++j) {
+      if (set.files[j].parts.empty()) {
+        list_of[i].push_back(0);
+        continue;
+      }
+      list_of[i].push_back(lists[i].size());
+      lists[i].push_back({std::string(keys[i]) + ".files[" + std::to_string(j) + "].parts",
+                          &set.files[j].parts,
+                          {}});
+    }
+    for (PatternList& list : lists[i])
+      list.matches.assign(list.patterns->size(), 0);
+  }
+  // Each set's entry for each file (SIZE_MAX: the set does not list it).
+  std::array<std::vector<std::size_t>, 2> entry_of;
+  for (int i = 0; i < 2; ++i) {
+    entry_of[i].assign(sources.size(), SIZE_MAX);
+    for (std::size_t j = 0; j < source_of[i].size(); ++j)
+      entry_of[i][source_of[i][j]] = j;
+  }
+  // Each part into the set whose pattern its name matches (the first that does), counted.
+  std::array<std::size_t, 2> set_parts{};
+  std::size_t neither = 0;
+  for (std::size_t s = 0; s < sources.size(); ++s) {
+    SetSource& source = sources[s];
+    for (std::size_t p = 0; p < source.part_names.size(); ++p) {
+      const std::string& name = source.part_names[p];
+      std::array<PatternList*, 2> list{};
+      std::array<std::size_t, 2> pattern{SIZE_MAX, SIZE_MAX};
+      for (int i = 0; i < 2; ++i) {
+        if (entry_of[i][s] == SIZE_MAX) continue;
+        list[i]                                  = &lists[i][list_of[i][entry_of[i][s]]];
+        const std::vector<std::string>& patterns = *list[i]->patterns;
+        for (std::size_t k = 0; k < patterns.size() && pattern[i] == SIZE_MAX; ++k) {
+          if (part_matches(patterns[k], name)) pattern[i] = k;
+        }
+      }
+      if (pattern[0] != SIZE_MAX && pattern[1] != SIZE_MAX) {
+        throw InvalidInput(
+            scene.file + ": part '" + name + "' of " + source.file->path.filename().string() +
+            " is in both sets: " + list[0]->field + "[" + std::to_string(pattern[0]) + "] '" +
+            (*list[0]->patterns)[pattern[0]] + "' and " + list[1]->field + "[" +
+            std::to_string(pattern[1]) + "] '" + (*list[1]->patterns)[pattern[1]] +
+            "' match it (a part is checked in one set)");
+      }
+      for (int i = 0; i < 2; ++i) {
+        if (pattern[i] == SIZE_MAX) continue;
+        source.set_of_part[p] = i;
+        ++list[i]->matches[pattern[i]];
+        ++set_parts[i];
+      }
+      if (source.set_of_part[p] < 0) ++neither;
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    const SceneModel& set = scene.models[i];
+    if (set_parts[i] == 0) {
+      std::vector<std::string> names, patterns;
+      for (const std::size_t s : source_of[i]) {
+        for (const std::string& name : sources[s].part_names)
+          names.push_back(name);
+      }
+      for (const PatternList& list : lists[i])
+        patterns.insert(patterns.end(), list.patterns->begin(), list.patterns->end());
+      throw InvalidInput(scene.file + ": " + (lists[i].size() == 1 ? lists[i][0].field : keys[i]) +
+                         ": no part of " + model_files(set) + " matches " +
+                         quoted_list(patterns, patterns.size()) +
+                         " (its parts: " + quoted_list(names, 8) + ")");
+    }
+    for (const PatternList& list : lists[i]) {
+      for (std::size_t k = 0; k < list.patterns->size(); ++k) {
+        if (list.matches[k] > 0) continue;
+        loaded.warnings.push_back(scene.file + ": " + list.field + "[" + std::to_string(k) +
+                                  "]: '" + (*list.patterns)[k] + "' matches no part of " +
+                                  model_files(set) + " that is not matched before it");
+      }
+    }
+  }
+  const auto parts = [](std::size_t n) {
+    return std::to_string(n) + (n == 1 ? " part" : " parts");
+  };
+  loaded.notes.push_back(scene.file + ": set A '" + scene.models[0].name + "' holds " +
+                         parts(set_parts[0]) + ", set B '" + scene.models[1].name + "' " +
+                         parts(set_parts[1]) + "; " + parts(neither) + " in neither set, left out");
+
+  const Matrix3& world = world_axes(scene_up(scene));
+  for (int i = 0; i < 2; ++i) {
+    const SceneModel& set = scene.models[i];
+    PlacedModel& placed   = loaded.models[i];
+    placed.name           = set.name;
+    // The set as the files' placements put it, then the set's own: in keyframed scenes only its
+    // scale (the pipeline poses it every frame); turned into the world's axes last.
+    const Placement outer = scene.motion.kind == MotionKind::Keyframes
+                                ? placement({}, set.scale, world)
+                                : placement(set.pose, set.scale, world);
+    int meshes = -1, clouds = -1;  // a file entry of each kind
+    Mesh mesh, sampled;            // the set's triangles; those of files read "as" points
+    PointCloud& cloud = placed.cloud;
+    for (std::size_t j = 0; j < set.files.size(); ++j) {
+      const SceneFile& file       = set.files[j];
+      const SetSource& source     = sources[source_of[i][j]];
+      const bool as_mesh          = is_mesh(source) && file.as != ModelAs::Points;
+      (as_mesh ? meshes : clouds) = static_cast<int>(j);
+      const double scale = file.scale * file_meters_per_unit(scene, file.unit, source.cloud) /
+                           meters_per(scene.unit);
+      const Placement p =
+          then(placement(file.pose, scale, kIdentity, file_axes(scene, file.path, file.up)), outer);
+      file_spacing[i] = std::max(file_spacing[i], float_spacing(source.read) * scale);
+      // Part ids in the set: this file's selected parts numbered after those before it.
+      std::vector<std::uint32_t> part_id(source.part_names.size(), kNoPart);
+      for (std::size_t q = 0; q < source.part_names.size(); ++q) {
+        if (source.set_of_part[q] != i) continue;
+        part_id[q] = static_cast<std::uint32_t>(cloud.part_names.size());
+        cloud.part_names.push_back(source.part_names[q]);
+      }
+      if (!is_mesh(source)) {
+        for (std::size_t k = 0; k < source.cloud.points.size(); ++k) {
+          const std::uint32_t id = part_id[part_of(source.cloud.point_parts, k)];
+          if (id == kNoPart) continue;
+          cloud.points.push_back(p.apply(source.cloud.points[k]));
+          cloud.point_parts.push_back(id);
+        }
+        continue;
+      }
+      Mesh& into       = as_mesh ? mesh : sampled;
+      const Mesh& from = source.cloud.mesh;
+      std::vector<std::uint32_t> index(from.vertices.size(), kNoPart);
+      for (std::size_t t = 0; t < from.triangles.size() / 3; ++t) {
+        const std::uint32_t id = part_id[part_of(from.triangle_parts, t)];
+        if (id == kNoPart) continue;
+        for (int c = 0; c < 3; ++c) {
+          std::uint32_t& v = index[from.triangles[3 * t + c]];
+          if (v == kNoPart) {
+            v = static_cast<std::uint32_t>(into.vertices.size());
+            into.vertices.push_back(p.apply(from.vertices[from.triangles[3 * t + c]]));
+          }
+          into.triangles.push_back(v);
+        }
+        into.triangle_parts.push_back(id);
+      }
+    }
+    if (meshes >= 0 && clouds >= 0) {
+      throw InvalidInput(scene.file + ": " + keys[i] + ": mixes meshes (" +
+                         set.files[meshes].path.filename().string() + ") and point clouds (" +
+                         set.files[clouds].path.filename().string() +
+                         "): a set is one or the other; give the mesh files \"as\": \"points\" "
+                         "to check them as points");
+    }
+    const std::size_t count = scene_model_points(scene, i, defaults);
+    const auto sample       = [&](const Mesh& m) {
+      std::vector<std::uint32_t> parts;
+      std::vector<Float3> points =
+          sample_surface(m, count, static_cast<std::uint64_t>(i) + 1, &parts);
+      cloud.points.insert(cloud.points.end(), points.begin(), points.end());
+      cloud.point_parts.insert(cloud.point_parts.end(), parts.begin(), parts.end());
+    };
+    try {
+      if (!mesh.triangles.empty()) sample(mesh);
+      if (!sampled.triangles.empty()) sample(sampled);
+    } catch (const InvalidInput& e) {
+      throw InvalidInput(scene.file + ": " + keys[i] + ": " + e.what());
+    }
+    if (cloud.points.empty()) {
+      throw InvalidInput(scene.file + ": " + keys[i] + ": its parts hold no points");
+    }
+    mesh.part_names = cloud.part_names;
+    cloud.mesh      = std::move(mesh);
+    cloud.source    = model_files(set);
+    // Bounds and radius of the placed points (placed already: the identity leaves them).
+    place(placed, Placement{});
+  }
+}
+
 }  // namespace
+
+bool part_matches(std::string_view pattern, std::string_view name) {
+  // One character: a byte, with the UTF-8 continuation bytes after it.
+  const auto next = [](std::string_view text, std::size_t i) {
+    ++i;
+    while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80)
+      ++i;
+    return i;
+  };
+  const auto lower = [](char c) {
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  };
+  // Greedy matching with one backtrack point, the last '*': linear in practice, never exponential.
+  std::size_t p = 0, n = 0, star = std::string_view::npos, resume = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star   = p++;
+      resume = n;
+    } else if (p < pattern.size() && pattern[p] == '?') {
+      ++p;
+      n = next(name, n);
+    } else if (p < pattern.size() && lower(pattern[p]) == lower(name[n])) {
+      ++p;
+      ++n;
+    } else if (star != std::string_view::npos) {
+      p      = star + 1;
+      resume = next(name, resume);
+      n      = resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*')
+    ++p;
+  return p == pattern.size();
+}
+
+std::string model_files(const SceneModel& model) {
+  if (!model.is_set()) return model.path.string();
+  std::string out;
+  for (const SceneFile& file : model.files)
+    out += (out.empty() ? "" : ", ") + file.path.string();
+  return out;
+}
 
 double meters_per(LengthUnit unit) {
   return unit_entry(unit).meters;
@@ -410,7 +879,7 @@ GridParams fit_grid(const Scene& scene,
   const SceneGrid& g = scene.grid;
   Bounds box;
   if (g.bounds) {
-    box = *g.bounds;
+    box = world_from_scene_axes(scene_up(scene), *g.bounds);
   } else {
     box = kEmptyBounds;
     for (int i = 0; i < 2; ++i) {
@@ -448,10 +917,11 @@ GridParams fit_grid(const Scene& scene,
   if (!fits(r)) {
     const std::string unit(to_string(scene.unit));
     const std::string field = g.voxel_size > 0 ? "grid.voxel_size" : "grid.resolution";
+    const bool z_up         = scene_up(scene) == UpAxis::Z;  // the grid's sides in its axes
     throw InvalidInput(scene.file + ": " + field + ": voxels of " + number_text(voxel) + " " +
-                       unit + " need a " + std::to_string(r[0]) + " x " + std::to_string(r[1]) +
-                       " x " + std::to_string(r[2]) + " grid (at most " +
-                       std::to_string(kMaxGridResolution) +
+                       unit + " need a " + std::to_string(r[0]) + " x " +
+                       std::to_string(r[z_up ? 2 : 1]) + " x " + std::to_string(r[z_up ? 1 : 2]) +
+                       " grid (at most " + std::to_string(kMaxGridResolution) +
                        " voxels per axis fit): use a voxel size of at least " +
                        number_text(smallest_voxel(side, voxel)) + " " + unit);
   }
@@ -496,72 +966,32 @@ PipelineConfig scene_memory_config(const Scene& scene, const SceneDefaults& defa
 }
 
 LoadOptions load_options(const Scene& scene, int index, const SceneDefaults& defaults) {
-  const SceneModel& model = scene.models[index];
-  LoadOptions options{.files_outside_folder = model.files_outside_folder};
-  if (model.unit) options.meters_per_unit = meters_per(*model.unit);
-  // A quarter of a voxel: from the voxel size where it is known before the models are (given, or
-  // given bounds over a resolution), else a quarter of the resolution's share of the model's own
-  // size (the grid's longest side is at least the model's).
-  const int resolution = scene.grid.resolution > 0 ? scene.grid.resolution : defaults.resolution;
-  double voxel         = scene.grid.voxel_size;
-  if (voxel <= 0 && scene.grid.bounds && resolution > 0) {
-    const Bounds& b = *scene.grid.bounds;
-    voxel           = std::max(
-                {double{b.max.x} - b.min.x, double{b.max.y} - b.min.y, double{b.max.z} - b.min.z}) /
-            resolution;
-  }
-  if (voxel > 0) {
-    options.deflection = voxel / 4 * meters_per(scene.unit) / model.scale;
-  } else if (resolution > 0) {
-    options.relative_deflection = 1.0 / (4.0 * resolution);
-  }
-  return options;
+  const SceneModel& model = scene.models[static_cast<std::size_t>(index)];
+  return file_load_options(scene, defaults, model.files_outside_folder, model.unit, model.scale);
+}
+
+LoadOptions load_options(const Scene& scene,
+                         int index,
+                         std::size_t file,
+                         const SceneDefaults& defaults) {
+  const SceneModel& set  = scene.models[static_cast<std::size_t>(index)];
+  const SceneFile& entry = set.files.at(file);
+  return file_load_options(
+      scene, defaults, entry.files_outside_folder, entry.unit, set.scale * entry.scale);
 }
 
 LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults) {
   LoadedScene loaded;
   loaded.scene = scene;
   std::array<double, 2> file_spacing{};  // float spacing of each file's coordinates, scene units
-  for (int i = 0; i < 2; ++i) {
-    const SceneModel& model  = scene.models[i];
-    const std::string field  = "models[" + std::to_string(i) + "]";
-    PlacedModel& placed      = loaded.models[i];
-    placed.name              = model.name;
-    const std::size_t points = scene_model_points(scene, i, defaults);
-    try {
-      placed.cloud = load_point_cloud(
-          model.path, points, static_cast<std::uint64_t>(i) + 1, load_options(scene, i, defaults));
-    } catch (const InvalidInput& e) {
-      throw InvalidInput(scene.file + ": " + field + ".path: " + e.what());
-    }
-    if (model.as == ModelAs::Mesh && placed.cloud.mesh.triangles.empty()) {
-      throw InvalidInput(scene.file + ": " + field + ".as: \"mesh\", but " + model.path.string() +
-                         " is a point cloud (it has no faces); leave \"as\" out");
-    }
-    if (placed.cloud.dropped_non_finite || placed.cloud.dropped_triangles) {
-      loaded.warnings.push_back(
-          scene.file + ": model '" + model.name + "' (" + model.path.filename().string() +
-          "): " + std::to_string(placed.cloud.dropped_non_finite) +
-          (placed.cloud.mesh.triangles.empty() ? " points" : " vertices") +
-          " with a NaN or infinite coordinate dropped" +
-          (placed.cloud.dropped_triangles
-               ? ", and the " + std::to_string(placed.cloud.dropped_triangles) +
-                     " triangles that used them"
-               : std::string()));
-    }
-    for (const std::string& warning : placed.cloud.warnings)
-      loaded.warnings.push_back(scene.file + ": model '" + model.name + "': " + warning);
-    if (model.as == ModelAs::Points) placed.cloud.mesh = Mesh{};  // its samples only
-    const double file_unit = model.unit                         ? meters_per(*model.unit)
-                             : placed.cloud.meters_per_unit > 0 ? placed.cloud.meters_per_unit
-                                                                : meters_per(scene.unit);
-    const double scale     = model.scale * file_unit / meters_per(scene.unit);
-    // Keyframed models are posed by the pipeline every frame; the host only scales them.
-    const float read =
-        place(placed,
-              scene.motion.kind == MotionKind::Keyframes ? placement({}, scale)
-                                                         : placement(model.pose, scale));
-    file_spacing[i] = float_spacing(read) * scale;
+  if (scene.models[0].is_set() != scene.models[1].is_set()) {
+    throw InvalidInput(scene.file + ": a scene's two models are both selection sets or neither");
+  }
+  if (scene.models[0].is_set()) {
+    load_sets(scene, defaults, loaded, file_spacing);
+  } else {
+    for (int i = 0; i < 2; ++i)
+      file_spacing[i] = load_model(scene, i, defaults, loaded);
   }
 
   warn_about_sizes(scene, loaded);
@@ -576,7 +1006,7 @@ LoadedScene load_scene_models(const Scene& scene, const SceneDefaults& defaults)
     for (int i = 0; i < 2; ++i) {
       PlacedModel& model   = loaded.models[i];
       const Placement pose = scene.motion.kind == MotionKind::Keyframes
-                                 ? placement(model_pose(scene, i, scene.time), 1.0)
+                                 ? world_pose(scene, i, scene.time)
                                  : Placement{};
       std::atomic<std::size_t> outside{0};
       parallel_chunks(model.cloud.points.size(), kGrain, [&](std::size_t begin, std::size_t end) {

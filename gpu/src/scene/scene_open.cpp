@@ -195,7 +195,7 @@ void set_scene_models(Pipeline& pipeline, const LoadedScene& scene, double time)
 void pose_scene(Pipeline& pipeline, const Scene& scene, double time) {
   if (scene.motion.kind != MotionKind::Keyframes) return;
   for (int i = 0; i < 2; ++i)
-    pipeline.set_model_transform(i, to_rigid_transform(model_pose(scene, i, time)));
+    pipeline.set_model_transform(i, world_transform(scene_up(scene), model_pose(scene, i, time)));
 }
 
 }  // namespace voxhash

@@ -6,11 +6,13 @@
 #include <voxhash/scene.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -46,11 +48,17 @@ class Field {
   Field(const json& value, std::string path, const std::string& file)
       : m_value(value), m_path(std::move(path)), m_file(file) {}
 
+  /// Fails naming member `key` (which may be missing).
+  [[noreturn]] void fail_at(const char* key, const std::string& what) const {
+    child_path(key).fail(what);
+  }
+
   [[noreturn]] void fail(const std::string& what) const {
     throw InvalidInput(m_file + ": " + (m_path.empty() ? "" : m_path + ": ") + what);
   }
 
   [[nodiscard]] bool has(const char* key) const { return m_value.contains(key); }
+  [[nodiscard]] bool is_string() const { return m_value.is_string(); }
 
   [[nodiscard]] Field operator[](const char* key) const {
     if (!has(key)) child_path(key).fail("missing");
@@ -241,48 +249,199 @@ Pose read_pose(const Field& f) {
   return pose;
 }
 
-SceneModel read_model(const Field& f, const std::filesystem::path& folder) {
-  f.expect_object(
-      {"name", "path", "unit", "as", "transform", "points", "keyframes", "files_outside_folder"});
-  SceneModel m;
-  const std::string path = f["path"].string();
-  if (path.empty()) f["path"].fail("must not be empty");
-  if (path.find('\0') != std::string::npos) f["path"].fail("must not hold a NUL character");
-  m.path = folder / std::filesystem::path(path);
-  m.name = f.has("name") ? f["name"].string() : std::filesystem::path(path).stem().string();
-  for (const char c : m.name) {
+UpAxis read_up(const Field& f) {
+  return f.choice({"y", "z"}) == 0 ? UpAxis::Y : UpAxis::Z;
+}
+
+/// A model file's path: not empty, no NUL; relative to the scene's folder.
+std::filesystem::path read_path(const Field& f, const std::filesystem::path& folder) {
+  const std::string path = f.string();
+  if (path.empty()) f.fail("must not be empty");
+  if (path.find('\0') != std::string::npos) f.fail("must not hold a NUL character");
+  return folder / std::filesystem::path(path);
+}
+
+/// A name reports print on one line: no control characters.
+void check_name(const std::string& name, const Field& f) {
+  for (const char c : name) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte == 0x7F) {
-      (f.has("name") ? f["name"] : f["path"])
-          .fail(
-              "must not hold control characters (a line "
-              "break, an escape)");
+      f.fail("must not hold control characters (a line break, an escape)");
     }
   }
-  if (f.has("unit")) m.unit = read_unit(f["unit"]);
-  if (f.has("transform")) {
-    const Field t = f["transform"];
-    t.expect_object({"translate", "rotate", "quaternion", "scale"});
-    m.pose = read_pose(t);
-    if (t.has("scale")) m.scale = t["scale"].positive();
+}
+
+/// "transform": translate, rotate or quaternion, scale.
+void read_transform(const Field& f, Pose& pose, double& scale) {
+  f.expect_object({"translate", "rotate", "quaternion", "scale"});
+  pose = read_pose(f);
+  if (f.has("scale")) scale = f["scale"].positive();
+}
+
+ModelAs read_as(const Field& f) {
+  return f.choice({"mesh", "points"}) == 0 ? ModelAs::Mesh : ModelAs::Points;
+}
+
+std::vector<Keyframe> read_keyframes(const Field& f) {
+  std::vector<Keyframe> keys;
+  double previous = -INFINITY;
+  for (const Field& k : f.elements(1, 1'000'000)) {
+    k.expect_object({"time", "translate", "rotate", "quaternion"});
+    Keyframe key{k["time"].number(), read_pose(k)};
+    if (!(key.time > previous)) k["time"].fail("must be later than the previous keyframe's");
+    if (!(std::fabs(key.time) <= kMaxSceneTime)) {
+      k["time"].fail("must be within +-1e9 seconds");
+    }
+    previous = key.time;
+    keys.push_back(key);
   }
-  if (f.has("as")) m.as = f["as"].choice({"mesh", "points"}) == 0 ? ModelAs::Mesh : ModelAs::Points;
+  return keys;
+}
+
+SceneModel read_model(const Field& f, const std::filesystem::path& folder) {
+  f.expect_object({"name",
+                   "path",
+                   "unit",
+                   "up",
+                   "as",
+                   "transform",
+                   "points",
+                   "keyframes",
+                   "files_outside_folder"});
+  SceneModel m;
+  m.path = read_path(f["path"], folder);
+  m.name = f.has("name") ? f["name"].string()
+                         : std::filesystem::path(f["path"].string()).stem().string();
+  check_name(m.name, f.has("name") ? f["name"] : f["path"]);
+  if (f.has("unit")) m.unit = read_unit(f["unit"]);
+  if (f.has("up")) m.up = read_up(f["up"]);
+  if (f.has("transform")) read_transform(f["transform"], m.pose, m.scale);
+  if (f.has("as")) m.as = read_as(f["as"]);
   if (f.has("points")) m.points = f["points"].integer(1, kMaxPoints);
   if (f.has("files_outside_folder")) m.files_outside_folder = f["files_outside_folder"].boolean();
-  if (f.has("keyframes")) {
-    double previous = -INFINITY;
-    for (const Field& k : f["keyframes"].elements(1, 1'000'000)) {
-      k.expect_object({"time", "translate", "rotate", "quaternion"});
-      Keyframe key{k["time"].number(), read_pose(k)};
-      if (!(key.time > previous)) k["time"].fail("must be later than the previous keyframe's");
-      if (!(std::fabs(key.time) <= kMaxSceneTime)) {
-        k["time"].fail("must be within +-1e9 seconds");
-      }
-      previous = key.time;
-      m.keyframes.push_back(key);
+  if (f.has("keyframes")) m.keyframes = read_keyframes(f["keyframes"]);
+  return m;
+}
+
+/// Part patterns: at least one, none empty.
+std::vector<std::string> read_patterns(const Field& f) {
+  std::vector<std::string> patterns;
+  for (const Field& p : f.elements(1, 100'000)) {
+    std::string pattern = p.string();
+    if (pattern.empty()) p.fail("must not be empty (\"*\" matches every part)");
+    patterns.push_back(std::move(pattern));
+  }
+  return patterns;
+}
+
+/// A selection set's file: its path alone, or an object with the keys a model gives its file.
+SceneFile read_set_file(const Field& f, const std::filesystem::path& folder) {
+  SceneFile file;
+  if (f.is_string()) {
+    file.path = read_path(f, folder);
+    return file;
+  }
+  f.expect_object({"path", "unit", "up", "transform", "as", "files_outside_folder", "parts"});
+  file.path = read_path(f["path"], folder);
+  if (f.has("parts")) file.parts = read_patterns(f["parts"]);
+  if (f.has("unit")) file.unit = read_unit(f["unit"]);
+  if (f.has("up")) file.up = read_up(f["up"]);
+  if (f.has("transform")) read_transform(f["transform"], file.pose, file.scale);
+  if (f.has("as")) file.as = read_as(f["as"]);
+  if (f.has("files_outside_folder")) {
+    file.files_outside_folder = f["files_outside_folder"].boolean();
+  }
+  return file;
+}
+
+/// One file entry of a set, and whether it gave no placement, only the path (and its parts): then
+/// it takes the placement the other set gives the same file.
+struct SetFileEntry {
+  SceneFile file;
+  bool plain = false;
+  std::string field;               // "set_a.files[0]"
+  std::filesystem::path identity;  // what tells files apart: the absolute path, normalized
+};
+
+/// "set_a" / "set_b": the files, the part patterns, and the set's own name, transform, points and
+/// keyframes.
+SceneModel read_set(const Field& f,
+                    const char* key,
+                    const std::filesystem::path& folder,
+                    std::vector<SetFileEntry>& entries) {
+  f.expect_object({"name", "files", "parts", "transform", "points", "keyframes"});
+  SceneModel m;
+  m.name = f.has("name") ? f["name"].string() : std::string(key);
+  if (f.has("name")) check_name(m.name, f["name"]);
+  const std::vector<Field> files = f["files"].elements(1, 100'000);
+  std::set<std::filesystem::path> seen;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    bool placed = false;  // the entry gives a placement, not only the path (and parts)
+    for (const char* k : {"unit", "up", "transform", "as", "files_outside_folder"})
+      placed = placed || (!files[i].is_string() && files[i].has(k));
+    SetFileEntry entry{read_set_file(files[i], folder),
+                       !placed,
+                       std::string(key) + ".files[" + std::to_string(i) + "]",
+                       {}};
+    entry.identity = std::filesystem::absolute(entry.file.path).lexically_normal();
+    if (!seen.insert(entry.identity).second) {
+      files[i].fail(entry.file.path.string() + " is listed twice in " + key + ".files");
+    }
+    m.files.push_back(entry.file);
+    entries.push_back(std::move(entry));
+  }
+  if (f.has("parts")) m.parts = read_patterns(f["parts"]);
+  for (std::size_t i = 0; i < m.files.size(); ++i) {
+    if (m.parts.empty() && m.files[i].parts.empty()) {
+      files[i].fail(std::string("no parts to select: give ") + key +
+                    ".parts, or this file's own \"parts\"");
     }
   }
+  if (f.has("transform")) read_transform(f["transform"], m.pose, m.scale);
+  if (f.has("points")) m.points = f["points"].integer(1, kMaxPoints);
+  if (f.has("keyframes")) m.keyframes = read_keyframes(f["keyframes"]);
   return m;
+}
+
+bool same_placement(const SceneFile& a, const SceneFile& b) {
+  const auto same3    = [](Float3 p, Float3 q) { return p.x == q.x && p.y == q.y && p.z == q.z; };
+  const Quaternion &p = a.pose.rotate, &q = b.pose.rotate;
+  return a.unit == b.unit && a.up == b.up && same3(a.pose.translate, b.pose.translate) &&
+         p.w == q.w && p.x == q.x && p.y == q.y && p.z == q.z && a.scale == b.scale &&
+         a.as == b.as && a.files_outside_folder == b.files_outside_folder;
+}
+
+/// A file in both sets is read once: an entry that gives only the path takes the other's
+/// placement; two entries that both give one must give the same.
+void merge_shared_files(Scene& scene, const std::vector<SetFileEntry>& entries) {
+  const std::size_t count_a = scene.models[0].files.size();
+  std::map<std::filesystem::path, std::size_t> in_a;
+  for (std::size_t a = 0; a < count_a; ++a)
+    in_a.emplace(entries[a].identity, a);
+  for (std::size_t b = count_a; b < entries.size(); ++b) {
+    const auto found = in_a.find(entries[b].identity);
+    if (found == in_a.end()) continue;
+    const std::size_t a    = found->second;
+    const SetFileEntry &ea = entries[a], &eb = entries[b];
+    SceneFile& fa = scene.models[0].files[a];
+    SceneFile& fb = scene.models[1].files[b - count_a];
+    // The placement only: each set keeps its own part patterns for the file.
+    const auto take = [](SceneFile& to, const SceneFile& from) {
+      std::vector<std::string> parts = std::move(to.parts);
+      to                             = from;
+      to.parts                       = std::move(parts);
+    };
+    if (eb.plain) {
+      take(fb, fa);
+    } else if (ea.plain) {
+      take(fa, fb);
+    } else if (!same_placement(ea.file, eb.file)) {
+      throw InvalidInput(scene.file + ": " + eb.field + ": " + eb.file.path.string() +
+                         " is also in " + ea.field +
+                         ", placed otherwise: a file in both sets is read once, with one "
+                         "placement (give it in one entry and only the path in the other)");
+    }
+  }
 }
 
 SceneGrid read_grid(const Field& f) {
@@ -392,7 +551,10 @@ Scene parse_scene(std::string_view json_text, const std::filesystem::path& file)
   root.expect_object({"voxhash_scene",
                       "name",
                       "unit",
+                      "up",
                       "models",
+                      "set_a",
+                      "set_b",
                       "grid",
                       "motion",
                       "algorithm",
@@ -439,15 +601,38 @@ Scene parse_scene(std::string_view json_text, const std::filesystem::path& file)
     if (root.has(key)) *out = root[key].length(scene.unit);
   }
 
-  const std::vector<Field> models    = root["models"].elements(2, 2);
+  if (root.has("up")) scene.up = read_up(root["up"]);
   const std::filesystem::path folder = file.parent_path();
-  bool any_keyframes                 = false;
+  const bool sets                    = root.has("set_a") || root.has("set_b");
+  if (sets && root.has("models")) {
+    root["models"].fail("give either models or set_a and set_b (selection sets), not both");
+  }
+  std::vector<Field> model_fields;  // where each model is, for the errors below
+  if (sets) {
+    std::vector<SetFileEntry> entries;
+    for (int i = 0; i < 2; ++i) {
+      const char* key = i == 0 ? "set_a" : "set_b";
+      if (!root.has(key)) {
+        root.fail_at(key, "missing (a scene of selection sets gives set_a and set_b)");
+      }
+      model_fields.push_back(root[key]);
+      scene.models[i] = read_set(model_fields[i], key, folder, entries);
+    }
+    merge_shared_files(scene, entries);
+  } else {
+    if (!root.has("models")) root.fail_at("models", "missing (or set_a and set_b: selection sets)");
+    const std::vector<Field> models = root["models"].elements(2, 2);
+    for (int i = 0; i < 2; ++i) {
+      model_fields.push_back(models[i]);
+      scene.models[i] = read_model(models[i], folder);
+    }
+  }
+  bool any_keyframes = false;
   for (int i = 0; i < 2; ++i) {
-    scene.models[i] = read_model(models[i], folder);
     if (!scene.models[i].keyframes.empty()) {
       any_keyframes = true;
       if (scene.motion.kind != MotionKind::Keyframes) {
-        models[i]["keyframes"].fail("needs motion.kind \"keyframes\"");
+        model_fields[i]["keyframes"].fail("needs motion.kind \"keyframes\"");
       }
     }
   }
@@ -479,6 +664,22 @@ Scene load_scene(const std::filesystem::path& file) {
   text << in.rdbuf();
   if (!in && !in.eof()) throw InvalidInput(file.string() + ": cannot be read");
   return parse_scene(text.str(), file);
+}
+
+void set_model_file(Scene& scene, int index, const std::filesystem::path& path) {
+  SceneModel& model = scene.models[static_cast<std::size_t>(index)];
+  model.name        = path.stem().string();
+  model.up.reset();
+  if (model.as == ModelAs::Mesh) model.as = ModelAs::File;  // "points" takes any file
+  if (!model.is_set()) {
+    model.path = path;
+    return;
+  }
+  SceneFile file;
+  file.path   = path;
+  file.as     = model.as;
+  model.files = {file};
+  model.parts = {"*"};
 }
 
 Scene scene_of_models(const std::filesystem::path& model_a, const std::filesystem::path& model_b) {

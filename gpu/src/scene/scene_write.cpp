@@ -43,17 +43,48 @@ json byte_size(std::size_t bytes) {
   return bytes;
 }
 
+json transform(const Pose& pose, double scale) {
+  return {{"translate", vec3(pose.translate)},
+          {"quaternion", quaternion(pose.rotate)},
+          {"scale", scale}};
+}
+
+const char* as_name(ModelAs as) {
+  return as == ModelAs::Mesh ? "mesh" : "points";
+}
+
+/// A selection set's file entry, every key given written (a file in both sets is written the same
+/// in both, which parse_scene accepts).
+json set_file_json(const SceneFile& file, const std::filesystem::path& folder) {
+  json f;
+  f["path"] = relative_to(file.path, folder);
+  if (file.unit) f["unit"] = std::string(to_string(*file.unit));
+  if (file.up) f["up"] = std::string(to_string(*file.up));
+  f["transform"] = transform(file.pose, file.scale);
+  if (file.as != ModelAs::File) f["as"] = as_name(file.as);
+  if (file.files_outside_folder) f["files_outside_folder"] = true;
+  if (!file.parts.empty()) f["parts"] = file.parts;
+  return f;
+}
+
 json model_json(const SceneModel& model, const std::filesystem::path& folder) {
   json m;
-  m["name"]      = model.name;
-  m["path"]      = relative_to(model.path, folder);
-  m["transform"] = {{"translate", vec3(model.pose.translate)},
-                    {"quaternion", quaternion(model.pose.rotate)},
-                    {"scale", model.scale}};
-  if (model.unit) m["unit"] = std::string(to_string(*model.unit));
-  if (model.as != ModelAs::File) m["as"] = model.as == ModelAs::Mesh ? "mesh" : "points";
+  m["name"] = model.name;
+  if (model.is_set()) {
+    json files = json::array();
+    for (const SceneFile& file : model.files)
+      files.push_back(set_file_json(file, folder));
+    m["files"] = std::move(files);
+    if (!model.parts.empty()) m["parts"] = model.parts;
+  } else {
+    m["path"] = relative_to(model.path, folder);
+    if (model.unit) m["unit"] = std::string(to_string(*model.unit));
+    if (model.up) m["up"] = std::string(to_string(*model.up));
+  }
+  m["transform"] = transform(model.pose, model.scale);
+  if (!model.is_set() && model.as != ModelAs::File) m["as"] = as_name(model.as);
   if (model.points > 0) m["points"] = model.points;
-  if (model.files_outside_folder) m["files_outside_folder"] = true;
+  if (!model.is_set() && model.files_outside_folder) m["files_outside_folder"] = true;
   if (!model.keyframes.empty()) {
     json keys = json::array();
     for (const Keyframe& k : model.keyframes) {
@@ -75,8 +106,14 @@ std::string scene_to_json(const Scene& scene, const std::filesystem::path& folde
   doc["voxhash_scene"] = kSceneVersion;
   doc["name"]          = scene.name;
   doc["unit"]          = std::string(to_string(scene.unit));
-  doc["models"] =
-      json::array({model_json(scene.models[0], folder), model_json(scene.models[1], folder)});
+  if (scene.up) doc["up"] = std::string(to_string(*scene.up));
+  if (scene.models[0].is_set()) {
+    doc["set_a"] = model_json(scene.models[0], folder);
+    doc["set_b"] = model_json(scene.models[1], folder);
+  } else {
+    doc["models"] =
+        json::array({model_json(scene.models[0], folder), model_json(scene.models[1], folder)});
+  }
 
   json grid;
   if (scene.grid.voxel_size > 0) grid["voxel_size"] = scene.grid.voxel_size;
