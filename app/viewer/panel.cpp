@@ -63,15 +63,14 @@ void rate_plot(const char* id, const float* values, int offset, double current) 
                    ImVec2(ImGui::GetContentRegionAvail().x, 48));
 }
 
-/// [memory]: the device's Buffers (pinned excluded) and pinned host memory, now and at the peak.
+/// [memory]: one line, the device's Buffers (pinned excluded) and pinned host memory, now and at
+/// the peak.
 void draw_memory(Backend backend) {
-  if (!ImGui::CollapsingHeader("memory", ImGuiTreeNodeFlags_DefaultOpen)) return;
   const AllocationStats host   = allocation_stats(Backend::Cpu);
   const AllocationStats device = backend == Backend::Cpu ? host : allocation_stats(backend);
-  ImGui::Text("device: %s, peak %s",
+  ImGui::Text("memory: device %s (peak %s), pinned %s (peak %s)",
               format_bytes(device.in_use - device.pinned_in_use).c_str(),
-              format_bytes(device.pageable_peak).c_str());
-  ImGui::Text("pinned host: %s, peak %s",
+              format_bytes(device.pageable_peak).c_str(),
               format_bytes(host.pinned_in_use).c_str(),
               format_bytes(host.pinned_peak).c_str());
 }
