@@ -53,8 +53,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// A folder of this test's own: CTest runs the tests in processes side by side, and two of them
+/// writing block.step in one folder read each other's files.
 fs::path temp_folder() {
-  const fs::path folder = fs::path(::testing::TempDir()) / "voxhash_step";
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path folder           = fs::path(::testing::TempDir()) / "voxhash_step" /
+                          (std::string(test->test_suite_name()) + "." + test->name());
   fs::create_directories(folder);
   return folder;
 }
